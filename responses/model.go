@@ -1,0 +1,25 @@
+package responses
+
+import "context"
+
+// Model is one upstream behind farebox. Respond produces one response for
+// req by calling em (Text, StartCall, Arguments, SetUsage, Incomplete); it
+// never writes JSON itself and never calls Complete or Fail: the gateway
+// does, after deciding about payment.
+//
+// Respond returns nil when the model finished. A returned error is shown to
+// the client: as an HTTP error when nothing was streamed yet (em.Started()
+// is false), else as an error event followed by response.failed. Return a
+// *Error to choose the status, type and message; any other error becomes a
+// 502 "upstream error" with details only in the log.
+type Model interface {
+	Respond(ctx context.Context, req *Request, em *Emitter) error
+}
+
+// Usage is token accounting reported by a model.
+type Usage struct {
+	InputTokens     int64
+	CachedTokens    int64
+	OutputTokens    int64
+	ReasoningTokens int64
+}

@@ -1,0 +1,155 @@
+package responses
+
+import "encoding/json"
+
+// Request is one parsed and validated POST /v1/responses body. It is built
+// by Parse from the raw JSON with gjson; it never borrows openai-go's param
+// types (they silently drop untyped messages and lose tool_choice names).
+type Request struct {
+	Model        string
+	Input        []Item
+	Instructions *string // nil when absent or null
+
+	// Tools holds the canonical, client-only function tools after the
+	// deny-all policy: every declared tool, flat form, allowed fields only.
+	Tools      []Tool
+	ToolChoice ToolChoice
+	// ParallelToolCalls defaults to true.
+	ParallelToolCalls bool
+
+	MaxOutputTokens  *int64
+	MaxToolCalls     *int64
+	Temperature      *float64
+	TopP             *float64
+	TopLogprobs      *int64
+	PresencePenalty  *float64
+	FrequencyPenalty *float64
+
+	Stream        bool
+	IncludeUsage  bool // stream_options.include_obfuscation etc. are accepted and ignored
+	Store         bool // always echoed as false: farebox stores nothing
+	Metadata      []MetadataPair
+	Text          json.RawMessage // the "text" object as sent ({format, verbosity}); nil = default
+	Truncation    string          // "auto" | "disabled" (default "disabled")
+	User          *string
+	SafetyID      *string
+	PromptCache   *string
+	Include       []string
+	Reasoning     json.RawMessage // the "reasoning" object as sent; nil = null
+	ServiceTier   string          // as sent, default "default"
+	PromptRaw     json.RawMessage // the "prompt" object as sent (prompt templates are not run)
+}
+
+// MetadataPair is one metadata entry; order is kept so the echo is stable.
+type MetadataPair struct{ Key, Value string }
+
+// ItemType names an input item kind farebox accepts.
+type ItemType string
+
+// The input item kinds a stateless, tool-less gateway can take.
+const (
+	ItemMessage            ItemType = "message"
+	ItemFunctionCall       ItemType = "function_call"
+	ItemFunctionCallOutput ItemType = "function_call_output"
+	ItemReasoning          ItemType = "reasoning"
+)
+
+// Item is one input item.
+type Item struct {
+	Type ItemType
+	ID   string // optional client-supplied id
+
+	// message
+	Role    string // user | assistant | system | developer
+	Content []Part // a string content becomes one input_text (or output_text for assistant) part
+	// ContentIsString records that content was sent as a plain string.
+	ContentIsString bool
+
+	// function_call and function_call_output
+	CallID    string
+	Name      string // function_call
+	Arguments string // function_call: the JSON string as sent
+	Status    string // optional
+
+	// function_call_output: Output is the parts of an array output; a string
+	// output is OutputText with OutputIsString set.
+	Output         []Part
+	OutputText     string
+	OutputIsString bool
+
+	// reasoning
+	Summary          json.RawMessage
+	EncryptedContent string
+}
+
+// Part is one content part of a message or a function_call_output.
+type Part struct {
+	Type     string // input_text | input_image | input_file | output_text | refusal
+	Text     string // input_text, output_text; refusal text for refusal
+	ImageURL string // input_image
+	FileID   string // input_image, input_file
+	Detail   string // input_image
+	FileURL  string // input_file
+	FileData string // input_file
+	Filename string // input_file
+}
+
+// Tool is a canonical client-side function tool: only these fields survive
+// the deny-all policy, whatever else the client sent.
+type Tool struct {
+	Name        string
+	Description string          // "" when absent
+	Parameters  json.RawMessage // a JSON Schema object; {"type":"object","properties":{}} when absent
+	Strict      bool            // defaults to true in Responses
+	HasDesc     bool            // description was present
+}
+
+// ToolChoiceMode is the resolved tool_choice.
+type ToolChoiceMode string
+
+// tool_choice modes.
+const (
+	ChoiceAuto     ToolChoiceMode = "auto"
+	ChoiceNone     ToolChoiceMode = "none"
+	ChoiceRequired ToolChoiceMode = "required"
+	ChoiceFunction ToolChoiceMode = "function"      // one named function forced
+	ChoiceAllowed  ToolChoiceMode = "allowed_tools" // a hard subset, with AllowedMode auto|required
+)
+
+// ToolChoice is tool_choice in every form clients send, resolved.
+type ToolChoice struct {
+	Mode        ToolChoiceMode
+	Name        string         // ChoiceFunction: the forced tool
+	Allowed     []string       // ChoiceAllowed: the permitted tool names
+	AllowedMode ToolChoiceMode // ChoiceAllowed: auto | required
+}
+
+// Permits reports whether a call to the named tool may leave farebox under
+// the declared tools and this tool_choice (the deny-all policy on the way out).
+func (r *Request) Permits(name string) bool {
+	if r.ToolChoice.Mode == ChoiceNone {
+		return false
+	}
+	declared := false
+	for i := range r.Tools {
+		if r.Tools[i].Name == name {
+			declared = true
+			break
+		}
+	}
+	if !declared {
+		return false
+	}
+	switch r.ToolChoice.Mode {
+	case ChoiceFunction:
+		return name == r.ToolChoice.Name
+	case ChoiceAllowed:
+		for _, a := range r.ToolChoice.Allowed {
+			if a == name {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}

@@ -1,0 +1,109 @@
+// Package x402 implements the x402 payment protocol (v1 and v2) for the
+// "exact" scheme over EIP-3009 USDC authorizations: requirements, header
+// codecs, local verification, replay protection and the Settler interface.
+// It knows nothing of HTTP frameworks or of the Responses API.
+package x402
+
+import (
+	"context"
+	"math/big"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+)
+
+// Network is one chain and the USDC-like EIP-3009 token farebox accepts on it.
+type Network struct {
+	CAIP2   string         // "eip155:8453"
+	V1Name  string         // "base"; "" when v1 clients have no name for it
+	ChainID *big.Int       // 8453
+	Asset   common.Address // the token (EIP-712 verifyingContract)
+	Name    string         // EIP-712 domain name, e.g. "USD Coin"
+	Version string         // EIP-712 domain version, e.g. "2"
+}
+
+// Requirement is what one request costs: recomputed by farebox for every
+// request from configuration, model and URL; never taken from the client.
+type Requirement struct {
+	Scheme            string // "exact"
+	Network           *Network
+	Amount            *big.Int // atomic units (6 decimals)
+	PayTo             common.Address
+	MaxTimeoutSeconds int64
+	Resource          string // absolute URL
+	Description       string
+	MimeType          string
+}
+
+// Authorization is an EIP-3009 TransferWithAuthorization message.
+type Authorization struct {
+	From        common.Address
+	To          common.Address
+	Value       *big.Int
+	ValidAfter  *big.Int
+	ValidBefore *big.Int
+	Nonce       [32]byte
+}
+
+// Payment is a decoded payment header (v1 X-PAYMENT or v2 PAYMENT-SIGNATURE).
+type Payment struct {
+	Version       int    // 1 or 2
+	Scheme        string // v1: top-level scheme; v2: accepted.scheme
+	Network       string // as sent: v1 name or CAIP-2 id
+	Authorization Authorization
+	Signature     []byte
+	// Raw is the decoded JSON of the header, forwarded as-is to facilitators.
+	Raw []byte
+}
+
+// Key identifies an authorization for replay protection. Signatures are
+// malleable, so the key never includes signature bytes.
+type Key struct {
+	ChainID string // decimal
+	Asset   common.Address
+	From    common.Address
+	Nonce   [32]byte
+}
+
+// Receipt is the x402 SettleResponse returned to the client.
+type Receipt struct {
+	Success     bool   `json:"success"`
+	ErrorReason string `json:"errorReason,omitempty"`
+	Payer       string `json:"payer"`
+	Transaction string `json:"transaction"`
+	Network     string `json:"network"`
+}
+
+// Settler moves the money for a verified payment: a remote facilitator or
+// farebox's own relayer on a chain. Settle must honour ctx and never hang.
+type Settler interface {
+	Settle(ctx context.Context, p *Payment, req *Requirement) (*Receipt, error)
+}
+
+// Checker is an optional extra verification step that needs the chain or a
+// facilitator (simulation of transferWithAuthorization, EIP-1271 signatures).
+// It returns an *Error with the x402 reason on refusal.
+type Checker interface {
+	Check(ctx context.Context, p *Payment, req *Requirement) error
+}
+
+// ReplayStore makes each authorization usable once. Reserve is atomic: of
+// many concurrent calls with one key exactly one succeeds. A reservation
+// lives until Commit (used for good, kept until expires) or Release (the
+// authorization may be used again).
+type ReplayStore interface {
+	Reserve(ctx context.Context, k Key, expires time.Time) error // ErrReplay when taken
+	Commit(ctx context.Context, k Key, expires time.Time) error
+	Release(ctx context.Context, k Key) error
+}
+
+// Error is a payment refusal with an x402 reason code (wire.md §6).
+type Error struct {
+	Reason  string // e.g. "invalid_exact_evm_payload_signature"
+	Message string // safe to show the client
+	// Malformed marks a header that could not be decoded at all (HTTP 400,
+	// not 402).
+	Malformed bool
+}
+
+func (e *Error) Error() string { return e.Reason + ": " + e.Message }
