@@ -1,14 +1,19 @@
 package responses
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 )
 
 // Sink receives the events of one response, in order. data is the event's
 // complete one-line JSON; typ equals its "type". The SSE writer writes and
 // flushes each event; the non-streaming path ignores events and reads the
-// final object from Emitter.Response.
+// final object from Emitter.Response. data is reused once Event returns: a
+// sink that keeps it must copy it.
 type Sink interface {
 	Event(typ string, data []byte) error
 }
@@ -22,6 +27,33 @@ type EmitterOptions struct {
 	IDs func(prefix string) string
 }
 
+// ErrFinished is returned by every call made after the terminal event.
+var ErrFinished = errors.New("responses: the response already ended")
+
+// ErrNoOpenCall is returned by Arguments when no function call is open.
+var ErrNoOpenCall = errors.New("responses: arguments delta without an open function call")
+
+// Response and item statuses.
+const (
+	respInProgress = "in_progress"
+	respCompleted  = "completed"
+	respIncomplete = "incomplete"
+	respFailed     = "failed"
+)
+
+// outItem is one output item: an assistant message with one output_text
+// part, or a function call. body holds the JSON-escaped text or arguments
+// (without quotes), built delta by delta, so done events and the final
+// object never escape twice and always equal the concatenated deltas.
+type outItem struct {
+	call   bool
+	id     string
+	callID string // function call
+	name   string // function call
+	status string
+	body   []byte
+}
+
 // Emitter turns model output ("text delta", "start call", "arguments delta",
 // "usage", "finish") into Responses events and the final response object,
 // owning every streaming invariant of wire.md §3 and the deny-all policy on
@@ -30,47 +62,447 @@ type EmitterOptions struct {
 // Nothing reaches the sink before the first output item opens (or the
 // response ends): until then, a failure can still become an HTTP error.
 type Emitter struct {
-	// TODO(issue 2): implementation.
 	req  *Request
 	sink Sink
 	opts EmitterOptions
+
+	id          string
+	createdAt   int64
+	completedAt int64
+	echo        responseEcho
+
+	seq      int64
+	started  bool
+	sinkErr  error
+	output   []outItem
+	open     bool // output[len-1] is open
+	dropping bool // a dropped call is "open": its argument deltas vanish
+	callIDs  map[string]bool
+	calls    int64
+
+	dropped  int
+	denyName string // the first dropped call
+	denyWhy  string
+
+	usage      Usage
+	usageSet   bool
+	incomplete string // incomplete reason, "" = none
+
+	status string // "" until the terminal event
+	err    *Error // failed responses
+	extra  map[string]json.RawMessage
+	final  []byte
+
+	buf     []byte // the event being built
+	scratch []byte // one escaped delta
 }
 
 // NewEmitter starts a response to req whose events go to sink.
 func NewEmitter(req *Request, sink Sink, opts EmitterOptions) *Emitter {
-	return &Emitter{req: req, sink: sink, opts: opts}
+	if req == nil {
+		req = &Request{ParallelToolCalls: true}
+	}
+	if sink == nil {
+		sink = Discard{}
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.IDs == nil {
+		opts.IDs = emitterID
+	}
+	e := &Emitter{req: req, sink: sink, opts: opts}
+	e.id = opts.IDs("resp_")
+	e.createdAt = opts.Now().Unix()
+	e.echo = newResponseEcho(req, opts.Model)
+	e.buf = make([]byte, 0, 1024)
+	return e
 }
 
+// emitterID returns prefix followed by 32 random hex digits.
+func emitterID(prefix string) string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand since Go 1.24)
+	return prefix + hex.EncodeToString(b[:])
+}
+
+// ID is the response id ("resp_..."), known before any event is sent.
+func (e *Emitter) ID() string { return e.id }
+
 // Text appends a text delta to the assistant message, opening it if needed.
-func (e *Emitter) Text(delta string) error { panic("unimplemented") }
+func (e *Emitter) Text(delta string) error {
+	if e.status != "" {
+		return ErrFinished
+	}
+	if delta == "" {
+		return nil
+	}
+	if e.dropping || (e.open && e.last().call) {
+		e.closeOpen(respCompleted)
+	}
+	if !e.open {
+		e.openItem(outItem{id: e.opts.IDs("msg_")})
+		e.emitPartAdded()
+	}
+	it := e.last()
+	e.scratch = outEscaped(e.scratch[:0], delta)
+	it.body = append(it.body, e.scratch...)
+	b := e.begin("response.output_text.delta")
+	b = e.outItemRef(b)
+	b = append(b, `,"content_index":0,"delta":"`...)
+	b = append(b, e.scratch...)
+	b = append(b, `","logprobs":[]}`...)
+	return e.emit("response.output_text.delta", b)
+}
 
 // StartCall closes any open item and opens a function call. callID "" gets a
 // generated id. A call the request does not permit is dropped: it and its
 // argument deltas never leave.
-func (e *Emitter) StartCall(callID, name string) error { panic("unimplemented") }
+func (e *Emitter) StartCall(callID, name string) error {
+	if e.status != "" {
+		return ErrFinished
+	}
+	e.closeOpen(respCompleted)
+	if why := e.denial(name); why != "" {
+		e.dropped++
+		if e.denyName == "" {
+			e.denyName, e.denyWhy = name, why
+		}
+		e.dropping = true
+		return e.sinkErr
+	}
+	e.calls++
+	if callID == "" || e.callIDs[callID] {
+		// Clients pair outputs by call_id: an id must be unique in a response.
+		callID = e.opts.IDs("call_")
+	}
+	if e.callIDs == nil {
+		e.callIDs = make(map[string]bool, 4)
+	}
+	e.callIDs[callID] = true
+	e.openItem(outItem{call: true, id: e.opts.IDs("fc_"), callID: callID, name: name})
+	return e.sinkErr
+}
 
 // Arguments appends an argument delta to the open function call.
-func (e *Emitter) Arguments(delta string) error { panic("unimplemented") }
+func (e *Emitter) Arguments(delta string) error {
+	if e.status != "" {
+		return ErrFinished
+	}
+	if e.dropping {
+		return e.sinkErr
+	}
+	if !e.open || !e.last().call {
+		return ErrNoOpenCall
+	}
+	if delta == "" {
+		return e.sinkErr
+	}
+	it := e.last()
+	e.scratch = outEscaped(e.scratch[:0], delta)
+	it.body = append(it.body, e.scratch...)
+	b := e.begin("response.function_call_arguments.delta")
+	b = e.outItemRef(b)
+	b = append(b, `,"delta":"`...)
+	b = append(b, e.scratch...)
+	b = append(b, `"}`...)
+	return e.emit("response.function_call_arguments.delta", b)
+}
 
 // SetUsage records token usage for the final response.
-func (e *Emitter) SetUsage(u Usage) { panic("unimplemented") }
+func (e *Emitter) SetUsage(u Usage) {
+	e.usage = u
+	e.usageSet = true
+}
 
 // Incomplete marks the response incomplete (reason e.g. "max_output_tokens").
-func (e *Emitter) Incomplete(reason string) { panic("unimplemented") }
+func (e *Emitter) Incomplete(reason string) {
+	if reason == "" {
+		reason = "max_output_tokens"
+	}
+	e.incomplete = reason
+}
 
 // Started reports whether any event reached the sink.
-func (e *Emitter) Started() bool { panic("unimplemented") }
+func (e *Emitter) Started() bool { return e.started }
+
+// Dropped counts the calls the deny-all policy (or max_tool_calls) kept
+// from leaving.
+func (e *Emitter) Dropped() int { return e.dropped }
+
+// Status is the response status: in_progress until the terminal event, then
+// completed, incomplete or failed.
+func (e *Emitter) Status() string {
+	if e.status == "" {
+		return respInProgress
+	}
+	return e.status
+}
+
+// Denied returns the error Complete would fail the response with because
+// the deny-all policy dropped every call and nothing else was produced, or
+// nil. The gateway may check it before Complete to answer with an HTTP error
+// (and charge nothing) while Started is still false.
+func (e *Emitter) Denied() *Error {
+	if e.dropped == 0 || len(e.output) > 0 {
+		return nil
+	}
+	var msg string
+	n := e.denyName
+	switch e.denyWhy {
+	case "undeclared":
+		msg = fmt.Sprintf("the model called a tool the client did not declare: %s", n)
+	case "none":
+		msg = fmt.Sprintf(`the model called the tool %s although tool_choice is "none"`, n)
+	case "allowed":
+		msg = fmt.Sprintf("the model called the tool %s, which is not in tool_choice.allowed_tools", n)
+	case "forced":
+		msg = fmt.Sprintf("the model called the tool %s, but tool_choice forces %s", n, e.req.ToolChoice.Name)
+	default:
+		msg = fmt.Sprintf("the model called the tool %s beyond max_tool_calls", n)
+	}
+	return &Error{Status: 502, Type: "server_error", Code: "tool_call_denied", Message: msg + "; farebox does not pass such calls on, and the model produced nothing else"}
+}
+
+// denial says why a call to name may not leave, or "" when it may.
+func (e *Emitter) denial(name string) string {
+	r := e.req
+	if !r.Permits(name) {
+		switch {
+		case r.ToolChoice.Mode == ChoiceNone:
+			return "none"
+		case !outDeclared(r.Tools, name):
+			return "undeclared"
+		case r.ToolChoice.Mode == ChoiceAllowed:
+			return "allowed"
+		default:
+			return "forced"
+		}
+	}
+	if r.MaxToolCalls != nil && e.calls >= *r.MaxToolCalls {
+		return "max_tool_calls"
+	}
+	return ""
+}
+
+// outDeclared reports whether a tool named name was declared.
+func outDeclared(tools []Tool, name string) bool {
+	for i := range tools {
+		if tools[i].Name == name {
+			return true
+		}
+	}
+	return false
+}
 
 // Complete closes the open item and emits the terminal event
 // (response.completed or response.incomplete; response.failed when the
 // deny-all filter dropped everything), then [DONE] is the sink's business.
 // extra fields (e.g. "x402": receipt) are added to the response object of the
 // terminal event and of Response().
-func (e *Emitter) Complete(extra map[string]json.RawMessage) error { panic("unimplemented") }
+func (e *Emitter) Complete(extra map[string]json.RawMessage) error {
+	if e.status != "" {
+		return ErrFinished
+	}
+	if denied := e.Denied(); denied != nil {
+		return e.Fail(denied, extra)
+	}
+	status := respCompleted
+	if e.incomplete != "" {
+		status = respIncomplete
+	}
+	e.closeOpen(status)
+	e.start()
+	e.status = status
+	if status == respCompleted {
+		e.completedAt = e.opts.Now().Unix()
+	}
+	return e.finish("response."+status, extra)
+}
 
-// Fail emits an error event and response.failed carrying err's message.
-func (e *Emitter) Fail(err *Error, extra map[string]json.RawMessage) error { panic("unimplemented") }
+// Fail emits an error event and response.failed carrying err's message. An
+// item still open is closed first (status incomplete), so every item a
+// client saw announced is also finished.
+func (e *Emitter) Fail(err *Error, extra map[string]json.RawMessage) error {
+	if e.status != "" {
+		return ErrFinished
+	}
+	if err == nil {
+		err = &Error{Status: 500, Type: "server_error", Message: "The server had an error while processing your request."}
+	}
+	e.closeOpen(respIncomplete)
+	e.start()
+	e.err = err
+	b := e.begin("error")
+	b = outKey(b, "code")
+	b = outString(b, outErrorCode(err))
+	b = outKey(b, "message")
+	b = outString(b, err.Message)
+	b = outKey(b, "param")
+	b = outParam(b, err.Param)
+	b = append(b, `,"error":{"type":`...)
+	b = outString(b, outOr(err.Type, "server_error"))
+	b = outKey(b, "code")
+	b = outString(b, outErrorCode(err))
+	b = outKey(b, "message")
+	b = outString(b, err.Message)
+	b = outKey(b, "param")
+	b = outParam(b, err.Param)
+	b = append(b, "}}"...)
+	_ = e.emit("error", b)
+	e.status = respFailed
+	return e.finish("response.failed", extra)
+}
+
+func outParam(dst []byte, p string) []byte {
+	if p == "" {
+		return append(dst, "null"...)
+	}
+	return outString(dst, p)
+}
+
+// finish builds the final object once and emits the terminal event.
+func (e *Emitter) finish(typ string, extra map[string]json.RawMessage) error {
+	e.extra = extra
+	e.final = e.outResponse(make([]byte, 0, 1024+len(e.echo.tail)+e.outputSize()), true)
+	b := e.begin(typ)
+	b = append(b, `,"response":`...)
+	b = append(b, e.final...)
+	b = append(b, '}')
+	return e.emit(typ, b)
+}
+
+func (e *Emitter) outputSize() int {
+	n := 0
+	for i := range e.output {
+		n += 256 + len(e.output[i].body)
+	}
+	return n
+}
 
 // Response returns the final response object as JSON (valid after Complete
-// or Fail).
-func (e *Emitter) Response() []byte { panic("unimplemented") }
+// or Fail; before, a snapshot of the response in progress). The slice must
+// not be modified.
+func (e *Emitter) Response() []byte {
+	if e.final != nil {
+		return e.final
+	}
+	return e.outResponse(nil, false)
+}
+
+func (e *Emitter) last() *outItem { return &e.output[len(e.output)-1] }
+
+// start sends the held-back response.created and response.in_progress.
+func (e *Emitter) start() {
+	if e.started {
+		return
+	}
+	e.started = true
+	for _, typ := range [...]string{"response.created", "response.in_progress"} {
+		b := e.begin(typ)
+		b = append(b, `,"response":`...)
+		b = e.outResponse(b, false)
+		b = append(b, '}')
+		_ = e.emit(typ, b)
+	}
+}
+
+// openItem announces a new output item; only one is open at a time.
+func (e *Emitter) openItem(it outItem) {
+	e.start()
+	it.status = respInProgress
+	e.output = append(e.output, it)
+	e.open = true
+	b := e.begin("response.output_item.added")
+	b = outKey(b, "output_index")
+	b = outInt(b, int64(len(e.output)-1))
+	b = append(b, `,"item":`...)
+	b = outItemJSON(b, e.last())
+	b = append(b, '}')
+	_ = e.emit("response.output_item.added", b)
+}
+
+func (e *Emitter) emitPartAdded() {
+	b := e.begin("response.content_part.added")
+	b = e.outItemRef(b)
+	b = append(b, `,"content_index":0,"part":`...)
+	b = outTextPart(b, nil)
+	b = append(b, '}')
+	_ = e.emit("response.content_part.added", b)
+}
+
+// closeOpen finishes the open item with all its .done events, or forgets a
+// dropped call.
+func (e *Emitter) closeOpen(status string) {
+	e.dropping = false
+	if !e.open {
+		return
+	}
+	e.open = false
+	it := e.last()
+	it.status = status
+	if it.call {
+		if len(it.body) == 0 {
+			it.body = append(it.body, "{}"...)
+		}
+		b := e.begin("response.function_call_arguments.done")
+		b = e.outItemRef(b)
+		b = outKey(b, "name")
+		b = outString(b, it.name)
+		b = append(b, `,"arguments":"`...)
+		b = append(b, it.body...)
+		b = append(b, `"}`...)
+		_ = e.emit("response.function_call_arguments.done", b)
+	} else {
+		b := e.begin("response.output_text.done")
+		b = e.outItemRef(b)
+		b = append(b, `,"content_index":0,"text":"`...)
+		b = append(b, it.body...)
+		b = append(b, `","logprobs":[]}`...)
+		_ = e.emit("response.output_text.done", b)
+		b = e.begin("response.content_part.done")
+		b = e.outItemRef(b)
+		b = append(b, `,"content_index":0,"part":`...)
+		b = outTextPart(b, it.body)
+		b = append(b, '}')
+		_ = e.emit("response.content_part.done", b)
+	}
+	b := e.begin("response.output_item.done")
+	b = outKey(b, "output_index")
+	b = outInt(b, int64(len(e.output)-1))
+	b = append(b, `,"item":`...)
+	b = outItemJSON(b, it)
+	b = append(b, '}')
+	_ = e.emit("response.output_item.done", b)
+}
+
+// begin starts an event in the reused buffer: {"type":...,"sequence_number":n
+func (e *Emitter) begin(typ string) []byte {
+	b := append(e.buf[:0], `{"type":"`...)
+	b = append(b, typ...)
+	b = append(b, `","sequence_number":`...)
+	return outInt(b, e.seq)
+}
+
+// outItemRef writes the open item's item_id and output_index.
+func (e *Emitter) outItemRef(b []byte) []byte {
+	b = outKey(b, "item_id")
+	b = outString(b, e.last().id)
+	b = outKey(b, "output_index")
+	return outInt(b, int64(len(e.output)-1))
+}
+
+// emit hands one event to the sink. After the sink's first error (the
+// client went away) events are no longer written, but the emitter keeps
+// building the response: the gateway still needs its final state.
+func (e *Emitter) emit(typ string, b []byte) error {
+	e.buf = b
+	e.seq++
+	if e.sinkErr != nil {
+		return e.sinkErr
+	}
+	if err := e.sink.Event(typ, b); err != nil {
+		e.sinkErr = err
+	}
+	return e.sinkErr
+}

@@ -1,0 +1,121 @@
+package responses
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The emitter writes JSON by appending into reused byte buffers: no
+// reflection and no encoding/json on the per-delta path. These are the few
+// primitives it needs.
+
+const outHex = "0123456789abcdef"
+
+// outEscaped appends the JSON string escape of s (without the
+// surrounding quotes). It escapes '"', '\\' and every control character,
+// replaces invalid UTF-8 with U+FFFD, and escapes U+2028/U+2029 so the
+// output is also safe as a JavaScript literal. strconv.AppendQuote is not
+// used: its \x and \U escapes are not JSON.
+func outEscaped(dst []byte, s string) []byte {
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', outHex[c>>4], outHex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', outHex[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	return append(dst, s[start:]...)
+}
+
+// outString appends s as a JSON string literal.
+func outString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	dst = outEscaped(dst, s)
+	return append(dst, '"')
+}
+
+// outStringPtr appends *s as a JSON string, or null when s is nil.
+func outStringPtr(dst []byte, s *string) []byte {
+	if s == nil {
+		return append(dst, "null"...)
+	}
+	return outString(dst, *s)
+}
+
+// outKey appends `"key":` after a comma; key must need no escaping.
+func outKey(dst []byte, key string) []byte {
+	dst = append(dst, ',', '"')
+	dst = append(dst, key...)
+	return append(dst, '"', ':')
+}
+
+// outInt appends an integer.
+func outInt(dst []byte, n int64) []byte { return strconv.AppendInt(dst, n, 10) }
+
+// outIntPtr appends *n, or null when n is nil.
+func outIntPtr(dst []byte, n *int64) []byte {
+	if n == nil {
+		return append(dst, "null"...)
+	}
+	return strconv.AppendInt(dst, *n, 10)
+}
+
+// outFloat appends *f, or def when f is nil. JSON numbers from a parsed
+// request are always finite, so 'g' formatting is valid JSON.
+func outFloat(dst []byte, f *float64, def string) []byte {
+	if f == nil {
+		return append(dst, def...)
+	}
+	return strconv.AppendFloat(dst, *f, 'g', -1, 64)
+}
+
+// outBool appends true or false.
+func outBool(dst []byte, b bool) []byte { return strconv.AppendBool(dst, b) }
+
+// outRaw appends raw JSON compacted to one line (SSE data must be one
+// line), or def when raw is empty or not valid JSON.
+func outRaw(dst []byte, raw []byte, def string) []byte {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return append(dst, def...)
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return append(dst, def...)
+	}
+	return append(dst, b.Bytes()...)
+}
