@@ -20,6 +20,10 @@ type Network struct {
 	Asset   common.Address // the token (EIP-712 verifyingContract)
 	Name    string         // EIP-712 domain name, e.g. "USD Coin"
 	Version string         // EIP-712 domain version, e.g. "2"
+
+	// domain is the EIP-712 domain separator, precomputed by NewNetwork.
+	// A Network is immutable once built; Digest recomputes when nil.
+	domain *[32]byte
 }
 
 // Requirement is what one request costs: recomputed by farebox for every

@@ -1,0 +1,300 @@
+package x402
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"math/big"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/tidwall/gjson"
+)
+
+// MaxPaymentHeaderBytes caps the encoded size of a payment header. A real
+// EOA payment is about 700 bytes (v1) or 1.2 KiB (v2 with `accepted`);
+// smart-wallet signatures make it longer, but never near this.
+const MaxPaymentHeaderBytes = 8 << 10
+
+// Reason codes of wire.md §6 that clients understand.
+const (
+	ReasonInsufficientFunds     = "insufficient_funds"
+	ReasonSignature             = "invalid_exact_evm_payload_signature"
+	ReasonValidAfter            = "invalid_exact_evm_payload_authorization_valid_after"
+	ReasonValidBefore           = "invalid_exact_evm_payload_authorization_valid_before"
+	ReasonValue                 = "invalid_exact_evm_payload_authorization_value"
+	ReasonRecipientMismatch     = "invalid_exact_evm_payload_recipient_mismatch"
+	ReasonInvalidNetwork        = "invalid_network"
+	ReasonInvalidPayload        = "invalid_payload"
+	ReasonInvalidRequirements   = "invalid_payment_requirements"
+	ReasonInvalidScheme         = "invalid_scheme"
+	ReasonUnsupportedScheme     = "unsupported_scheme"
+	ReasonInvalidVersion        = "invalid_x402_version"
+	ReasonInvalidTxState        = "invalid_transaction_state"
+	ReasonUnexpectedVerifyError = "unexpected_verify_error"
+	ReasonUnexpectedSettleError = "unexpected_settle_error"
+	ReasonNonceAlreadyUsed      = "invalid_exact_evm_nonce_already_used"
+)
+
+func malformed(msg string) *Error {
+	return &Error{Reason: ReasonInvalidPayload, Message: msg, Malformed: true}
+}
+
+// DecodePayment decodes a payment header: the v2 PAYMENT-SIGNATURE header
+// when version is 2, the v1 X-PAYMENT header when version is 1. Decoding is
+// strict (standard padded base64, valid JSON, no duplicate or unknown keys
+// in the parts that are verified, decimal-string amounts, 20-byte addresses,
+// a 32-byte nonce). A header that cannot be read yields an *Error with
+// Malformed set; a readable payload of the other protocol version yields
+// invalid_x402_version. In v2 the `accepted` echo only contributes Scheme
+// and Network: it is never trusted for anything else.
+func DecodePayment(header string, version int) (*Payment, error) {
+	if version != 1 && version != 2 {
+		return nil, &Error{Reason: ReasonInvalidVersion, Message: "unsupported x402 version"}
+	}
+	if header == "" {
+		return nil, malformed("empty payment header")
+	}
+	if len(header) > MaxPaymentHeaderBytes {
+		return nil, malformed("payment header larger than 8 KiB")
+	}
+	if strings.ContainsAny(header, "\r\n") {
+		return nil, malformed("payment header is not standard base64")
+	}
+	raw, err := base64.StdEncoding.Strict().DecodeString(header)
+	if err != nil {
+		return nil, malformed("payment header is not standard padded base64")
+	}
+	if !gjson.ValidBytes(raw) {
+		return nil, malformed("payment header is not valid JSON")
+	}
+	root := gjson.ParseBytes(raw)
+	if !root.IsObject() {
+		return nil, malformed("payment header is not a JSON object")
+	}
+	p := &Payment{Raw: raw}
+	if err := decodeTop(root, version, p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// fields collects the members of one JSON object, refusing duplicates.
+func fields(obj gjson.Result, where string) (map[string]gjson.Result, *Error) {
+	m := make(map[string]gjson.Result, 8)
+	var dup string
+	obj.ForEach(func(k, v gjson.Result) bool {
+		if _, seen := m[k.Str]; seen {
+			dup = k.Str
+			return false
+		}
+		m[k.Str] = v
+		return true
+	})
+	if dup != "" {
+		return nil, malformed("duplicate field " + quote(dup) + " in " + where)
+	}
+	return m, nil
+}
+
+// onlyKeys refuses members outside the allowed set.
+func onlyKeys(m map[string]gjson.Result, where string, allowed ...string) *Error {
+	for k := range m {
+		ok := false
+		for _, a := range allowed {
+			if k == a {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return malformed("unknown field " + quote(k) + " in " + where)
+		}
+	}
+	return nil
+}
+
+func decodeTop(root gjson.Result, version int, p *Payment) error {
+	top, e := fields(root, "payment")
+	if e != nil {
+		return e
+	}
+	ver, ok := top["x402Version"]
+	if !ok {
+		return malformed("x402Version is missing")
+	}
+	if ver.Type != gjson.Number || (ver.Raw != "1" && ver.Raw != "2") {
+		if ver.Type == gjson.Number {
+			return &Error{Reason: ReasonInvalidVersion, Message: "x402Version " + quote(ver.Raw) + " is not supported"}
+		}
+		return malformed("x402Version must be a number")
+	}
+	p.Version = int(ver.Raw[0] - '0')
+	if p.Version != version {
+		hdr := HeaderXPayment
+		if version == 2 {
+			hdr = HeaderPaymentSignature
+		}
+		return &Error{Reason: ReasonInvalidVersion, Message: "an x402Version " + ver.Raw + " payment was sent in the " + hdr + " header"}
+	}
+	if version == 1 {
+		if e := onlyKeys(top, "payment", "x402Version", "scheme", "network", "payload"); e != nil {
+			return e
+		}
+		if p.Scheme, e = str(top, "scheme", "payment", true); e != nil {
+			return e
+		}
+		if p.Network, e = str(top, "network", "payment", true); e != nil {
+			return e
+		}
+	} else {
+		if e := onlyKeys(top, "payment", "x402Version", "accepted", "payload", "resource", "extensions"); e != nil {
+			return e
+		}
+		if e := decodeAccepted(top, p); e != nil {
+			return e
+		}
+		for _, k := range []string{"resource", "extensions"} {
+			if v, ok := top[k]; ok && !v.IsObject() && v.Type != gjson.Null {
+				return malformed(k + " must be an object")
+			}
+		}
+	}
+	payload, ok := top["payload"]
+	if !ok || !payload.IsObject() {
+		return malformed("payload must be an object")
+	}
+	return decodePayload(payload, p)
+}
+
+// decodeAccepted reads only scheme and network from the v2 `accepted` echo.
+func decodeAccepted(top map[string]gjson.Result, p *Payment) error {
+	acc, ok := top["accepted"]
+	if !ok || !acc.IsObject() {
+		return malformed("accepted must be an object")
+	}
+	m, e := fields(acc, "accepted")
+	if e != nil {
+		return e
+	}
+	if p.Scheme, e = str(m, "scheme", "accepted", true); e != nil {
+		return e
+	}
+	if p.Network, e = str(m, "network", "accepted", true); e != nil {
+		return e
+	}
+	return nil
+}
+
+func decodePayload(payload gjson.Result, p *Payment) error {
+	m, e := fields(payload, "payload")
+	if e != nil {
+		return e
+	}
+	if e := onlyKeys(m, "payload", "signature", "authorization"); e != nil {
+		return e
+	}
+	sig, e := str(m, "signature", "payload", true)
+	if e != nil {
+		return e
+	}
+	if p.Signature, e = hexBytes(sig, "signature"); e != nil {
+		return e
+	}
+	auth, ok := m["authorization"]
+	if !ok || !auth.IsObject() {
+		return malformed("payload.authorization must be an object")
+	}
+	a, e := fields(auth, "authorization")
+	if e != nil {
+		return e
+	}
+	if e := onlyKeys(a, "authorization", "from", "to", "value", "validAfter", "validBefore", "nonce"); e != nil {
+		return e
+	}
+	out := &p.Authorization
+	if out.From, e = addressField(a, "from"); e != nil {
+		return e
+	}
+	if out.To, e = addressField(a, "to"); e != nil {
+		return e
+	}
+	if out.Value, e = uintField(a, "value"); e != nil {
+		return e
+	}
+	if out.ValidAfter, e = uintField(a, "validAfter"); e != nil {
+		return e
+	}
+	if out.ValidBefore, e = uintField(a, "validBefore"); e != nil {
+		return e
+	}
+	nonce, e := str(a, "nonce", "authorization", true)
+	if e != nil {
+		return e
+	}
+	if len(nonce) != 66 || !has0x(nonce) {
+		return malformed("authorization.nonce must be 32 bytes of 0x-prefixed hex")
+	}
+	if _, err := hex.Decode(out.Nonce[:], []byte(nonce[2:])); err != nil {
+		return malformed("authorization.nonce is not hex")
+	}
+	return nil
+}
+
+// str reads a string member; a present member of another type is refused.
+func str(m map[string]gjson.Result, key, where string, required bool) (string, *Error) {
+	v, ok := m[key]
+	if !ok {
+		if required {
+			return "", malformed(where + "." + key + " is missing")
+		}
+		return "", nil
+	}
+	if v.Type != gjson.String {
+		return "", malformed(where + "." + key + " must be a string")
+	}
+	return v.Str, nil
+}
+
+func has0x(s string) bool { return len(s) >= 2 && s[0] == '0' && s[1] == 'x' }
+
+func hexBytes(s, name string) ([]byte, *Error) {
+	if !has0x(s) || len(s) < 4 || len(s)%2 != 0 {
+		return nil, malformed(name + " must be 0x-prefixed hex with an even number of digits")
+	}
+	b, err := hex.DecodeString(s[2:])
+	if err != nil {
+		return nil, malformed(name + " is not hex")
+	}
+	return b, nil
+}
+
+func addressField(m map[string]gjson.Result, key string) (common.Address, *Error) {
+	var a common.Address
+	s, e := str(m, key, "authorization", true)
+	if e != nil {
+		return a, e
+	}
+	if len(s) != 42 || !has0x(s) {
+		return a, malformed("authorization." + key + " must be a 20-byte 0x-prefixed address")
+	}
+	if _, err := hex.Decode(a[:], []byte(s[2:])); err != nil {
+		return a, malformed("authorization." + key + " is not hex")
+	}
+	return a, nil
+}
+
+// uintField reads a uint256 written as a canonical decimal string.
+func uintField(m map[string]gjson.Result, key string) (*big.Int, *Error) {
+	s, e := str(m, key, "authorization", true)
+	if e != nil {
+		return nil, e
+	}
+	if s == "" || len(s) > 78 || !allDigits(s) || (len(s) > 1 && s[0] == '0') {
+		return nil, malformed("authorization." + key + " must be a decimal string")
+	}
+	n, ok := new(big.Int).SetString(s, 10)
+	if !ok || n.BitLen() > 256 {
+		return nil, malformed("authorization." + key + " does not fit in uint256")
+	}
+	return n, nil
+}

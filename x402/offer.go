@@ -1,0 +1,122 @@
+package x402
+
+import (
+	"encoding/base64"
+	"encoding/json"
+)
+
+// Header names of both protocol versions (wire.md §5).
+const (
+	HeaderPaymentRequired   = "PAYMENT-REQUIRED"   // v2 offer, response
+	HeaderPaymentSignature  = "PAYMENT-SIGNATURE"  // v2 payment, request
+	HeaderPaymentResponse   = "PAYMENT-RESPONSE"   // v2 receipt, response
+	HeaderXPayment          = "X-PAYMENT"          // v1 payment, request
+	HeaderXPaymentResponse  = "X-PAYMENT-RESPONSE" // v1 receipt, response
+	SchemeExact             = "exact"              // the only scheme farebox speaks
+	DefaultMaxTimeoutSecond = 300                  // maxTimeoutSeconds when config says nothing
+)
+
+// extraJSON is the EIP-712 domain hint every offer carries.
+type extraJSON struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// resourceJSON is the v2 description of what is being paid for.
+type resourceJSON struct {
+	URL         string `json:"url"`
+	Description string `json:"description"`
+	MimeType    string `json:"mimeType"`
+}
+
+// acceptV2JSON is one v2 requirement, in the field order of the reference SDK.
+type acceptV2JSON struct {
+	Scheme            string    `json:"scheme"`
+	Network           string    `json:"network"`
+	Amount            string    `json:"amount"`
+	Asset             string    `json:"asset"`
+	PayTo             string    `json:"payTo"`
+	MaxTimeoutSeconds int64     `json:"maxTimeoutSeconds"`
+	Extra             extraJSON `json:"extra"`
+}
+
+// paymentRequiredJSON is the decoded v2 PAYMENT-REQUIRED header.
+type paymentRequiredJSON struct {
+	X402Version int            `json:"x402Version"`
+	Error       string         `json:"error,omitempty"`
+	Resource    resourceJSON   `json:"resource"`
+	Accepts     []acceptV2JSON `json:"accepts"`
+}
+
+// acceptV1JSON is one v1 requirement with every field x402-fetch validates;
+// outputSchema is deliberately absent (the v1 client refuses null).
+type acceptV1JSON struct {
+	Scheme            string    `json:"scheme"`
+	Network           string    `json:"network"`
+	MaxAmountRequired string    `json:"maxAmountRequired"`
+	Resource          string    `json:"resource"`
+	Description       string    `json:"description"`
+	MimeType          string    `json:"mimeType"`
+	PayTo             string    `json:"payTo"`
+	MaxTimeoutSeconds int64     `json:"maxTimeoutSeconds"`
+	Asset             string    `json:"asset"`
+	Extra             extraJSON `json:"extra"`
+}
+
+// acceptV2 renders one requirement in its v2 wire form, also echoed by
+// payers as the `accepted` field of a payment.
+func acceptV2(r *Requirement) acceptV2JSON {
+	return acceptV2JSON{
+		Scheme:            r.Scheme,
+		Network:           r.Network.CAIP2,
+		Amount:            r.Amount.String(),
+		Asset:             r.Network.Asset.Hex(),
+		PayTo:             r.PayTo.Hex(),
+		MaxTimeoutSeconds: r.MaxTimeoutSeconds,
+		Extra:             extraJSON{Name: r.Network.Name, Version: r.Network.Version},
+	}
+}
+
+// PaymentRequiredHeader renders the v2 PAYMENT-REQUIRED header value for
+// the given requirements (all for the same resource): base64 (standard,
+// padded) of the PaymentRequired JSON. errMsg fills its optional `error`.
+func PaymentRequiredHeader(reqs []*Requirement, errMsg string) string {
+	pr := paymentRequiredJSON{X402Version: 2, Error: errMsg, Accepts: make([]acceptV2JSON, 0, len(reqs))}
+	for _, r := range reqs {
+		if r == nil || r.Network == nil || r.Amount == nil {
+			continue
+		}
+		if pr.Resource.URL == "" {
+			pr.Resource = resourceJSON{URL: r.Resource, Description: r.Description, MimeType: r.MimeType}
+		}
+		pr.Accepts = append(pr.Accepts, acceptV2(r))
+	}
+	b, _ := json.Marshal(pr) // only strings and ints: cannot fail
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// V1Accepts renders the `accepts` array of a v1 402 body. Only networks with
+// a v1 name appear (v1 clients throw on names they do not know); the result
+// is always a JSON array, possibly empty.
+func V1Accepts(reqs []*Requirement) []byte {
+	out := make([]acceptV1JSON, 0, len(reqs))
+	for _, r := range reqs {
+		if r == nil || r.Network == nil || r.Network.V1Name == "" || r.Amount == nil {
+			continue
+		}
+		out = append(out, acceptV1JSON{
+			Scheme:            r.Scheme,
+			Network:           r.Network.V1Name,
+			MaxAmountRequired: r.Amount.String(),
+			Resource:          r.Resource,
+			Description:       r.Description,
+			MimeType:          r.MimeType,
+			PayTo:             r.PayTo.Hex(),
+			MaxTimeoutSeconds: r.MaxTimeoutSeconds,
+			Asset:             r.Network.Asset.Hex(),
+			Extra:             extraJSON{Name: r.Network.Name, Version: r.Network.Version},
+		})
+	}
+	b, _ := json.Marshal(out)
+	return b
+}

@@ -1,0 +1,199 @@
+package x402
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math/big"
+	"strconv"
+	"time"
+
+	"github.com/ethereum/go-ethereum/crypto"
+)
+
+// MinValidity is how long an authorization must still be valid when it is
+// verified: the reference facilitator's 6 s, time enough to settle on chain.
+const MinValidity = 6 * time.Second
+
+// DefaultSkew is the clock difference allowed between payer and server when
+// bounding validBefore from above. The bound keeps authorizations (and the
+// replay-store entries they need) short-lived; a tighter skew refuses
+// payers whose clocks run fast.
+const DefaultSkew = 30 * time.Second
+
+// secp256k1 group order n and n/2, big-endian, for the signature checks.
+var (
+	secpN, _    = new(big.Int).SetString("fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141", 16)
+	secpNBytes  = secpN.FillBytes(make([]byte, 32))
+	secpHalfN   = new(big.Int).Rsh(secpN, 1).FillBytes(make([]byte, 32))
+	zeroWord    = make([]byte, 32)
+	errNoSigner = errors.New("x402: signature does not recover")
+)
+
+// Verifier checks a payment locally against the requirements farebox
+// computed for the request, in the order of the reference facilitator plus
+// the gaps wire.md §6 asks to close. The zero value is ready to use.
+type Verifier struct {
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Skew is added to maxTimeoutSeconds when bounding validBefore; zero
+	// means DefaultSkew.
+	Skew time.Duration
+	// Checker, when set, runs after every local check passes (on-chain
+	// simulation, EIP-1271 smart-wallet signatures). Signatures longer than
+	// 65 bytes are left to it; without it they are refused.
+	Checker Checker
+}
+
+func refuse(reason, msg string) *Error { return &Error{Reason: reason, Message: msg} }
+
+// Verify returns the requirement the payment satisfies, or an *Error with
+// the x402 reason code of the first check that failed. reqs are the
+// requirements recomputed for this request; the payment's own echo of them
+// is never consulted beyond choosing by network.
+func (v *Verifier) Verify(ctx context.Context, p *Payment, reqs []*Requirement) (*Requirement, error) {
+	req := pick(p, reqs)
+	if req == nil {
+		return nil, refuse(ReasonInvalidNetwork, "no accepted requirement for network "+quote(p.Network))
+	}
+	if p.Scheme != SchemeExact {
+		return nil, refuse(ReasonUnsupportedScheme, "scheme "+quote(p.Scheme)+" is not supported; use \"exact\"")
+	}
+	if req.Scheme != p.Scheme {
+		return nil, refuse(ReasonInvalidScheme, "scheme "+quote(p.Scheme)+" is not accepted here")
+	}
+	n := req.Network
+	if n.Name == "" || n.Version == "" || n.ChainID == nil || req.Amount == nil {
+		return nil, refuse(ReasonInvalidRequirements, "the server's requirement for "+n.CAIP2+" is incomplete")
+	}
+	a := &p.Authorization
+	if a.To != req.PayTo {
+		return nil, refuse(ReasonRecipientMismatch, "authorization.to must be "+req.PayTo.Hex())
+	}
+	if a.Value == nil || a.Value.Cmp(req.Amount) != 0 {
+		return nil, refuse(ReasonValue, "authorization.value must be exactly "+req.Amount.String())
+	}
+	if err := v.checkWindow(a, req); err != nil {
+		return nil, err
+	}
+	if err := v.checkSignature(p, n); err != nil {
+		return nil, err
+	}
+	if v.Checker != nil {
+		if err := v.Checker.Check(ctx, p, req); err != nil {
+			var xe *Error
+			if errors.As(err, &xe) {
+				return nil, xe
+			}
+			return nil, &Error{Reason: ReasonUnexpectedVerifyError, Message: "payment could not be checked on chain"}
+		}
+	}
+	return req, nil
+}
+
+// pick chooses the requirement on the payment's network, preferring one
+// whose scheme matches too.
+func pick(p *Payment, reqs []*Requirement) *Requirement {
+	var found *Requirement
+	for _, r := range reqs {
+		if r == nil || r.Network == nil {
+			continue
+		}
+		name := r.Network.CAIP2
+		if p.Version == 1 {
+			name = r.Network.V1Name
+		}
+		if name == "" || name != p.Network {
+			continue
+		}
+		if r.Scheme == p.Scheme {
+			return r
+		}
+		if found == nil {
+			found = r
+		}
+	}
+	return found
+}
+
+// checkWindow enforces validAfter <= now and
+// now+MinValidity <= validBefore <= now+maxTimeoutSeconds+skew.
+func (v *Verifier) checkWindow(a *Authorization, req *Requirement) *Error {
+	now := time.Now
+	if v.Now != nil {
+		now = v.Now
+	}
+	t := now().Unix()
+	if a.ValidAfter == nil || !a.ValidAfter.IsInt64() || a.ValidAfter.Int64() > t {
+		return refuse(ReasonValidAfter, "authorization.validAfter is in the future")
+	}
+	skew := v.Skew
+	if skew == 0 {
+		skew = DefaultSkew
+	}
+	if a.ValidBefore == nil || !a.ValidBefore.IsInt64() {
+		return refuse(ReasonValidBefore, "authorization.validBefore is out of range")
+	}
+	vb := a.ValidBefore.Int64()
+	if vb < t+int64(MinValidity/time.Second) {
+		return refuse(ReasonValidBefore, "authorization expires in less than 6 seconds")
+	}
+	maxT := t + req.MaxTimeoutSeconds + int64(skew/time.Second)
+	if vb > maxT {
+		return refuse(ReasonValidBefore, "authorization.validBefore is more than "+
+			strconv.FormatInt(req.MaxTimeoutSeconds, 10)+" seconds away")
+	}
+	return nil
+}
+
+// checkSignature validates the shape of an EOA signature (65 bytes, v in
+// {0,1,27,28}, 0 < r,s < n, s <= n/2: what USDC accepts on chain) and that
+// it recovers authorization.from over the EIP-712 digest.
+func (v *Verifier) checkSignature(p *Payment, n *Network) *Error {
+	sig := p.Signature
+	if len(sig) > 65 {
+		if v.Checker != nil {
+			return nil // smart-wallet signature: EIP-1271 / EIP-6492, checked on chain
+		}
+		return refuse(ReasonSignature, "smart-wallet signatures (longer than 65 bytes) are not accepted by this server")
+	}
+	if len(sig) != 65 {
+		return refuse(ReasonSignature, "signature must be 65 bytes")
+	}
+	r, s, recid := sig[0:32], sig[32:64], sig[64]
+	if recid >= 27 {
+		recid -= 27
+	}
+	if recid > 1 {
+		return refuse(ReasonSignature, "signature v must be 27 or 28")
+	}
+	if bytes.Equal(r, zeroWord) || bytes.Equal(s, zeroWord) ||
+		bytes.Compare(r, secpNBytes) >= 0 || bytes.Compare(s, secpNBytes) >= 0 {
+		return refuse(ReasonSignature, "signature r or s is out of range")
+	}
+	if bytes.Compare(s, secpHalfN) > 0 {
+		return refuse(ReasonSignature, "signature s is high; use the low-s form")
+	}
+	digest := n.Digest(&p.Authorization)
+	signer, err := recoverAddress(digest[:], r, s, recid)
+	if err != nil || signer != p.Authorization.From {
+		return refuse(ReasonSignature, "signature does not match authorization.from on "+n.CAIP2)
+	}
+	return nil
+}
+
+// recoverAddress returns the address whose key made the signature (r, s, recid).
+func recoverAddress(digest, r, s []byte, recid byte) ([20]byte, error) {
+	var out [20]byte
+	var sig [65]byte
+	copy(sig[0:32], r)
+	copy(sig[32:64], s)
+	sig[64] = recid
+	pub, err := crypto.Ecrecover(digest, sig[:])
+	if err != nil || len(pub) != 65 {
+		return out, errNoSigner
+	}
+	h := crypto.Keccak256Hash(pub[1:])
+	copy(out[:], h[12:])
+	return out, nil
+}
