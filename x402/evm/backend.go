@@ -1,0 +1,40 @@
+// Package evm settles and checks x402 "exact" payments on an EVM chain over
+// JSON-RPC: an eth_call simulation of transferWithAuthorization with a
+// diagnosis of why it would fail, EIP-1271 verification of smart-wallet
+// signatures, and the `chain` settler that submits the transfer from
+// farebox's own relayer key.
+package evm
+
+import (
+	"context"
+	"math/big"
+
+	ethereum "github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/ethclient"
+)
+
+// Backend is the part of an Ethereum JSON-RPC client that farebox uses; an
+// *ethclient.Client (from Dial) and the dev chain's in-process client both
+// satisfy it.
+type Backend interface {
+	ChainID(ctx context.Context) (*big.Int, error)
+	CallContract(ctx context.Context, call ethereum.CallMsg, blockNumber *big.Int) ([]byte, error)
+	CodeAt(ctx context.Context, account common.Address, blockNumber *big.Int) ([]byte, error)
+	BalanceAt(ctx context.Context, account common.Address, blockNumber *big.Int) (*big.Int, error)
+	HeaderByNumber(ctx context.Context, number *big.Int) (*types.Header, error)
+	EstimateGas(ctx context.Context, call ethereum.CallMsg) (uint64, error)
+	SuggestGasPrice(ctx context.Context) (*big.Int, error)
+	SuggestGasTipCap(ctx context.Context) (*big.Int, error)
+	PendingNonceAt(ctx context.Context, account common.Address) (uint64, error)
+	SendTransaction(ctx context.Context, tx *types.Transaction) error
+	TransactionReceipt(ctx context.Context, txHash common.Hash) (*types.Receipt, error)
+}
+
+// Dial connects to a chain's JSON-RPC endpoint (http(s), ws(s) or IPC).
+func Dial(ctx context.Context, url string) (*ethclient.Client, error) {
+	return ethclient.DialContext(ctx, url)
+}
+
+var _ Backend = (*ethclient.Client)(nil)

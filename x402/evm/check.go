@@ -1,0 +1,190 @@
+package evm
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/big"
+
+	ethereum "github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/farebox/farebox/x402"
+)
+
+// Checker is the on-chain verification step (x402.Checker): EIP-1271
+// signatures of smart wallets, and optionally an eth_call simulation of
+// transferWithAuthorization that catches a used nonce, a low balance or a
+// token that does not match its configured EIP-712 domain before the model
+// is called.
+type Checker struct {
+	backend Backend
+	// Simulate runs the eth_call simulation on every Check.
+	Simulate bool
+	// From is the account the simulation calls from (the relayer); zero is fine
+	// for FiatToken, which lets anyone submit an authorization.
+	From common.Address
+}
+
+var _ x402.Checker = (*Checker)(nil)
+
+// NewChecker returns a Checker over backend; simulate turns the eth_call
+// simulation on.
+func NewChecker(backend Backend, simulate bool) *Checker {
+	return &Checker{backend: backend, Simulate: simulate}
+}
+
+// Check verifies what only the chain can tell: a signature longer than 65
+// bytes against `from`'s EIP-1271 isValidSignature, then (when Simulate is
+// on) that transferWithAuthorization would succeed now. Refusals are
+// *x402.Error values; transport failures are plain errors.
+func (c *Checker) Check(ctx context.Context, p *x402.Payment, req *x402.Requirement) error {
+	if len(p.Signature) > 65 {
+		if err := c.VerifyContractSignature(ctx, p, req); err != nil {
+			return err
+		}
+	}
+	if c.Simulate {
+		return c.SimulateTransfer(ctx, p, req)
+	}
+	return nil
+}
+
+// VerifyContractSignature checks the payment's signature with EIP-1271:
+// `from` must be a contract whose isValidSignature(digest, signature)
+// returns 0x1626ba7e. The local verifier calls it when a signature does not
+// recover to `from`, so smart wallets with 65-byte signatures pay too.
+func (c *Checker) VerifyContractSignature(ctx context.Context, p *x402.Payment, req *x402.Requirement) error {
+	from := p.Authorization.From
+	code, err := c.backend.CodeAt(ctx, from, nil)
+	if err != nil {
+		return fmt.Errorf("evm: reading code of %s: %w", from, err)
+	}
+	if len(code) == 0 {
+		return &x402.Error{Reason: x402.ReasonSignature,
+			Message: "the payer is not a deployed contract wallet, so a signature that is not a plain 65-byte ECDSA signature cannot be checked (undeployed EIP-6492 wallets are not supported)"}
+	}
+	digest := req.Network.Digest(&p.Authorization)
+	out, err := c.backend.CallContract(ctx, ethereum.CallMsg{To: &from, Data: isValidSignatureCalldata(digest, p.Signature)}, nil)
+	if err != nil && !isRevert(err) {
+		return fmt.Errorf("evm: EIP-1271 isValidSignature on %s: %w", from, err)
+	}
+	if err != nil || len(out) < 4 || !bytes.Equal(out[:4], eip1271Magic[:]) {
+		return &x402.Error{Reason: x402.ReasonSignature,
+			Message: "the payer's smart wallet did not accept the signature (EIP-1271 isValidSignature)"}
+	}
+	return nil
+}
+
+// SimulateTransfer runs transferWithAuthorization with eth_call on the
+// latest block. When it would revert, the returned *x402.Error carries the
+// most precise reason the chain can give (see Diagnose).
+func (c *Checker) SimulateTransfer(ctx context.Context, p *x402.Payment, req *x402.Requirement) error {
+	return simulate(ctx, c.backend, c.From, p, req)
+}
+
+func simulate(ctx context.Context, b Backend, from common.Address, p *x402.Payment, req *x402.Requirement) error {
+	data, err := transferCalldata(p)
+	if err != nil {
+		return &x402.Error{Reason: x402.ReasonInvalidPayload, Message: err.Error()}
+	}
+	asset := req.Network.Asset
+	_, err = b.CallContract(ctx, ethereum.CallMsg{From: from, To: &asset, Data: data}, nil)
+	if err == nil {
+		return nil
+	}
+	if !isRevert(err) {
+		return fmt.Errorf("evm: simulating transferWithAuthorization: %w", err)
+	}
+	return refusal(ctx, b, p, req, revertReason(err))
+}
+
+// refusal explains a revert: Diagnose first (it names the cause even when
+// the token reverts without a string), else the revert string mapped.
+func refusal(ctx context.Context, b Backend, p *x402.Payment, req *x402.Requirement, revert string) *x402.Error {
+	if e := Diagnose(ctx, b, p, req); e != nil {
+		return e
+	}
+	return &x402.Error{Reason: reasonForRevert(revert),
+		Message: "transferWithAuthorization would fail on chain: " + revert}
+}
+
+// Diagnose asks the chain why an authorization cannot be settled: no token
+// at the asset address, a token without EIP-3009, an EIP-712 domain that
+// differs from the configured one, an authorization outside its validity
+// window at the latest block, a used nonce, or a balance below the value.
+// It returns nil when none of these holds (or the chain cannot be read).
+func Diagnose(ctx context.Context, b Backend, p *x402.Payment, req *x402.Requirement) *x402.Error {
+	a := &p.Authorization
+	n := req.Network
+	code, err := b.CodeAt(ctx, n.Asset, nil)
+	if err != nil {
+		return nil
+	}
+	if len(code) == 0 {
+		return &x402.Error{Reason: x402.ReasonInvalidRequirements,
+			Message: fmt.Sprintf("no token contract at %s on %s", n.Asset, n.CAIP2)}
+	}
+	used, err := callBool(ctx, b, n.Asset, tokenABI.PackAuthorizationState(a.From, a.Nonce))
+	if err != nil {
+		return &x402.Error{Reason: x402.ReasonInvalidRequirements,
+			Message: fmt.Sprintf("the token at %s on %s does not implement EIP-3009 (authorizationState failed)", n.Asset, n.CAIP2)}
+	}
+	if e := checkDomain(ctx, b, n); e != nil {
+		return e
+	}
+	if head, err := b.HeaderByNumber(ctx, nil); err == nil {
+		now := new(big.Int).SetUint64(head.Time)
+		if a.ValidAfter != nil && now.Cmp(a.ValidAfter) <= 0 {
+			return &x402.Error{Reason: x402.ReasonValidAfter, Message: "the authorization is not valid yet on chain"}
+		}
+		if a.ValidBefore != nil && now.Cmp(a.ValidBefore) >= 0 {
+			return &x402.Error{Reason: x402.ReasonValidBefore, Message: "the authorization has expired on chain"}
+		}
+	}
+	if used {
+		return &x402.Error{Reason: x402.ReasonNonceAlreadyUsed, Message: "this authorization nonce has already been used on chain"}
+	}
+	out, err := b.CallContract(ctx, ethereum.CallMsg{To: &n.Asset, Data: tokenABI.PackBalanceOf(a.From)}, nil)
+	if err == nil {
+		if bal, err := tokenABI.UnpackBalanceOf(out); err == nil && a.Value != nil && bal.Cmp(a.Value) < 0 {
+			return &x402.Error{Reason: x402.ReasonInsufficientFunds,
+				Message: fmt.Sprintf("the payer holds %s atomic units, the payment needs %s", bal, a.Value)}
+		}
+	}
+	return nil
+}
+
+// checkDomain compares the token's EIP-712 name and version (and domain
+// separator, which also covers chain id and address) with the network's.
+func checkDomain(ctx context.Context, b Backend, n *x402.Network) *x402.Error {
+	name, nerr := callString(ctx, b, n.Asset, tokenABI.PackName())
+	version, verr := callString(ctx, b, n.Asset, tokenABI.PackVersion())
+	if nerr == nil && verr == nil && (name != n.Name || version != n.Version) {
+		return &x402.Error{Reason: x402.ReasonInvalidRequirements,
+			Message: fmt.Sprintf("the token's EIP-712 domain is name %q version %q, but farebox is configured with %q %q", name, version, n.Name, n.Version)}
+	}
+	out, err := b.CallContract(ctx, ethereum.CallMsg{To: &n.Asset, Data: tokenABI.PackDOMAINSEPARATOR()}, nil)
+	if err == nil {
+		if sep, err := tokenABI.UnpackDOMAINSEPARATOR(out); err == nil && sep != n.DomainSeparator() {
+			return &x402.Error{Reason: x402.ReasonInvalidRequirements,
+				Message: "the token's EIP-712 domain separator differs from the configured network's (chain id or address)"}
+		}
+	}
+	return nil
+}
+
+func callBool(ctx context.Context, b Backend, to common.Address, data []byte) (bool, error) {
+	out, err := b.CallContract(ctx, ethereum.CallMsg{To: &to, Data: data}, nil)
+	if err != nil {
+		return false, err
+	}
+	return tokenABI.UnpackAuthorizationState(out)
+}
+
+func callString(ctx context.Context, b Backend, to common.Address, data []byte) (string, error) {
+	out, err := b.CallContract(ctx, ethereum.CallMsg{To: &to, Data: data}, nil)
+	if err != nil {
+		return "", err
+	}
+	return tokenABI.UnpackName(out)
+}
