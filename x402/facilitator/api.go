@@ -1,0 +1,240 @@
+package facilitator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/farebox/farebox/x402"
+)
+
+// Reason codes for failures that are not the facilitator's verdict on the
+// payment: it could not be reached, timed out, or answered something that is
+// not the documented JSON (wire.md §6).
+const (
+	ReasonUnexpectedVerify = "unexpected_verify_error"
+	ReasonUnexpectedSettle = "unexpected_settle_error"
+)
+
+// VerifyResponse is the facilitator's verdict from /verify.
+type VerifyResponse struct {
+	IsValid        bool   `json:"isValid"`
+	InvalidReason  string `json:"invalidReason,omitempty"`
+	InvalidMessage string `json:"invalidMessage,omitempty"`
+	Payer          string `json:"payer,omitempty"`
+}
+
+// Kind is one (version, scheme, network) the facilitator can verify and
+// settle.
+type Kind struct {
+	X402Version int             `json:"x402Version"`
+	Scheme      string          `json:"scheme"`
+	Network     string          `json:"network"`
+	Extra       json.RawMessage `json:"extra,omitempty"`
+}
+
+// Supported is the facilitator's /supported answer: what it settles, which
+// extensions it knows, and its signer addresses per network family.
+type Supported struct {
+	Kinds      []Kind              `json:"kinds"`
+	Extensions []string            `json:"extensions"`
+	Signers    map[string][]string `json:"signers"`
+}
+
+// Supports reports whether the facilitator lists this kind, so farebox can
+// refuse at startup to offer a network its facilitator cannot settle.
+func (s *Supported) Supports(version int, scheme, network string) bool {
+	for _, k := range s.Kinds {
+		if k.X402Version == version && k.Scheme == scheme && k.Network == network {
+			return true
+		}
+	}
+	return false
+}
+
+// requestJSON is the body of /verify and /settle.
+type requestJSON struct {
+	X402Version         int             `json:"x402Version"`
+	PaymentPayload      json.RawMessage `json:"paymentPayload"`
+	PaymentRequirements json.RawMessage `json:"paymentRequirements"`
+}
+
+// verifyJSON is /verify's answer with the flag kept optional, so that a body
+// without it is recognised as not an answer at all.
+type verifyJSON struct {
+	IsValid        *bool  `json:"isValid"`
+	InvalidReason  string `json:"invalidReason"`
+	InvalidMessage string `json:"invalidMessage"`
+	Payer          string `json:"payer"`
+	Error          string `json:"error"` // some facilitators explain a non-2xx here
+}
+
+// settleJSON is /settle's answer (the SettleResponse), flag optional.
+type settleJSON struct {
+	Success      *bool  `json:"success"`
+	ErrorReason  string `json:"errorReason"`
+	ErrorMessage string `json:"errorMessage"`
+	Payer        string `json:"payer"`
+	Transaction  string `json:"transaction"`
+	Network      string `json:"network"`
+	Error        string `json:"error"`
+}
+
+// body builds the /verify and /settle request: the client's payload as it
+// sent it, and the requirement farebox recomputed, in the payload's version.
+func body(p *x402.Payment, r *x402.Requirement) ([]byte, error) {
+	if p == nil || len(p.Raw) == 0 || !json.Valid(p.Raw) {
+		return nil, &x402.Error{Reason: "invalid_payload", Message: "no payment payload to forward"}
+	}
+	req, err := requirementJSON(p.Version, r)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(requestJSON{X402Version: p.Version, PaymentPayload: p.Raw, PaymentRequirements: req})
+}
+
+// Verify asks the facilitator whether the payment satisfies the requirement.
+// A verdict, valid or not, comes back with a nil error when the HTTP
+// status was 2xx; a refusal sent with a non-2xx status comes back with its
+// verdict and an error carrying its reason. Anything else (unreachable,
+// timeout, not the documented JSON) is an error wrapping an *x402.Error with
+// ReasonUnexpectedVerify and the cause (errors.Is works on ctx errors).
+func (c *Client) Verify(ctx context.Context, p *x402.Payment, r *x402.Requirement) (*VerifyResponse, error) {
+	b, err := body(p, r)
+	if err != nil {
+		return nil, err
+	}
+	a, err := c.exchange(ctx, EndpointVerify, b)
+	if err != nil {
+		return nil, unexpected(EndpointVerify, ReasonUnexpectedVerify, a.status, err)
+	}
+	var v verifyJSON
+	jerr := json.Unmarshal(a.body, &v)
+	if a.ok() {
+		if jerr != nil || v.IsValid == nil {
+			return nil, garbage(EndpointVerify, ReasonUnexpectedVerify, a)
+		}
+		return &VerifyResponse{IsValid: *v.IsValid, InvalidReason: v.InvalidReason,
+			InvalidMessage: v.InvalidMessage, Payer: v.Payer}, nil
+	}
+	if jerr != nil {
+		return nil, garbage(EndpointVerify, ReasonUnexpectedVerify, a)
+	}
+	reason := v.InvalidReason
+	if reason == "" {
+		reason = ReasonUnexpectedVerify
+	}
+	msg := firstOf(v.InvalidMessage, v.Error, "the facilitator refused to verify the payment")
+	return &VerifyResponse{InvalidReason: reason, InvalidMessage: msg, Payer: v.Payer},
+		fmt.Errorf("facilitator %s: HTTP %d: %w", EndpointVerify, a.status, &x402.Error{Reason: reason, Message: msg})
+}
+
+// Check implements x402.Checker through /verify: nil when the facilitator
+// finds the payment valid, else an error holding an *x402.Error whose reason
+// is the facilitator's invalidReason (or ReasonUnexpectedVerify).
+func (c *Client) Check(ctx context.Context, p *x402.Payment, r *x402.Requirement) error {
+	v, err := c.Verify(ctx, p, r)
+	if err != nil {
+		return err
+	}
+	if v.IsValid {
+		return nil
+	}
+	reason := firstOf(v.InvalidReason, "invalid_payload")
+	return &x402.Error{Reason: reason, Message: firstOf(v.InvalidMessage, "the facilitator refused the payment: "+reason)}
+}
+
+// Settle implements x402.Settler through /settle. The receipt is never nil:
+// on any failure it says success false with a reason, the payer and the
+// network, so the client always has something to read. The error is nil
+// exactly when the facilitator reports success with a transaction; a
+// success:false answer (HTTP 200 or not) yields an *x402.Error with its
+// errorReason, and anything else one with ReasonUnexpectedSettle.
+func (c *Client) Settle(ctx context.Context, p *x402.Payment, r *x402.Requirement) (*x402.Receipt, error) {
+	rc := &x402.Receipt{ErrorReason: ReasonUnexpectedSettle}
+	if p != nil {
+		rc.Payer = p.Authorization.From.Hex()
+		rc.Network = network(p.Version, r)
+	}
+	b, err := body(p, r)
+	if err != nil {
+		var xe *x402.Error
+		if errors.As(err, &xe) {
+			rc.ErrorReason = xe.Reason
+		}
+		return rc, err
+	}
+	a, err := c.exchange(ctx, EndpointSettle, b)
+	if err != nil {
+		return rc, unexpected(EndpointSettle, ReasonUnexpectedSettle, a.status, err)
+	}
+	var s settleJSON
+	if json.Unmarshal(a.body, &s) != nil || (s.Success == nil && s.ErrorReason == "") {
+		return rc, garbage(EndpointSettle, ReasonUnexpectedSettle, a)
+	}
+	rc.Transaction = s.Transaction
+	rc.Payer = firstOf(s.Payer, rc.Payer)
+	rc.Network = firstOf(s.Network, rc.Network)
+	if a.ok() && s.Success != nil && *s.Success {
+		if s.Transaction == "" {
+			return rc, garbage(EndpointSettle, ReasonUnexpectedSettle, a)
+		}
+		rc.Success, rc.ErrorReason = true, ""
+		return rc, nil
+	}
+	rc.ErrorReason = firstOf(s.ErrorReason, ReasonUnexpectedSettle)
+	xe := &x402.Error{Reason: rc.ErrorReason, Message: firstOf(s.ErrorMessage, s.Error, "settlement failed: "+rc.ErrorReason)}
+	if !a.ok() {
+		return rc, fmt.Errorf("facilitator %s: HTTP %d (transaction %q): %w", EndpointSettle, a.status, s.Transaction, xe)
+	}
+	return rc, xe
+}
+
+// Supported reads what the facilitator can settle.
+func (c *Client) Supported(ctx context.Context) (*Supported, error) {
+	a, err := c.exchange(ctx, EndpointSupported, nil)
+	if err != nil {
+		return nil, fmt.Errorf("facilitator %s: %w", EndpointSupported, err)
+	}
+	if !a.ok() {
+		return nil, fmt.Errorf("facilitator %s: HTTP %d: %s", EndpointSupported, a.status, excerpt(a.body))
+	}
+	var s Supported
+	if err := json.Unmarshal(a.body, &s); err != nil || s.Kinds == nil {
+		return nil, fmt.Errorf("facilitator %s: not a supported-kinds answer: %s", EndpointSupported, excerpt(a.body))
+	}
+	if s.Extensions == nil {
+		s.Extensions = []string{}
+	}
+	if s.Signers == nil {
+		s.Signers = map[string][]string{}
+	}
+	return &s, nil
+}
+
+// unexpected wraps a failed exchange: the x402 reason for the client, the
+// cause (a context error, a dial error) for errors.Is and the logs.
+func unexpected(endpoint, reason string, status int, cause error) error {
+	xe := &x402.Error{Reason: reason, Message: "the payment facilitator did not answer"}
+	if status != 0 {
+		return fmt.Errorf("facilitator %s: HTTP %d: %w: %w", endpoint, status, xe, cause)
+	}
+	return fmt.Errorf("facilitator %s: %w: %w", endpoint, xe, cause)
+}
+
+// garbage reports an answer that is not the documented JSON.
+func garbage(endpoint, reason string, a answer) error {
+	xe := &x402.Error{Reason: reason, Message: "the payment facilitator gave an unreadable answer"}
+	return fmt.Errorf("facilitator %s: HTTP %d: unreadable answer %s: %w", endpoint, a.status, excerpt(a.body), xe)
+}
+
+// firstOf returns the first non-empty string.
+func firstOf(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}

@@ -1,0 +1,170 @@
+// Package facilitator is farebox's client for a remote x402 facilitator
+// (x402.org, Coinbase CDP, the @x402/core reference, or any other that
+// speaks the documented HTTP API): POST /verify, POST /settle, GET
+// /supported. Its Client is an x402.Settler and an x402.Checker.
+package facilitator
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Endpoint names, as handed to the auth hook so that each endpoint can carry
+// its own credentials (CDP signs a JWT per method and path).
+const (
+	EndpointVerify    = "verify"
+	EndpointSettle    = "settle"
+	EndpointSupported = "supported"
+)
+
+// DefaultTimeout bounds one exchange with the facilitator when the caller
+// sets none: long enough for a settlement that waits for one block on an L2,
+// short enough that a hung facilitator never holds a request for long.
+const DefaultTimeout = 30 * time.Second
+
+// maxResponseBytes caps what is read from a facilitator: its answers are a
+// few hundred bytes, so anything near this is not a facilitator answer.
+const maxResponseBytes = 1 << 20
+
+// Client talks to one facilitator. It is safe for concurrent use.
+type Client struct {
+	base    string // absolute URL without a trailing slash
+	http    *http.Client
+	timeout time.Duration
+	auth    func(endpoint string) http.Header
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithHTTPClient replaces the HTTP client (transport, proxies, TLS). The
+// per-exchange timeout still applies through the request context.
+func WithHTTPClient(h *http.Client) Option {
+	return func(c *Client) { c.http = h }
+}
+
+// WithTimeout bounds each exchange (connect, request, wait, read); d <= 0
+// keeps DefaultTimeout. The caller's context can only shorten it.
+func WithTimeout(d time.Duration) Option {
+	return func(c *Client) {
+		if d > 0 {
+			c.timeout = d
+		}
+	}
+}
+
+// WithAuthHeaders sets a hook called before every request with the endpoint
+// name (EndpointVerify, EndpointSettle, EndpointSupported); the headers it
+// returns are added to that request, so per-request tokens are possible.
+func WithAuthHeaders(f func(endpoint string) http.Header) Option {
+	return func(c *Client) { c.auth = f }
+}
+
+// New returns a client for the facilitator at baseURL (for example
+// "https://x402.org/facilitator"); the endpoints are appended to it.
+func New(baseURL string, opts ...Option) (*Client, error) {
+	u, err := url.Parse(strings.TrimSpace(baseURL))
+	if err != nil {
+		return nil, fmt.Errorf("facilitator: base URL %q: %w", baseURL, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("facilitator: base URL %q must be an absolute http(s) URL", baseURL)
+	}
+	u.RawQuery, u.Fragment = "", ""
+	c := &Client{base: strings.TrimRight(u.String(), "/"), timeout: DefaultTimeout}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.http == nil {
+		c.http = defaultHTTPClient()
+	}
+	return c, nil
+}
+
+// BaseURL reports the facilitator's base URL, for logs and readiness output.
+func (c *Client) BaseURL() string { return c.base }
+
+// defaultHTTPClient has bounded dials and handshakes and enough idle
+// connections per host for concurrent settlements.
+func defaultHTTPClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:     true,
+		TLSHandshakeTimeout:   10 * time.Second,
+		MaxIdleConns:          100,
+		MaxIdleConnsPerHost:   32,
+		IdleConnTimeout:       90 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}}
+}
+
+// answer is one HTTP exchange's outcome: what came back, before any
+// interpretation.
+type answer struct {
+	status int
+	body   []byte
+}
+
+// ok reports a 2xx status.
+func (a answer) ok() bool { return a.status >= 200 && a.status < 300 }
+
+// exchange performs one request within the client's timeout and reads the
+// whole (capped) answer. body nil means GET.
+func (c *Client) exchange(ctx context.Context, endpoint string, body []byte) (answer, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	method, rd := http.MethodGet, io.Reader(nil)
+	if body != nil {
+		method, rd = http.MethodPost, bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+"/"+endpoint, rd)
+	if err != nil {
+		return answer{}, err
+	}
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.auth != nil {
+		for k, vs := range c.auth(endpoint) {
+			req.Header.Del(k)
+			for _, v := range vs {
+				req.Header.Add(k, v)
+			}
+		}
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return answer{}, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+	if err != nil {
+		return answer{status: resp.StatusCode}, fmt.Errorf("reading the answer: %w", err)
+	}
+	if len(b) > maxResponseBytes {
+		return answer{status: resp.StatusCode}, errors.New("answer larger than 1 MiB")
+	}
+	return answer{status: resp.StatusCode, body: b}, nil
+}
+
+// excerpt shortens a facilitator body for an error message.
+func excerpt(b []byte) string {
+	s := strings.Join(strings.Fields(string(b)), " ")
+	if s == "" {
+		return "<empty>"
+	}
+	if len(s) > 200 {
+		return s[:197] + "..."
+	}
+	return s
+}
