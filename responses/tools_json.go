@@ -1,0 +1,86 @@
+package responses
+
+import (
+	"strconv"
+
+	"github.com/tidwall/gjson"
+)
+
+// JSON returns the canonical flat echo of the tool, as the response object
+// lists it: {"type":"function","name","description","parameters","strict"},
+// description null when the client sent none.
+func (t *Tool) JSON() []byte {
+	return t.appendJSON(make([]byte, 0, 64+len(t.Name)+len(t.Description)+len(t.Parameters)))
+}
+
+func (t *Tool) appendJSON(b []byte) []byte {
+	b = append(b, `{"type":"function","name":`...)
+	b = gjson.AppendJSONString(b, t.Name)
+	b = append(b, `,"description":`...)
+	if t.HasDesc {
+		b = gjson.AppendJSONString(b, t.Description)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"parameters":`...)
+	if len(t.Parameters) == 0 {
+		b = append(b, emptySchema...)
+	} else {
+		b = append(b, t.Parameters...)
+	}
+	b = append(b, `,"strict":`...)
+	b = strconv.AppendBool(b, t.Strict)
+	return append(b, '}')
+}
+
+// ToolsJSON returns the echo of the "tools" array of a response: every
+// canonical tool, in the order the client declared them.
+func ToolsJSON(tools []Tool) []byte {
+	n := 2
+	for i := range tools {
+		n += 64 + len(tools[i].Name) + len(tools[i].Description) + len(tools[i].Parameters)
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '[')
+	for i := range tools {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = tools[i].appendJSON(b)
+	}
+	return append(b, ']')
+}
+
+// ToolChoiceJSON returns the canonical Responses-form echo of tool_choice:
+// "auto", "none", "required", {"type":"function","name":"x"} or
+// {"type":"allowed_tools","mode":"auto","tools":[{"type":"function","name":"x"}]},
+// whichever form the client sent it in.
+func (r *Request) ToolChoiceJSON() []byte {
+	c := &r.ToolChoice
+	switch c.Mode {
+	case ChoiceFunction:
+		b := append(make([]byte, 0, 36+len(c.Name)), `{"type":"function","name":`...)
+		b = gjson.AppendJSONString(b, c.Name)
+		return append(b, '}')
+	case ChoiceAllowed:
+		mode := c.AllowedMode
+		if mode == "" {
+			mode = ChoiceAuto
+		}
+		b := append(make([]byte, 0, 64+40*len(c.Allowed)), `{"type":"allowed_tools","mode":`...)
+		b = gjson.AppendJSONString(b, string(mode))
+		b = append(b, `,"tools":[`...)
+		for i, name := range c.Allowed {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"type":"function","name":`...)
+			b = gjson.AppendJSONString(b, name)
+			b = append(b, '}')
+		}
+		return append(b, "]}"...)
+	case ChoiceNone, ChoiceRequired:
+		return []byte(`"` + string(c.Mode) + `"`)
+	}
+	return []byte(`"auto"`)
+}
