@@ -255,23 +255,28 @@ func toolByName(req *responses.Request, name string) responses.Tool {
 
 // callIDs derives n call ids from a hash of the conversation: the same
 // request always gets the same ids, and none equals a call_id already in
-// the input (a collision is rehashed).
+// the input.
 func callIDs(req *responses.Request, n int) []string {
 	h := sha256.New()
 	writeConversation(h, req)
-	seed := h.Sum(nil)
 	taken := map[string]bool{}
 	for _, it := range req.Input {
 		if it.CallID != "" {
 			taken[it.CallID] = true
 		}
 	}
+	return deriveCallIDs(h.Sum(nil), taken, n)
+}
+
+// deriveCallIDs hashes seed with a counter until it has n ids that are not
+// taken (a collision is simply rehashed), marking each one taken.
+func deriveCallIDs(seed []byte, taken map[string]bool, n int) []string {
 	ids := make([]string, 0, n)
 	var buf [16]byte
 	for i := 0; len(ids) < n; i++ {
 		binary.BigEndian.PutUint64(buf[:8], uint64(len(ids)))
 		binary.BigEndian.PutUint64(buf[8:], uint64(i))
-		sum := sha256.Sum256(append(seed, buf[:]...))
+		sum := sha256.Sum256(append(slices.Clip(seed), buf[:]...))
 		id := "call_" + hex.EncodeToString(sum[:12])
 		if !taken[id] {
 			taken[id] = true
