@@ -15,16 +15,15 @@ const (
 )
 
 // refusePreviousResponse answers previous_response_id exactly as OpenAI
-// answers an unknown id: farebox keeps no responses, so none is ever found,
-// and ignoring the field would let the client believe context was kept.
+// answers an unknown id, word for word (clients match on it): farebox keeps
+// no responses, so none is ever found, and ignoring the field would let the
+// client believe context was kept.
 func refusePreviousResponse(v gjson.Result) *Error {
 	switch v.Type {
 	case gjson.Null:
 		return nil
 	case gjson.String:
-		e := Invalid("previous_response_id", "previous_response_not_found", "Previous response with id '%s' not found.", v.Str)
-		e.Message += " " + statelessHint
-		return e
+		return Invalid("previous_response_id", "previous_response_not_found", "Previous response with id '%s' not found.", v.Str)
 	}
 	return errType("previous_response_id", "a string", v)
 }
