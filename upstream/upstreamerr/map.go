@@ -1,0 +1,135 @@
+package upstreamerr
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/farebox/farebox/responses"
+	"github.com/tidwall/gjson"
+)
+
+// DefaultRetryAfter is what a client is told to wait after an upstream 429
+// that named no delay of its own.
+const DefaultRetryAfter = time.Second
+
+// maxMessage bounds how much of an upstream's 400 message is passed on.
+const maxMessage = 2000
+
+// FromStatus maps an upstream HTTP error answer (status, headers, body) to
+// the error the client sees:
+//
+//	400, 413, 422  -> 400 invalid_request_error with the upstream's message
+//	401, 403       -> 502, never echoing the upstream's words (they may quote the key)
+//	429            -> 503 with RetryAfter from Retry-After-Ms / Retry-After (default 1 s)
+//	408, 504       -> 504
+//	anything else  -> 502
+func FromStatus(status int, h http.Header, body []byte) *responses.Error {
+	cause := fmt.Errorf("upstream answered %d: %s", status, truncate(strings.TrimSpace(string(body)), 500))
+	switch {
+	case status == 400 || status == 413 || status == 422:
+		msg := Message(body)
+		if msg == "" {
+			msg = "The upstream model rejected the request."
+		}
+		code := gjson.GetBytes(body, "error.code")
+		e := &responses.Error{Status: 400, Type: "invalid_request_error", Message: truncate(msg, maxMessage), Cause: cause}
+		if code.Type == gjson.String {
+			e.Code = code.Str
+		}
+		return e
+	case status == 401 || status == 403:
+		return &responses.Error{Status: 502, Type: "server_error", Code: "upstream_auth_failed",
+			Message: "The upstream model refused farebox's credentials.", Cause: cause}
+	case status == 429:
+		ra := RetryAfter(h)
+		return &responses.Error{Status: 503, Type: "server_error", Code: "upstream_rate_limited",
+			Message:    fmt.Sprintf("The upstream model is rate limited; retry after %s.", ra),
+			RetryAfter: ra, Cause: cause}
+	case status == 408 || status == 504:
+		return &responses.Error{Status: 504, Type: "server_error", Code: "upstream_timeout",
+			Message: "The upstream model timed out.", Cause: cause}
+	default:
+		return &responses.Error{Status: 502, Type: "server_error", Code: "upstream_error",
+			Message: fmt.Sprintf("The upstream model failed (HTTP %d).", status), Cause: cause}
+	}
+}
+
+// Message extracts an error message from an upstream error body in the
+// shapes servers use: {"error":{"message"}}, {"error":"..."} (Ollama),
+// {"message"}, {"detail"} (FastAPI-based servers).
+func Message(body []byte) string {
+	for _, path := range []string{"error.message", "error", "message", "detail"} {
+		if r := gjson.GetBytes(body, path); r.Type == gjson.String && r.Str != "" {
+			return r.Str
+		}
+	}
+	return ""
+}
+
+// RetryAfter reads Retry-After-Ms, then Retry-After (seconds or an HTTP
+// date); DefaultRetryAfter when neither is usable.
+func RetryAfter(h http.Header) time.Duration {
+	if v := h.Get("Retry-After-Ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	if v := h.Get("Retry-After"); v != "" {
+		if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 {
+			return time.Duration(s * float64(time.Second))
+		}
+		if t, err := http.ParseTime(v); err == nil {
+			if d := time.Until(t); d > 0 {
+				return d
+			}
+		}
+	}
+	return DefaultRetryAfter
+}
+
+// Timeout is the 504 a client sees when an upstream timer ran out.
+func Timeout(cause error) *responses.Error {
+	return &responses.Error{Status: 504, Type: "server_error", Code: "upstream_timeout",
+		Message: "The upstream model timed out.", Cause: cause}
+}
+
+// Broken is the 502 for an upstream that could not be reached or whose
+// stream broke or made no sense; detail goes to the log only.
+func Broken(cause error) *responses.Error {
+	return &responses.Error{Status: 502, Type: "server_error", Code: "upstream_error",
+		Message: "The upstream model failed.", Cause: cause}
+}
+
+// Transport maps an error from sending the request or reading the stream,
+// given the call's context: a timer's cause becomes 504, the client going
+// away is returned wrapping context.Canceled (nobody is left to tell), and
+// anything else is a 502.
+func Transport(ctx context.Context, err error) error {
+	if cause := context.Cause(ctx); cause != nil {
+		switch {
+		case errors.Is(cause, ErrFirstByteTimeout), errors.Is(cause, ErrGapTimeout),
+			errors.Is(cause, ErrTotalTimeout), errors.Is(cause, context.DeadlineExceeded):
+			return Timeout(cause)
+		case errors.Is(cause, context.Canceled):
+			return fmt.Errorf("upstream call abandoned: %w", cause)
+		}
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return Timeout(err)
+	}
+	return Broken(err)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
