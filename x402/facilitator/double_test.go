@@ -1,7 +1,6 @@
 package facilitator
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -270,14 +269,4 @@ func judge(in requestIn) string {
 		return "invalid_exact_evm_payload_authorization_value"
 	}
 	return ""
-}
-
-// compactJSON normalises JSON for comparisons.
-func compactJSON(t testing.TB, b []byte) string {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, b); err != nil {
-		t.Fatalf("compact: %v", err)
-	}
-	return buf.String()
 }
