@@ -116,7 +116,7 @@ func canonicalTool(w where, prefix string, f *toolFields, strict bool) (Tool, *E
 	if t.Name, err = reqString(at, "name", f.name); err != nil {
 		return t, err
 	}
-	if err = checkName(at("name"), t.Name); err != nil {
+	if err = checkName(at, "name", t.Name); err != nil {
 		return t, err
 	}
 	switch f.description.Type {
@@ -134,21 +134,26 @@ func canonicalTool(w where, prefix string, f *toolFields, strict bool) (Tool, *E
 	default:
 		return t, errType(at("parameters"), "an object", f.parameters)
 	}
-	return t, optBool(at("strict"), f.strict, &t.Strict)
+	if f.strict.Type != gjson.Null { // the param path is built only for an error
+		err = optBool(at("strict"), f.strict, &t.Strict)
+	}
+	return t, err
 }
 
-// checkName enforces ^[a-zA-Z0-9_-]{1,64}$ on a function (or schema) name.
-func checkName(param, name string) *Error {
+// checkName enforces ^[a-zA-Z0-9_-]{1,64}$ on a function (or schema) name;
+// at builds the param path of field only when an error needs it.
+func checkName(at func(string) string, field, name string) *Error {
+	if validName(name) {
+		return nil
+	}
+	param := at(field)
 	if name == "" {
 		return errEmptyString(param)
 	}
 	if len(name) > maxToolName {
 		return errTooLong(param, maxToolName, len(name))
 	}
-	if !validName(name) {
-		return Invalid(param, "invalid_value", "Invalid '%s': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.", param)
-	}
-	return nil
+	return Invalid(param, "invalid_value", "Invalid '%s': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.", param)
 }
 
 // validName reports whether name matches ^[a-zA-Z0-9_-]{1,64}$.

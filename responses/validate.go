@@ -132,7 +132,8 @@ func checkFormat(f gjson.Result) *Error {
 	case !f.IsObject():
 		return errType("text.format", "an object", f)
 	}
-	typ, err := reqEnum(func(s string) string { return "text.format." + s }, "type", f.Get("type"), "text", "json_object", "json_schema")
+	at := func(s string) string { return "text.format." + s }
+	typ, err := reqEnum(at, "type", f.Get("type"), "text", "json_object", "json_schema")
 	if err != nil || typ != "json_schema" {
 		return err
 	}
@@ -143,7 +144,7 @@ func checkFormat(f gjson.Result) *Error {
 	case name.Type != gjson.String:
 		return errType("text.format.name", "a string", name)
 	}
-	if err := checkName("text.format.name", name.Str); err != nil {
+	if err := checkName(at, "name", name.Str); err != nil {
 		return err
 	}
 	schema := f.Get("schema")
