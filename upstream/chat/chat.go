@@ -1,0 +1,92 @@
+// Package chat puts a Chat Completions server (vLLM, Ollama, llama.cpp, LM
+// Studio, OpenRouter, OpenAI itself) behind farebox: it translates the
+// Responses request into a Chat request, always streams from the upstream
+// through openai-go, and turns the chunks into emitter calls so clients see
+// one correct Responses event stream whatever quirks the upstream has.
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/upstream/upstreamerr"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// Config describes one Chat Completions upstream.
+type Config struct {
+	BaseURL string // e.g. http://127.0.0.1:11434/v1
+	APIKey  string // sent as a bearer token; "" sends none
+	// Model is the upstream's model name; "" passes the client's model on.
+	Model    string
+	Timeouts upstreamerr.Timeouts
+	// NoImages says the model takes no image input: requests carrying images
+	// are refused with a clear 400 instead of failing upstream.
+	NoImages bool
+	// MaxTokensField names the field max_output_tokens becomes:
+	// "max_completion_tokens" (default) or "max_tokens" (older servers).
+	MaxTokensField string
+}
+
+// Model is a Chat Completions upstream; it implements responses.Model.
+type Model struct {
+	cfg    Config
+	client openai.Client
+}
+
+var _ responses.Model = (*Model)(nil)
+
+// New checks cfg and builds the openai-go client for it (no SDK retries:
+// a retry after the first byte would duplicate output).
+func New(cfg Config) (*Model, error) {
+	if cfg.BaseURL == "" {
+		return nil, errors.New("chat upstream: BaseURL is required")
+	}
+	switch cfg.MaxTokensField {
+	case "":
+		cfg.MaxTokensField = "max_completion_tokens"
+	case "max_completion_tokens", "max_tokens":
+	default:
+		return nil, fmt.Errorf("chat upstream: MaxTokensField %q is neither max_completion_tokens nor max_tokens", cfg.MaxTokensField)
+	}
+	cfg.Timeouts = cfg.Timeouts.WithDefaults()
+	client := openai.NewClient(
+		option.WithBaseURL(cfg.BaseURL),
+		option.WithAPIKey(cfg.APIKey), // also overrides any OPENAI_API_KEY in the environment
+		option.WithHTTPClient(upstreamerr.HTTPClient(cfg.Timeouts)),
+		option.WithMaxRetries(0),
+		option.WithHeaderDel("OpenAI-Organization"),
+		option.WithHeaderDel("OpenAI-Project"),
+	)
+	return &Model{cfg: cfg, client: client}, nil
+}
+
+// Respond streams one answer for req from the upstream into em.
+func (m *Model) Respond(ctx context.Context, req *responses.Request, em *responses.Emitter) error {
+	return m.respond(ctx, req, em)
+}
+
+func (m *Model) respond(ctx context.Context, req *responses.Request, em emitter) error {
+	body, err := translate(req, m.cfg)
+	if err != nil {
+		return err
+	}
+	st, err := upstreamerr.Open(ctx, &m.client, "chat/completions", body, m.cfg.Timeouts)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	a := newAssembler(em)
+	for !a.sawDone && st.Next() {
+		if err := a.chunk(st.Event().Data); err != nil {
+			return err
+		}
+	}
+	if err := st.Err(); err != nil {
+		return err
+	}
+	return a.end()
+}
