@@ -37,9 +37,9 @@ func newResponseEcho(req *Request, model string) responseEcho {
 
 	t := make([]byte, 0, 512)
 	t = outKey(t, "tools")
-	t = outTools(t, req.Tools)
+	t = append(t, ToolsJSON(req.Tools)...)
 	t = outKey(t, "tool_choice")
-	t = outToolChoice(t, req.ToolChoice)
+	t = append(t, req.ToolChoiceJSON()...)
 	t = outKey(t, "parallel_tool_calls")
 	t = outBool(t, req.ParallelToolCalls)
 	t = outKey(t, "truncation")
@@ -94,59 +94,6 @@ func outOr(s, def string) string {
 		return def
 	}
 	return s
-}
-
-// outTools writes the canonical function tools, the only form that
-// ever leaves farebox.
-func outTools(dst []byte, tools []Tool) []byte {
-	dst = append(dst, '[')
-	for i := range tools {
-		t := &tools[i]
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, `{"type":"function","name":`...)
-		dst = outString(dst, t.Name)
-		dst = outKey(dst, "description")
-		if t.HasDesc || t.Description != "" {
-			dst = outString(dst, t.Description)
-		} else {
-			dst = append(dst, "null"...)
-		}
-		dst = outKey(dst, "parameters")
-		dst = outRaw(dst, t.Parameters, `{"type":"object","properties":{}}`)
-		dst = outKey(dst, "strict")
-		dst = outBool(dst, t.Strict)
-		dst = append(dst, '}')
-	}
-	return append(dst, ']')
-}
-
-// outToolChoice writes tool_choice in the Responses form, whatever
-// form the client sent.
-func outToolChoice(dst []byte, c ToolChoice) []byte {
-	switch c.Mode {
-	case ChoiceNone, ChoiceRequired:
-		return outString(dst, string(c.Mode))
-	case ChoiceFunction:
-		dst = append(dst, `{"type":"function","name":`...)
-		dst = outString(dst, c.Name)
-		return append(dst, '}')
-	case ChoiceAllowed:
-		dst = append(dst, `{"type":"allowed_tools","mode":`...)
-		dst = outString(dst, outOr(string(c.AllowedMode), "auto"))
-		dst = append(dst, `,"tools":[`...)
-		for i, n := range c.Allowed {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, `{"type":"function","name":`...)
-			dst = outString(dst, n)
-			dst = append(dst, '}')
-		}
-		return append(dst, "]}"...)
-	}
-	return append(dst, `"auto"`...)
 }
 
 // outItemJSON writes one output item as it stands.
