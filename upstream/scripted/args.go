@@ -27,15 +27,21 @@ import (
 // propertyNames, unevaluated*, $dynamicRef, external or anchor $refs (they
 // count as the empty schema), ECMA-only regex syntax (the pattern is then
 // not checked). oneOf branches are assumed disjoint, as in tagged unions.
-// An unsatisfiable schema yields a best-effort value.
+// An unsatisfiable schema yields a best-effort value. Schemas come from
+// clients, so the work is bounded: arguments stop growing past
+// maxArgumentBytes (a schema demanding more gets a value that does not
+// validate), and numbers with huge exponents are ignored as bounds.
 func Arguments(schema json.RawMessage) string {
 	root := gjson.ParseBytes(schema)
 	if !root.IsObject() && root.Type != gjson.True {
 		return "{}"
 	}
-	g := &generator{root: root}
+	g := &generator{root: root, refs: map[string]gjson.Result{}}
 	v := g.view(root)
 	out := g.value(nil, v, place{root: true})
+	if len(out) == 0 || out[0] != '{' {
+		return "{}" // arguments are an object, whatever the schema says
+	}
 	return string(out)
 }
 
@@ -47,11 +53,26 @@ const (
 	hardDepth = 24
 	// expandBudget bounds $ref/allOf expansion of one schema (ref cycles).
 	expandBudget = 128
+	// maxArgumentBytes bounds the arguments of one call; past it, objects
+	// and arrays stop taking members.
+	maxArgumentBytes = 16 << 10
+	// maxWork bounds the schema bytes read and pattern candidates tried for
+	// one call; past it, objects and arrays stop taking members and
+	// patterns are no longer searched.
+	maxWork = 4 << 20
 )
 
 // generator builds instances of one root schema.
 type generator struct {
 	root gjson.Result
+	refs map[string]gjson.Result // resolved $refs (misses too)
+	work int                     // bytes of schema and candidates handled
+}
+
+// exhausted reports whether the value being built or the work done has
+// reached its bound.
+func (g *generator) exhausted(b []byte) bool {
+	return len(b) > maxArgumentBytes || g.work > maxWork
 }
 
 // place says where a value goes: the property name (a hint for plausible
@@ -95,6 +116,7 @@ func (g *generator) expand(v *view, s gjson.Result, budget *int) {
 		return
 	}
 	v.parts = append(v.parts, s)
+	g.work += len(s.Raw)
 	if ref := s.Get("$ref"); ref.Type == gjson.String {
 		if target, ok := g.resolve(ref.Str); ok {
 			g.expand(v, target, budget)
@@ -115,7 +137,7 @@ func (g *generator) expand(v *view, s gjson.Result, budget *int) {
 func (g *generator) pickBranch(s gjson.Result, branches []gjson.Result) gjson.Result {
 	own := declaredTypes(s)
 	for _, b := range branches {
-		bt := declaredTypes(g.view(b).firstTypes())
+		bt := declaredTypes(g.followRefs(b))
 		if len(bt) == 1 && bt[0] == "null" {
 			continue
 		}
@@ -129,8 +151,39 @@ func (g *generator) pickBranch(s gjson.Result, branches []gjson.Result) gjson.Re
 	return branches[0]
 }
 
-// resolve follows a same-document reference ("#", "#/$defs/x").
+// followRefs follows a short chain of $refs to the schema that declares
+// something (for a glance at its type, without expanding it).
+func (g *generator) followRefs(s gjson.Result) gjson.Result {
+	for range 8 {
+		ref := s.Get("$ref")
+		if ref.Type != gjson.String || s.Get("type").Exists() {
+			return s
+		}
+		target, ok := g.resolve(ref.Str)
+		if !ok {
+			return s
+		}
+		s = target
+	}
+	return s
+}
+
+// resolve follows a same-document reference ("#", "#/$defs/x"), once per
+// reference.
 func (g *generator) resolve(ref string) (gjson.Result, bool) {
+	if r, ok := g.refs[ref]; ok {
+		return r, r.Exists()
+	}
+	r, ok := g.resolvePointer(ref)
+	if !ok {
+		r = gjson.Result{}
+	}
+	g.refs[ref] = r
+	g.work += len(g.root.Raw) / 4 // a walk down the document, roughly
+	return r, ok
+}
+
+func (g *generator) resolvePointer(ref string) (gjson.Result, bool) {
 	if !strings.HasPrefix(ref, "#") {
 		return gjson.Result{}, false
 	}
@@ -189,16 +242,6 @@ func (v view) first(key string) (gjson.Result, bool) {
 		}
 	}
 	return gjson.Result{}, false
-}
-
-// firstTypes returns the first part declaring a type (for branch choice).
-func (v view) firstTypes() gjson.Result {
-	for _, p := range v.parts {
-		if p.Get("type").Exists() {
-			return p
-		}
-	}
-	return gjson.Result{}
 }
 
 func declaredTypes(s gjson.Result) []string {
@@ -299,7 +342,7 @@ func (g *generator) value(b []byte, v view, p place) []byte {
 	case "array":
 		return g.array(b, v, p)
 	case "string":
-		return appendString(b, v.str(p))
+		return appendString(b, g.str(v, p))
 	case "integer":
 		return append(b, v.number(p, true)...)
 	case "number":
@@ -324,29 +367,25 @@ func (v view) pickEnum(variant int) (gjson.Result, bool) {
 		return gjson.Result{}, false
 	}
 	first := lists[0]
+	others := make([]map[string]bool, len(lists)-1)
+	for i, l := range lists[1:] {
+		others[i] = make(map[string]bool, len(l))
+		for _, y := range l {
+			others[i][compactJSON(y.Raw)] = true
+		}
+	}
 	for i := range first {
 		cand := first[(variant+i)%len(first)]
-		if inAll(cand, lists[1:]) {
+		key := compactJSON(cand.Raw)
+		inAll := true
+		for _, set := range others {
+			inAll = inAll && set[key]
+		}
+		if inAll {
 			return cand, true
 		}
 	}
 	return first[variant%len(first)], true
-}
-
-func inAll(x gjson.Result, lists [][]gjson.Result) bool {
-	for _, l := range lists {
-		found := false
-		for _, y := range l {
-			if compactJSON(y.Raw) == compactJSON(x.Raw) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
 }
 
 func compactJSON(raw string) string {

@@ -49,6 +49,7 @@ func (g *generator) object(b []byte, v view, p place) []byte {
 		props = append(props, prop{n, pv})
 	}
 	if lo, ok := v.maxInt("minProperties"); ok {
+		lo = min(lo, maxArgumentBytes/8) // each member takes more than 8 bytes
 		for i := 1; len(props) < int(lo) && i <= int(lo)+len(names); i++ {
 			n := "key" + strconv.Itoa(i)
 			if seen[n] {
@@ -71,6 +72,9 @@ func (g *generator) object(b []byte, v view, p place) []byte {
 
 	b = append(b, '{')
 	for i, pr := range props {
+		if g.exhausted(b) {
+			break
+		}
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -162,7 +166,7 @@ func (g *generator) array(b []byte, v view, p place) []byte {
 
 	name := singular(p.name)
 	b = append(b, '[')
-	for i := 0; i < n; i++ {
+	for i := 0; i < n && !g.exhausted(b); i++ {
 		if i > 0 {
 			b = append(b, ',')
 		}

@@ -66,14 +66,20 @@ var numberHints = map[string]string{
 
 // hintKey normalises a property name for the hint tables.
 func hintKey(name string) string {
-	name = strings.ToLower(name)
-	return strings.NewReplacer("_", "", "-", "", " ", "").Replace(name)
+	var sb strings.Builder
+	for _, r := range strings.ToLower(name) {
+		if r != '_' && r != '-' && r != ' ' {
+			sb.WriteRune(r)
+		}
+	}
+	return sb.String()
 }
 
 // str builds a string honouring format, length bounds (in code points, as
 // JSON Schema counts) and pattern.
-func (v view) str(p place) string {
+func (g *generator) str(v view, p place) string {
 	minLen, _ := v.maxInt("minLength")
+	minLen = min(minLen, maxArgumentBytes)
 	maxLen, hasMax := v.minInt("maxLength")
 	if !hasMax {
 		maxLen = -1
@@ -124,13 +130,19 @@ func (v view) str(p place) string {
 		}
 		return true
 	}
-	if fits(s) || len(parsed) == 0 {
+	if fits(s) || len(parsed) == 0 || g.work > maxWork {
 		return s
 	}
 	// Build a match of the (first) pattern, growing repetitions and then
 	// padding until the length bounds hold too.
+	limit := max(1024, 4*int(minLen)+16) // bytes; minLen counts runes
 	for extra := 0; extra <= 64; extra++ {
-		c := fromPattern(parsed[0], extra+p.variant)
+		c := fromPattern(parsed[0], extra+p.variant, limit)
+		// Matching costs more than building: charge it (candidates
+		// of nested stars grow fast).
+		if g.work += 8 * (len(c) + 1); g.work > maxWork {
+			break
+		}
 		if fits(c) {
 			return c
 		}
@@ -144,7 +156,7 @@ func (v view) str(p place) string {
 			}
 		}
 	}
-	return fromPattern(parsed[0], p.variant)
+	return fromPattern(parsed[0], p.variant, limit)
 }
 
 // fitLength cuts or pads base so base+suffix has between lo and hi (-1: no
@@ -168,13 +180,17 @@ func fitLength(base, suffix string, lo, hi int) string {
 
 // fromPattern writes a string matching re, repeating each starred or
 // bounded part `extra` more times than its minimum.
-func fromPattern(re *syntax.Regexp, extra int) string {
+// The result is cut short past limit bytes (nested stars grow fast).
+func fromPattern(re *syntax.Regexp, extra, limit int) string {
 	var sb strings.Builder
-	writePattern(&sb, re, extra)
+	writePattern(&sb, re, extra, limit)
 	return sb.String()
 }
 
-func writePattern(sb *strings.Builder, re *syntax.Regexp, extra int) {
+func writePattern(sb *strings.Builder, re *syntax.Regexp, extra, limit int) {
+	if sb.Len() > limit {
+		return
+	}
 	switch re.Op {
 	case syntax.OpLiteral:
 		sb.WriteString(string(re.Rune))
@@ -183,13 +199,13 @@ func writePattern(sb *strings.Builder, re *syntax.Regexp, extra int) {
 	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
 		sb.WriteByte('a')
 	case syntax.OpCapture:
-		writePattern(sb, re.Sub[0], extra)
+		writePattern(sb, re.Sub[0], extra, limit)
 	case syntax.OpConcat:
 		for _, s := range re.Sub {
-			writePattern(sb, s, extra)
+			writePattern(sb, s, extra, limit)
 		}
 	case syntax.OpAlternate:
-		writePattern(sb, re.Sub[0], extra)
+		writePattern(sb, re.Sub[0], extra, limit)
 	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
 		lo, hi := re.Min, re.Max
 		switch re.Op {
@@ -204,8 +220,8 @@ func writePattern(sb *strings.Builder, re *syntax.Regexp, extra int) {
 		if hi >= 0 && n > hi {
 			n = hi
 		}
-		for range n {
-			writePattern(sb, re.Sub[0], extra)
+		for i := 0; i < n && sb.Len() <= limit; i++ {
+			writePattern(sb, re.Sub[0], extra, limit)
 		}
 	}
 	// Anchors, word boundaries and empty matches add nothing.
@@ -239,8 +255,8 @@ func (v view) number(p place, integer bool) string {
 	var lo, hi *big.Rat
 	loEx, hiEx := false, false
 	tighten := func(r gjson.Result, isLo, exclusive bool) {
-		x, ok := new(big.Rat).SetString(r.Raw)
-		if r.Type != gjson.Number || !ok {
+		x, ok := parseRat(r)
+		if !ok {
 			return
 		}
 		if isLo {
@@ -258,8 +274,8 @@ func (v view) number(p place, integer bool) string {
 		tighten(part.Get("maximum"), false, exMax.Type == gjson.True)
 		tighten(exMin, true, true)
 		tighten(exMax, false, true)
-		if m := part.Get("multipleOf"); m.Type == gjson.Number && step == nil {
-			if x, ok := new(big.Rat).SetString(m.Raw); ok && x.Sign() > 0 {
+		if m := part.Get("multipleOf"); step == nil {
+			if x, ok := parseRat(m); ok && x.Sign() > 0 {
 				step = x
 			}
 		}
@@ -287,6 +303,21 @@ func (v view) number(p place, integer bool) string {
 		x.Add(x, inc)
 	}
 	return formatRat(pickNumber(x, lo, hi, loEx, hiEx, step))
+}
+
+// parseRat reads a JSON number exactly, refusing exponents so large that
+// the rational itself would take megabytes (a client-chosen 1e999999999).
+func parseRat(r gjson.Result) (*big.Rat, bool) {
+	if r.Type != gjson.Number || len(r.Raw) > 64 {
+		return nil, false
+	}
+	if i := strings.IndexAny(r.Raw, "eE"); i >= 0 {
+		exp, err := strconv.Atoi(strings.TrimPrefix(r.Raw[i+1:], "+"))
+		if err != nil || exp > 400 || exp < -400 {
+			return nil, false
+		}
+	}
+	return new(big.Rat).SetString(r.Raw)
 }
 
 // pickNumber returns pref if it is within the bounds and on the step, else

@@ -142,3 +142,60 @@ func TestFitLengthCountsRunes(t *testing.T) {
 		}
 	}
 }
+
+// hostileSchemas come from clients who want the gateway to spin or run out
+// of memory; arguments must stay small and come back.
+var hostileSchemas = []string{
+	`{"type":"object","properties":{"a":{"type":"array","minItems":1000000000,"items":{"type":"string"}}},"required":["a"]}`,
+	`{"type":"object","properties":{"s":{"type":"string","minLength":1000000000000}},"required":["s"]}`,
+	`{"type":"object","properties":{"s":{"type":"string","pattern":"^((((((a*)*)*)*)*)*)b$"}},"required":["s"]}`,
+	`{"type":"object","properties":{"n":{"type":"number","minimum":1e999999999,"multipleOf":1e-999999999}},"required":["n"]}`,
+	`{"type":"object","minProperties":1000000000,"additionalProperties":{"type":"string"}}`,
+	`{"$defs":{"A":{"type":"object","properties":{"a":{"$ref":"#/$defs/A"},"b":{"$ref":"#/$defs/A"},"c":{"$ref":"#/$defs/A"},"d":{"$ref":"#/$defs/A"}},"required":["a","b","c","d"]}},"$ref":"#/$defs/A"}`,
+	`{"type":"object","properties":{"m":{"type":"array","minItems":1000,"items":{"type":"array","minItems":1000,"items":{"type":"array","minItems":1000}}}},"required":["m"]}`,
+	`{"$ref":"#/$defs/A","$defs":{"A":{"allOf":[{"$ref":"#/$defs/A"},{"$ref":"#/$defs/A"}]}}}`,
+	`{"anyOf":[{"$ref":"#"}],"oneOf":[{"anyOf":[{"$ref":"#"}]}]}`,
+	`{"type":"object","properties":{"a":{"type":"array","minItems":1000000,"items":{"type":"string","pattern":"^((((a*)*)*)*)$","minLength":2,"maxLength":1}}},"required":["a"]}`,
+	`{"type":"object","properties":{"e":{"allOf":[{"enum":[` + strings.Repeat(`[1,2,3],`, 5000) + `0]},{"enum":[` + strings.Repeat(`[3,2,1],`, 5000) + `1]}]}},"required":["e"]}`,
+}
+
+func TestArgumentsStayBoundedForHostileSchemas(t *testing.T) {
+	for _, schema := range hostileSchemas {
+		got := Arguments(json.RawMessage(schema))
+		if len(got) > 3*maxArgumentBytes {
+			t.Errorf("schema %s: %d bytes of arguments", schema, len(got))
+		}
+		if !json.Valid([]byte(got)) || got[0] != '{' {
+			t.Errorf("schema %s: arguments are not an object: %.80s", schema, got)
+		}
+	}
+}
+
+func TestArgumentsAreAlwaysAnObject(t *testing.T) {
+	for _, schema := range []string{`{"type":"string"}`, `{"enum":[1,2]}`, `{"type":"array"}`, `true`} {
+		if got := Arguments(json.RawMessage(schema)); got != "{}" {
+			t.Errorf("schema %s: arguments %s, want {}", schema, got)
+		}
+	}
+}
+
+func FuzzArguments(f *testing.F) {
+	for _, tc := range argumentSchemas {
+		f.Add(tc.schema)
+	}
+	for _, s := range hostileSchemas {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, schema string) {
+		if !json.Valid([]byte(schema)) {
+			return // the request parser refuses invalid JSON before any model runs
+		}
+		got := Arguments(json.RawMessage(schema))
+		if !json.Valid([]byte(got)) || got[0] != '{' {
+			t.Fatalf("schema %s: arguments %.200s are not a JSON object", schema, got)
+		}
+		if len(got) > 3*maxArgumentBytes {
+			t.Fatalf("schema %s: %d bytes of arguments", schema, len(got))
+		}
+	})
+}
