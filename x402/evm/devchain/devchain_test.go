@@ -1,0 +1,76 @@
+package devchain
+
+import (
+	"context"
+	"math/big"
+	"testing"
+	"time"
+
+	ethereum "github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/farebox/farebox/x402/evm/token"
+)
+
+func balanceOf(t *testing.T, c interface {
+	CallContract(context.Context, ethereum.CallMsg, *big.Int) ([]byte, error)
+}, asset, who common.Address) *big.Int {
+	t.Helper()
+	tok := token.NewFareboxUSD()
+	out, err := c.CallContract(context.Background(), ethereum.CallMsg{To: &asset, Data: tok.PackBalanceOf(who)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bal, err := tok.UnpackBalanceOf(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bal
+}
+
+func TestStartDeploysTokenAndFundsPayerOverHTTP(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := Start(ctx, Config{ChainID: 31337, RPCAddr: "127.0.0.1:0", V1Name: "farebox-dev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if got, want := c.Network.CAIP2, "eip155:31337"; got != want {
+		t.Fatalf("CAIP2 = %q, want %q", got, want)
+	}
+	if got, want := c.Payer.Hex(), "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"; got != want {
+		t.Fatalf("payer = %s, want %s", got, want)
+	}
+	// A real JSON-RPC client over HTTP sees the same chain.
+	cl, err := ethclient.DialContext(ctx, c.RPCURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	id, err := cl.ChainID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id.Int64() != 31337 {
+		t.Fatalf("chain id over HTTP = %s", id)
+	}
+	if got, want := balanceOf(t, cl, c.Network.Asset, c.Payer), big.NewInt(1000_000_000); got.Cmp(want) != 0 {
+		t.Fatalf("payer balance = %s, want %s", got, want)
+	}
+	eth, err := cl.BalanceAt(ctx, c.Relayer, nil)
+	if err != nil || eth.Sign() <= 0 {
+		t.Fatalf("relayer ETH = %v, %v", eth, err)
+	}
+	// Fund mines without anyone calling Commit.
+	other := common.HexToAddress("0x00000000000000000000000000000000000000aa")
+	if err := c.Fund(ctx, other, big.NewInt(42)); err != nil {
+		t.Fatal(err)
+	}
+	if got := balanceOf(t, cl, c.Network.Asset, other); got.Int64() != 42 {
+		t.Fatalf("funded balance = %s, want 42", got)
+	}
+	if err := c.Network.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
