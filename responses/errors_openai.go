@@ -21,6 +21,11 @@ func errInvalidJSON() *Error {
 		Message: "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)"}
 }
 
+func errTooDeep() *Error {
+	return &Error{Status: 400, Type: "invalid_request_error", Code: "invalid_json",
+		Message: "We could not parse the JSON body of your request: it nests arrays and objects more than " + strconv.Itoa(maxDepth) + " levels deep."}
+}
+
 func errNotObject(v gjson.Result) *Error {
 	return &Error{Status: 400, Type: "invalid_request_error", Code: "invalid_type",
 		Message: "The request body must be a JSON object, but got " + kindOf(v) + " instead."}

@@ -13,6 +13,9 @@ import (
 // top-level keys once with gjson (no reflection), applies the deny-all tool
 // policy and checks call_id pairing; it does not know which models exist.
 func Parse(body []byte) (*Request, *Error) {
+	if tooDeep(body) {
+		return nil, errTooDeep()
+	}
 	if !gjson.ValidBytes(body) {
 		return nil, errInvalidJSON()
 	}
@@ -48,6 +51,7 @@ type parser struct {
 	hasInput      bool
 	toolChoice    gjson.Result // resolved once tools are known
 	streamOptions bool         // a non-null stream_options was sent
+	tools         nameIndex    // the declared tool names, for tool_choice
 }
 
 // top parses one top-level key.
@@ -62,7 +66,8 @@ func (p *parser) top(key string, v gjson.Result) *Error {
 	case "instructions":
 		r.Instructions, err = optString(key, v)
 	case "tools":
-		r.Tools, err = parseTools(v)
+		p.tools = nameIndex{}
+		r.Tools, err = parseTools(v, &p.tools)
 	case "tool_choice":
 		p.toolChoice = v
 	case "parallel_tool_calls":
@@ -248,6 +253,40 @@ func isIntegral(v gjson.Result) bool {
 
 func errEmptyString(param string) *Error {
 	return Invalid(param, "empty_string", "Invalid '%s': empty string. Expected a string with minimum length 1, but got an empty string instead.", param)
+}
+
+// maxDepth bounds the nesting of a body. gjson validates and walks by
+// recursion, so a 20 MiB body of '[' would overflow the goroutine stack and
+// kill the process; no real request nests anywhere near this deep.
+const maxDepth = 256
+
+// tooDeep reports whether body nests arrays and objects deeper than
+// maxDepth (brackets inside strings do not count).
+func tooDeep(body []byte) bool {
+	depth, inStr := 0, false
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if inStr {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+		case '{', '[':
+			if depth++; depth > maxDepth {
+				return true
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return false
 }
 
 // compact returns a one-line copy of a JSON value (whitespace outside

@@ -17,8 +17,8 @@ const maxToolName = 64
 var emptySchema = []byte(`{"type":"object","properties":{}}`)
 
 // parseTools reads "tools": flat Responses function tools and nested Chat
-// Completions ones alike.
-func parseTools(v gjson.Result) ([]Tool, *Error) {
+// Completions ones alike. The index it fills answers tool_choice's lookups.
+func parseTools(v gjson.Result, index *nameIndex) ([]Tool, *Error) {
 	switch {
 	case v.Type == gjson.Null:
 		return nil, nil
@@ -35,12 +35,11 @@ func parseTools(v gjson.Result) ([]Tool, *Error) {
 		if t, nameField, err = parseTool(w, el); err != nil {
 			return false
 		}
-		for k := range tools {
-			if tools[k].Name == t.Name {
-				err = Invalid(w.at(nameField), "invalid_value", "Invalid '%s': duplicate function name '%s'. Tool names must be unique.", w.at(nameField), t.Name)
-				return false
-			}
+		if index.find(t.Name) >= 0 {
+			err = Invalid(w.at(nameField), "invalid_value", "Invalid '%s': duplicate function name '%s'. Tool names must be unique.", w.at(nameField), t.Name)
+			return false
 		}
+		index.add(t.Name)
 		tools = append(tools, t)
 		i++
 		return true

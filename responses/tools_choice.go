@@ -62,10 +62,8 @@ func (p *parser) choiceName(base string, v gjson.Result) (string, *Error) {
 	if err != nil {
 		return "", err
 	}
-	for i := range p.req.Tools {
-		if p.req.Tools[i].Name == s {
-			return s, nil
-		}
+	if p.tools.find(s) >= 0 {
+		return s, nil
 	}
 	return "", Invalid(base+"."+field, "invalid_value", "Invalid value for '%s.%s': no function named '%s' is declared in 'tools'.", base, field, s)
 }

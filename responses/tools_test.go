@@ -132,3 +132,32 @@ func TestParsedChoicesDrivePermits(t *testing.T) {
 		}
 	}
 }
+
+func TestManyToolsStayLinear(t *testing.T) {
+	const n = 3000
+	var tools, allowed strings.Builder
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			tools.WriteByte(',')
+			allowed.WriteByte(',')
+		}
+		name := "t" + itoa(i)
+		tools.WriteString(`{"type":"function","name":"` + name + `"}`)
+		allowed.WriteString(`{"type":"function","name":"` + name + `"}`)
+	}
+	body := `{"model":"m","input":"x","tools":[` + tools.String() + `],"tool_choice":{"type":"allowed_tools","mode":"auto","tools":[` + allowed.String() + `]}}`
+	r := mustParse(t, []byte(body))
+	if len(r.Tools) != n || len(r.ToolChoice.Allowed) != n || !r.Permits("t2999") || r.Permits("t3000") {
+		t.Fatalf("tools %d, allowed %d", len(r.Tools), len(r.ToolChoice.Allowed))
+	}
+	dup := strings.Replace(body, `"tools":[{"type":"function","name":"t0"}`, `"tools":[{"type":"function","name":"t2999"}`, 1)
+	_, err := Parse([]byte(dup))
+	if err == nil || err.Param != "tools[2999].name" {
+		t.Fatalf("duplicate past the scan: %v", err)
+	}
+	undeclared := strings.Replace(body, `{"type":"function","name":"t2999"}]}}`, `{"type":"function","name":"nope"}]}}`, 1)
+	_, err = Parse([]byte(undeclared))
+	if err == nil || err.Param != "tool_choice.tools[2999].name" {
+		t.Fatalf("undeclared past the scan: %v", err)
+	}
+}

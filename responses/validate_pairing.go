@@ -36,18 +36,30 @@ func checkPairing(items []Item) *Error {
 	return nil
 }
 
-// callIndex finds call_ids by linear scan while there are few of them (the
-// common case, no allocation beyond the slices) and by map past that, so a
-// body with thousands of calls stays linear.
+// callIndex is a nameIndex of call_ids that also records which calls have
+// their output.
 type callIndex struct {
-	ids      []string
+	nameIndex
 	answered []bool
-	byID     map[string]int
 }
 
-const callIndexScan = 16
+func (c *callIndex) add(id string) {
+	c.nameIndex.add(id)
+	c.answered = append(c.answered, false)
+}
 
-func (c *callIndex) find(id string) int {
+// nameIndex finds names (call_ids, tool names) by linear scan while there
+// are few of them, the common case with no allocation beyond one slice, and
+// by map past that, so a body with thousands of them stays linear.
+type nameIndex struct {
+	ids  []string
+	byID map[string]int
+}
+
+const nameIndexScan = 16
+
+// find returns the position of id, or -1.
+func (c *nameIndex) find(id string) int {
 	if c.byID != nil {
 		if k, ok := c.byID[id]; ok {
 			return k
@@ -62,17 +74,15 @@ func (c *callIndex) find(id string) int {
 	return -1
 }
 
-func (c *callIndex) add(id string) {
+func (c *nameIndex) add(id string) {
 	c.ids = append(c.ids, id)
-	c.answered = append(c.answered, false)
-	if c.byID == nil && len(c.ids) > callIndexScan {
+	switch {
+	case c.byID != nil:
+		c.byID[id] = len(c.ids) - 1
+	case len(c.ids) > nameIndexScan:
 		c.byID = make(map[string]int, 2*len(c.ids))
 		for k, s := range c.ids {
 			c.byID[s] = k
 		}
-		return
-	}
-	if c.byID != nil {
-		c.byID[id] = len(c.ids) - 1
 	}
 }

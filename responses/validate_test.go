@@ -34,6 +34,7 @@ func TestParseRefusesMalformedAndUnsupportedRequests(t *testing.T) {
 		{"invalid json", `{"model":`, "", "invalid_json", ""},
 		{"empty body", ``, "", "invalid_json", ""},
 		{"trailing garbage", `{"model":"m","input":"x"} x`, "", "invalid_json", ""},
+		{"nested too deep", `{"model":"m","input":` + strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1) + `}`, "", "invalid_json", ""},
 		{"array body", `[{"model":"m"}]`, "", "invalid_type", "The request body must be a JSON object, but got an array instead."},
 		{"string body", `"hi"`, "", "invalid_type", ""},
 
@@ -232,6 +233,25 @@ func TestRefusalsExplainWhy(t *testing.T) {
 		if !strings.Contains(err.Message, c.contains) {
 			t.Errorf("%s: message %q lacks %q", c.body, err.Message, c.contains)
 		}
+	}
+}
+
+func TestDeepNestingIsRefusedWithoutRecursion(t *testing.T) {
+	// 20 MiB of '[' overflowed the goroutine stack inside gjson's validator
+	// (a fatal error, not a panic) before the depth check existed.
+	_, err := Parse([]byte(`{"model":"m","input":` + strings.Repeat("[", 20<<20)))
+	if err == nil || err.Code != "invalid_json" {
+		t.Fatalf("got %v", err)
+	}
+	// Brackets inside strings are text, however many there are.
+	body := `{"model":"m","input":"` + strings.Repeat("[{", maxDepth) + `\"[" }`
+	if _, err := Parse([]byte(body)); err != nil {
+		t.Fatalf("brackets in a string refused: %v", err)
+	}
+	// The deepest nesting allowed still parses.
+	deep := strings.Repeat(`{"a":`, maxDepth-3) + "1" + strings.Repeat("}", maxDepth-3)
+	if _, err := Parse([]byte(`{"model":"m","input":"x","tools":[{"type":"function","name":"f","parameters":` + deep + `}]}`)); err != nil {
+		t.Fatalf("depth %d refused: %v", maxDepth, err)
 	}
 }
 
