@@ -1,0 +1,159 @@
+package chaintest
+
+import (
+	"bufio"
+	"context"
+	"crypto/ecdsa"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/farebox/farebox/x402"
+)
+
+// ChainID is Base Sepolia's, so v1 ("base-sepolia") and v2
+// ("eip155:84532") clients accept the anvil chain.
+const ChainID = 84532
+
+// Anvil's publicly known default accounts (its test mnemonic): never use
+// them with anything of value.
+const (
+	ownerKey   = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80" // #0: deploys and mints
+	relayerKey = "59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d" // #1
+	payerKey   = "5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a" // #2
+	walletKey  = "7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6" // #3: owns the EIP-1271 wallet
+)
+
+// Anvil is a running anvil with Circle's USDC deployed.
+type Anvil struct {
+	// RPCURL is anvil's HTTP JSON-RPC endpoint on loopback.
+	RPCURL string
+	// Client is a JSON-RPC client of it.
+	Client *ethclient.Client
+	// Network is USDC on this chain: eip155:84532, v1 name "base-sepolia",
+	// EIP-712 domain "USDC" / "2".
+	Network *x402.Network
+	// SignatureChecker is the linked library's address.
+	SignatureChecker common.Address
+	// Wallet is Circle's MockERC1271Wallet, owned by WalletOwnerKey and funded with USDC.
+	Wallet common.Address
+	// Keys: the USDC owner/minter, a relayer with ETH, a payer with USDC, the wallet's owner.
+	OwnerKey, RelayerKey, PayerKey, WalletOwnerKey *ecdsa.PrivateKey
+	// Payer is the address of PayerKey.
+	Payer common.Address
+
+	cmd  *exec.Cmd
+	done chan struct{}
+	once sync.Once
+	mint func(ctx context.Context, to common.Address, amount int64) error
+}
+
+// PayerFunds is the USDC (atomic units) minted to the payer and the wallet.
+const PayerFunds = 1_000_000_000
+
+// StartAnvil installs the npm packages if needed, starts anvil, deploys
+// USDC, and stops it when the test ends. It fails the test on any error.
+func StartAnvil(tb testing.TB) *Anvil {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	a, err := Start(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(a.Stop)
+	return a
+}
+
+// Start is StartAnvil for TestMain, where there is no testing.TB: the
+// caller must call Stop.
+func Start(ctx context.Context) (*Anvil, error) {
+	if err := Install(); err != nil {
+		return nil, err
+	}
+	a := &Anvil{OwnerKey: mustKey(ownerKey), RelayerKey: mustKey(relayerKey),
+		PayerKey: mustKey(payerKey), WalletOwnerKey: mustKey(walletKey), done: make(chan struct{})}
+	a.Payer = crypto.PubkeyToAddress(a.PayerKey.PublicKey)
+	if err := a.launch(ctx); err != nil {
+		return nil, err
+	}
+	if err := a.deployUSDC(ctx); err != nil {
+		a.Stop()
+		return nil, err
+	}
+	return a, nil
+}
+
+// launch starts anvil on a free loopback port and dials it.
+func (a *Anvil) launch(ctx context.Context) error {
+	a.cmd = exec.Command(AnvilPath(), "--host", "127.0.0.1", "--port", "0",
+		"--chain-id", fmt.Sprint(ChainID), "--accounts", "4")
+	out, err := a.cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	a.cmd.Stderr = a.cmd.Stdout
+	if err := a.cmd.Start(); err != nil {
+		return fmt.Errorf("chaintest: starting anvil: %w", err)
+	}
+	go func() { a.cmd.Wait(); close(a.done) }()
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if rest, ok := strings.CutPrefix(sc.Text(), "Listening on "); ok {
+				addr <- strings.TrimSpace(rest)
+				break
+			}
+		}
+		io.Copy(io.Discard, out)
+	}()
+	select {
+	case host := <-addr:
+		a.RPCURL = "http://" + host
+	case <-a.done:
+		return errors.New("chaintest: anvil exited before listening")
+	case <-ctx.Done():
+		a.Stop()
+		return fmt.Errorf("chaintest: waiting for anvil: %w", ctx.Err())
+	}
+	if a.Client, err = ethclient.DialContext(ctx, a.RPCURL); err != nil {
+		a.Stop()
+		return err
+	}
+	return nil
+}
+
+// Fund mints amount USDC (atomic units) to addr.
+func (a *Anvil) Fund(ctx context.Context, addr common.Address, amount int64) error {
+	return a.mint(ctx, addr, amount)
+}
+
+// Stop ends anvil; its state is gone.
+func (a *Anvil) Stop() {
+	a.once.Do(func() {
+		if a.Client != nil {
+			a.Client.Close()
+		}
+		if a.cmd != nil && a.cmd.Process != nil {
+			a.cmd.Process.Kill()
+			<-a.done
+		}
+	})
+}
+
+func mustKey(hex string) *ecdsa.PrivateKey {
+	k, err := crypto.HexToECDSA(hex)
+	if err != nil {
+		panic(err)
+	}
+	return k
+}
