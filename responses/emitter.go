@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 )
 
@@ -237,62 +236,6 @@ func (e *Emitter) Status() string {
 		return respInProgress
 	}
 	return e.status
-}
-
-// Denied returns the error Complete would fail the response with because
-// the deny-all policy dropped every call and nothing else was produced, or
-// nil. The gateway may check it before Complete to answer with an HTTP error
-// (and charge nothing) while Started is still false.
-func (e *Emitter) Denied() *Error {
-	if e.dropped == 0 || len(e.output) > 0 {
-		return nil
-	}
-	var msg string
-	n := e.denyName
-	switch e.denyWhy {
-	case "undeclared":
-		msg = fmt.Sprintf("the model called a tool the client did not declare: %s", n)
-	case "none":
-		msg = fmt.Sprintf(`the model called the tool %s although tool_choice is "none"`, n)
-	case "allowed":
-		msg = fmt.Sprintf("the model called the tool %s, which is not in tool_choice.allowed_tools", n)
-	case "forced":
-		msg = fmt.Sprintf("the model called the tool %s, but tool_choice forces %s", n, e.req.ToolChoice.Name)
-	default:
-		msg = fmt.Sprintf("the model called the tool %s beyond max_tool_calls", n)
-	}
-	return &Error{Status: 502, Type: "server_error", Code: "tool_call_denied", Message: msg + "; farebox does not pass such calls on, and the model produced nothing else"}
-}
-
-// denial says why a call to name may not leave, or "" when it may.
-func (e *Emitter) denial(name string) string {
-	r := e.req
-	if !r.Permits(name) {
-		switch {
-		case r.ToolChoice.Mode == ChoiceNone:
-			return "none"
-		case !outDeclared(r.Tools, name):
-			return "undeclared"
-		case r.ToolChoice.Mode == ChoiceAllowed:
-			return "allowed"
-		default:
-			return "forced"
-		}
-	}
-	if r.MaxToolCalls != nil && e.calls >= *r.MaxToolCalls {
-		return "max_tool_calls"
-	}
-	return ""
-}
-
-// outDeclared reports whether a tool named name was declared.
-func outDeclared(tools []Tool, name string) bool {
-	for i := range tools {
-		if tools[i].Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // Complete closes the open item and emits the terminal event

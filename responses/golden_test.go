@@ -289,3 +289,27 @@ func TestDiscardAndStreamBuildTheSameResponse(t *testing.T) {
 		})
 	}
 }
+
+// nopStream is a ResponseWriter that keeps nothing, to measure the SSE path.
+type nopStream struct{ h http.Header }
+
+func (n nopStream) Header() http.Header       { return n.h }
+func (nopStream) WriteHeader(int)             {}
+func (nopStream) Write(b []byte) (int, error) { return len(b), nil }
+func (nopStream) Flush()                      {}
+
+// BenchmarkEmitterTextSSE is BenchmarkEmitterText through the SSE writer:
+// 100 deltas, each framed, written and flushed.
+func BenchmarkEmitterTextSSE(b *testing.B) {
+	req := &Request{Tools: toolsNamed("search", "weather"), ParallelToolCalls: true}
+	b.ReportAllocs()
+	for b.Loop() {
+		sse := NewSSEWriter(nopStream{h: http.Header{}})
+		em := NewEmitter(req, sse, EmitterOptions{Model: "m", IDs: counterIDs()})
+		for range 100 {
+			_ = em.Text("token ")
+		}
+		_ = em.Complete(nil)
+		_ = sse.Done()
+	}
+}
