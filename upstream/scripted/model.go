@@ -5,12 +5,22 @@
 //
 // What it answers, in order:
 //   - a conversation ending with function_call_output items: one line per
-//     output, "<tool> returned: <text>" (text parts of an array output joined
-//     by spaces, images as "[image]");
-//   - tools declared and tool_choice not "none": calls to the tools chosen
-//     as documented on choose (named in the last user message, or forced),
-//     with arguments generated from each tool's schema (see Arguments);
-//   - otherwise "You said: <last user message>".
+//     output of the last tool round, "<tool> returned: <text>" (the text
+//     parts of an array output joined by spaces, images as "[image]"),
+//     whatever tool_choice says, so a client's tool loop always ends;
+//   - tools declared and tool_choice not "none": calls. The tools named in
+//     the last user message (whole words, any case) are called in the order
+//     the message names them: all of them when parallel_tool_calls is true,
+//     else the first. A tool_choice naming a function calls that one alone;
+//     "required" with no tool named calls the first declared tool;
+//     allowed_tools keeps only the allowed tools and, in required mode with
+//     none named, calls the first allowed one. Only calls the request
+//     permits are made, at most max_tool_calls. Arguments are generated from
+//     each tool's schema (see Arguments); call ids are derived from a hash of
+//     the conversation and never repeat one already in the input;
+//   - otherwise "You said: <last user message>" (text parts joined by
+//     spaces, images as "[image]"); instructions and system or developer
+//     messages do not change it.
 package scripted
 
 import (
@@ -51,9 +61,11 @@ func New(opts Options) *Model {
 }
 
 // Respond answers req through em (see the package comment), honouring
-// max_output_tokens (text is cut there and the response marked
-// incomplete), reporting usage approximated from bytes (4 bytes a token),
-// and returning ctx.Err() promptly when ctx ends, also during a pace wait.
+// max_output_tokens (text is cut there, at 4 bytes a token, and the
+// response marked incomplete; calls are never cut), reporting usage
+// approximated from bytes (instructions, input and tools in; text, names
+// and arguments out), and returning ctx.Err() promptly when ctx ends, also
+// during a pace wait.
 func (m *Model) Respond(ctx context.Context, req *responses.Request, em *responses.Emitter) error {
 	p := makePlan(req)
 	s := &stream{ctx: ctx, pace: m.opts.Pace, chunk: m.opts.ChunkSize}
