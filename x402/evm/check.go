@@ -23,6 +23,8 @@ type Checker struct {
 	// From is the account the simulation calls from (the relayer); zero is fine
 	// for FiatToken, which lets anyone submit an authorization.
 	From common.Address
+
+	assets deployedAssets
 }
 
 var _ x402.Checker = (*Checker)(nil)
@@ -79,6 +81,9 @@ func (c *Checker) VerifyContractSignature(ctx context.Context, p *x402.Payment, 
 // latest block. When it would revert, the returned *x402.Error carries the
 // most precise reason the chain can give (see Diagnose).
 func (c *Checker) SimulateTransfer(ctx context.Context, p *x402.Payment, req *x402.Requirement) error {
+	if err := c.assets.check(ctx, c.backend, req.Network); err != nil {
+		return err
+	}
 	return simulate(ctx, c.backend, c.From, p, req)
 }
 

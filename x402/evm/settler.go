@@ -38,6 +38,8 @@ type Settler struct {
 	// GasMarginPercent is added to the estimated gas (default 20).
 	GasMarginPercent uint64
 
+	assets deployedAssets
+
 	mu      sync.Mutex
 	nonce   uint64
 	nonceOK bool
@@ -107,6 +109,13 @@ func (s *Settler) Settle(ctx context.Context, p *x402.Payment, req *x402.Require
 	data, err := transferCalldata(p)
 	if err != nil {
 		return fail(x402.ReasonInvalidPayload, fmt.Errorf("evm: %w", err))
+	}
+	if err := s.assets.check(ctx, s.backend, req.Network); err != nil {
+		var xe *x402.Error
+		if errors.As(err, &xe) {
+			return fail(xe.Reason, err)
+		}
+		return fail(x402.ReasonUnexpectedSettleError, err)
 	}
 	asset := req.Network.Asset
 	gas, err := s.backend.EstimateGas(ctx, ethereum.CallMsg{From: s.from, To: &asset, Data: data})
