@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -251,7 +252,7 @@ func TestKeyLayout(t *testing.T) {
 	k.Nonce[0], k.Nonce[31] = 0xAB, 0x01
 	got := New(nil, "p:").KeyName(k)
 	want := "p:8453:0x833589fcd6edb6e08f4c7c32d4f71b54bda02913:0xabcdef0123456789abcdef0123456789abcdef01:0xab" +
-		"000000000000000000000000000000000000000000000000000000000001"
+		strings.Repeat("00", 30) + "01"
 	if got != want {
 		t.Fatalf("KeyName =\n%s\nwant\n%s", got, want)
 	}
