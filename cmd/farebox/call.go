@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/evm/devchain"
+	"github.com/farebox/farebox/x402/payer"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	oresponses "github.com/openai/openai-go/v3/responses"
+	"github.com/tidwall/gjson"
+)
+
+// runCall makes one paid call: openai-go over the paying transport.
+func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	fs := flag.NewFlagSet("call", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	base := fs.String("base-url", getenvOr(getenv, "FAREBOX_BASE_URL", "http://127.0.0.1:8402/v1"), "farebox's base URL (env FAREBOX_BASE_URL)")
+	model := fs.String("model", "farebox-scripted", "model to call")
+	stream := fs.Bool("stream", false, "stream the answer")
+	maxPrice := fs.String("max-price", "0.1", "the most this call may cost, in USDC")
+	var tools fundFlags
+	fs.Var(&tools, "tool", "declare a function tool NAME (repeatable); its calls are printed, not run")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: farebox call [flags] PROMPT\n\nThe payer key comes from FAREBOX_PAYER_KEY (hex); without it, the publicly\nknown dev payer key of `farebox dev` is used.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	prompt := strings.Join(fs.Args(), " ")
+	if prompt == "" {
+		fs.Usage()
+		return errors.New("a prompt is required")
+	}
+	keyHex := getenv("FAREBOX_PAYER_KEY")
+	if keyHex == "" {
+		keyHex = devchain.DevPayerKey
+		fmt.Fprintln(stderr, "farebox call: FAREBOX_PAYER_KEY is not set; paying with the publicly known dev payer key")
+	}
+	key, err := crypto.HexToECDSA(strings.TrimPrefix(keyHex, "0x"))
+	if err != nil {
+		return fmt.Errorf("FAREBOX_PAYER_KEY: %w", err)
+	}
+	capAtomic, err := x402.ParseUSDC(*maxPrice)
+	if err != nil {
+		return fmt.Errorf("--max-price: %w", err)
+	}
+	nets, err := offeredNetworks(ctx, *base, *model)
+	if err != nil {
+		return err
+	}
+	var receipt *x402.Receipt
+	var paid *big.Int
+	signer := payer.NewSigner(key)
+	tr := payer.NewTransport(signer, payer.WithNetworks(nets), payer.WithSpendCap(capAtomic),
+		payer.OnReceipt(func(r *x402.Receipt) { receipt = r }),
+		payer.OnRefusal(func(err error) { fmt.Fprintln(stderr, "farebox call: not paying:", err) }))
+	client := openai.NewClient(option.WithBaseURL(strings.TrimSuffix(*base, "/")+"/"), option.WithAPIKey("x402"),
+		option.WithHTTPClient(&http.Client{Transport: tr}), option.WithMaxRetries(0))
+	params := oresponses.ResponseNewParams{Model: *model, Input: oresponses.ResponseNewParamsInputUnion{OfString: openai.String(prompt)}}
+	for _, name := range tools {
+		params.Tools = append(params.Tools, oresponses.ToolUnionParam{OfFunction: &oresponses.FunctionToolParam{
+			Name: name, Parameters: map[string]any{"type": "object", "properties": map[string]any{}}, Strict: openai.Bool(false)}})
+	}
+	var res *oresponses.Response
+	if *stream {
+		res, err = callStreaming(ctx, &client, params, stdout)
+	} else {
+		res, err = client.Responses.New(ctx, params)
+	}
+	if err != nil {
+		return err
+	}
+	if !*stream {
+		if t := res.OutputText(); t != "" {
+			fmt.Fprintln(stdout, t)
+		}
+	}
+	for _, it := range res.Output {
+		if it.Type == "function_call" {
+			fmt.Fprintf(stdout, "function call %s %s(%s)\n", it.CallID, it.Name, it.Arguments.OfString)
+		}
+	}
+	if receipt == nil { // a stream carries its receipt in-band
+		if r := gjson.Get(res.RawJSON(), "x402"); r.Exists() {
+			receipt = &x402.Receipt{Success: r.Get("success").Bool(), Transaction: r.Get("transaction").String(),
+				Payer: r.Get("payer").String(), Network: r.Get("network").String(), ErrorReason: r.Get("errorReason").String()}
+		}
+	}
+	if receipt != nil {
+		paid = priceOf(ctx, *base, *model)
+		fmt.Fprintf(stdout, "\nreceipt: success=%v transaction=%s amount=%s USDC payer=%s network=%s\n",
+			receipt.Success, receipt.Transaction, x402.FormatUSDC(paid), receipt.Payer, receipt.Network)
+	}
+	return nil
+}
+
+func callStreaming(ctx context.Context, c *openai.Client, p oresponses.ResponseNewParams, stdout io.Writer) (*oresponses.Response, error) {
+	s := c.Responses.NewStreaming(ctx, p)
+	var final *oresponses.Response
+	for s.Next() {
+		ev := s.Current()
+		switch ev.Type {
+		case "response.output_text.delta":
+			fmt.Fprint(stdout, ev.Delta)
+		case "response.completed", "response.incomplete", "response.failed":
+			r := ev.Response
+			final = &r
+		}
+	}
+	fmt.Fprintln(stdout)
+	if err := s.Err(); err != nil {
+		return nil, err
+	}
+	if final == nil {
+		return nil, errors.New("the stream ended without a terminal event")
+	}
+	if final.Status == "failed" {
+		return final, fmt.Errorf("response failed: %s", final.Error.Message)
+	}
+	return final, nil
+}
+
+// offeredNetworks asks the server which networks it takes for model (the
+// 402 offer of an unpaid request, answered before any model runs) and
+// trusts those the user chose by naming the base URL; the spend cap bounds
+// what any of them can cost.
+func offeredNetworks(ctx context.Context, base, model string) (*x402.Registry, error) {
+	reg := x402.DefaultRegistry()
+	body := `{"model":` + fmt.Sprintf("%q", model) + `,"input":"."}`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(base, "/")+"/responses", strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusPaymentRequired {
+		return reg, nil
+	}
+	offers, err := x402.DecodePaymentRequired(res.Header.Get(x402.HeaderPaymentRequired))
+	if err != nil {
+		return nil, fmt.Errorf("reading the server's offer: %w", err)
+	}
+	for _, o := range offers {
+		var id int64
+		if _, err := fmt.Sscanf(o.Network, "eip155:%d", &id); err != nil || !common.IsHexAddress(o.Asset) {
+			continue
+		}
+		if reg.ByCAIP2(o.Network) != nil {
+			continue
+		}
+		n := x402.NewNetwork(o.Network, "", big.NewInt(id), common.HexToAddress(o.Asset), o.ExtraName, o.ExtraVersion)
+		if err := reg.Add(n); err != nil {
+			return nil, err
+		}
+	}
+	return reg, nil
+}
+
+func priceOf(ctx context.Context, base, model string) *big.Int {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(base, "/")+"/models/"+model, nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return new(big.Int)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<16))
+	n, ok := new(big.Int).SetString(gjson.GetBytes(b, "price.atomic").String(), 10)
+	if !ok {
+		return new(big.Int)
+	}
+	return n
+}

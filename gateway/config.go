@@ -1,0 +1,225 @@
+package gateway
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is everything an operator decides. It comes from one YAML file
+// (farebox.example.yaml documents every key), then FAREBOX_* environment
+// variables, then flags. Secrets (API keys, the relayer key, facilitator
+// credentials) are never in the file: only the names of the environment
+// variables that hold them.
+type Config struct {
+	// Addr is the listen address.
+	Addr string `yaml:"addr"`
+	// PublicURL is the base URL clients reach farebox at (used for the x402
+	// resource); empty = derived from each request's Host.
+	PublicURL string `yaml:"public_url"`
+	// BodyLimit caps a request body in bytes (default 20 MiB).
+	BodyLimit int64 `yaml:"body_limit"`
+	// ShutdownTimeout bounds how long open streams may run after SIGTERM.
+	ShutdownTimeout Duration `yaml:"shutdown_timeout"`
+	// ReadHeaderTimeout and IdleTimeout protect the listener.
+	ReadHeaderTimeout Duration `yaml:"read_header_timeout"`
+	IdleTimeout       Duration `yaml:"idle_timeout"`
+	// LogLevel is debug, info, warn or error.
+	LogLevel string `yaml:"log_level"`
+
+	Payments PaymentsConfig `yaml:"payments"`
+	Models   []ModelConfig  `yaml:"models"`
+}
+
+// ModelConfig declares one model clients can name.
+type ModelConfig struct {
+	// Name is the public model name clients send.
+	Name string `yaml:"name"`
+	// Upstream is the kind: scripted, openai (Responses API) or chat (Chat Completions).
+	Upstream string `yaml:"upstream"`
+	// UpstreamModel is the model name sent upstream (default: Name).
+	UpstreamModel string `yaml:"upstream_model"`
+	// BaseURL of the upstream API (openai, chat), e.g. https://api.openai.com/v1.
+	BaseURL string `yaml:"base_url"`
+	// APIKeyEnv names the environment variable holding the upstream API key.
+	APIKeyEnv string `yaml:"api_key_env"`
+	// Price per call in USDC as a decimal string; "0" or empty = free.
+	Price string `yaml:"price"`
+	// Description is shown in the x402 offer.
+	Description string `yaml:"description"`
+	// Images says whether the upstream takes images (chat: tool-output
+	// images are moved into a user message, or refused when false).
+	Images *bool `yaml:"images"`
+	// Timeouts for the upstream call.
+	Timeouts UpstreamTimeouts `yaml:"timeouts"`
+	// Pace is the scripted model's delay between deltas.
+	Pace Duration `yaml:"pace"`
+}
+
+// UpstreamTimeouts bound each phase of an upstream call.
+type UpstreamTimeouts struct {
+	Connect   Duration `yaml:"connect"`
+	FirstByte Duration `yaml:"first_byte"`
+	Idle      Duration `yaml:"idle"` // the longest gap between two chunks
+	Total     Duration `yaml:"total"`
+}
+
+// PaymentsConfig says how priced models are paid.
+type PaymentsConfig struct {
+	// PayTo receives the payments.
+	PayTo string `yaml:"pay_to"`
+	// Networks lists the networks accepted, by CAIP-2 id or v1 name
+	// ("base", "base-sepolia", "eip155:1337"); custom ones are declared below.
+	Networks []string `yaml:"networks"`
+	// CustomNetworks declares chains that are not built in (a dev chain, anvil).
+	CustomNetworks []NetworkConfig `yaml:"custom_networks"`
+	// MaxTimeoutSeconds bounds an authorization's validity (default 300).
+	MaxTimeoutSeconds int64 `yaml:"max_timeout_seconds"`
+	// Settle is "after" (default: settle once the model answered) or "before".
+	Settle string `yaml:"settle"`
+	// Settler is "facilitator" or "chain".
+	Settler string `yaml:"settler"`
+	// SettleTimeout bounds one settlement (default 30 s).
+	SettleTimeout Duration `yaml:"settle_timeout"`
+	// Facilitator configures the facilitator settler.
+	Facilitator FacilitatorConfig `yaml:"facilitator"`
+	// Chain configures the chain settler and on-chain checks.
+	Chain ChainConfig `yaml:"chain"`
+	// RedisURL, when set, keeps replay protection in Redis (shared by replicas).
+	RedisURL string `yaml:"redis_url"`
+}
+
+// NetworkConfig declares a custom EVM network and its EIP-3009 token.
+type NetworkConfig struct {
+	CAIP2   string `yaml:"caip2"`
+	V1Name  string `yaml:"v1_name"`
+	ChainID int64  `yaml:"chain_id"`
+	Asset   string `yaml:"asset"`
+	Name    string `yaml:"name"`
+	Version string `yaml:"version"`
+}
+
+// FacilitatorConfig points at a remote x402 facilitator.
+type FacilitatorConfig struct {
+	URL string `yaml:"url"`
+	// AuthHeaderEnv names an environment variable whose value is sent as the
+	// Authorization header on every facilitator call.
+	AuthHeaderEnv string `yaml:"auth_header_env"`
+	// Verify asks the facilitator to verify before the model is called.
+	Verify bool `yaml:"verify"`
+}
+
+// ChainConfig configures self-settlement.
+type ChainConfig struct {
+	RPCURL string `yaml:"rpc_url"`
+	// RelayerKeyEnv names the environment variable holding the relayer's
+	// private key (hex). Default FAREBOX_RELAYER_KEY.
+	RelayerKeyEnv string `yaml:"relayer_key_env"`
+	// Simulate runs transferWithAuthorization as eth_call before serving.
+	Simulate bool `yaml:"simulate"`
+}
+
+// Duration is a time.Duration written as "30s" in YAML.
+type Duration time.Duration
+
+// UnmarshalYAML reads "30s", "1m" or a number of seconds.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	var s string
+	if err := n.Decode(&s); err != nil {
+		return err
+	}
+	v, err := parseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}
+
+func parseDuration(s string) (time.Duration, error) {
+	if secs, err := strconv.ParseFloat(s, 64); err == nil {
+		return time.Duration(secs * float64(time.Second)), nil
+	}
+	return time.ParseDuration(s)
+}
+
+// D returns d as a time.Duration, or def when unset.
+func (d Duration) D(def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return time.Duration(d)
+}
+
+// LoadConfig reads a YAML config file; unknown keys are errors, so a typo
+// does not silently become a default.
+func LoadConfig(path string) (Config, error) {
+	var c Config
+	f, err := os.Open(path)
+	if err != nil {
+		return c, err
+	}
+	defer f.Close()
+	dec := yaml.NewDecoder(f)
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil {
+		return c, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// ApplyEnv overrides c from FAREBOX_* environment variables.
+func (c *Config) ApplyEnv(getenv func(string) string) error {
+	set := func(name string, dst *string) {
+		if v := getenv(name); v != "" {
+			*dst = v
+		}
+	}
+	set("FAREBOX_ADDR", &c.Addr)
+	set("FAREBOX_PUBLIC_URL", &c.PublicURL)
+	set("FAREBOX_LOG_LEVEL", &c.LogLevel)
+	set("FAREBOX_PAY_TO", &c.Payments.PayTo)
+	set("FAREBOX_SETTLE", &c.Payments.Settle)
+	set("FAREBOX_SETTLER", &c.Payments.Settler)
+	set("FAREBOX_FACILITATOR_URL", &c.Payments.Facilitator.URL)
+	set("FAREBOX_RPC_URL", &c.Payments.Chain.RPCURL)
+	set("FAREBOX_REDIS_URL", &c.Payments.RedisURL)
+	if v := getenv("FAREBOX_NETWORKS"); v != "" {
+		c.Payments.Networks = strings.Split(v, ",")
+	}
+	if v := getenv("FAREBOX_BODY_LIMIT"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("FAREBOX_BODY_LIMIT: want a positive number of bytes, got %q", v)
+		}
+		c.BodyLimit = n
+	}
+	return nil
+}
+
+// withDefaults fills what the operator left out.
+func (c Config) withDefaults() Config {
+	if c.Addr == "" {
+		c.Addr = "127.0.0.1:8402"
+	}
+	if c.BodyLimit == 0 {
+		c.BodyLimit = 20 << 20
+	}
+	if c.Payments.MaxTimeoutSeconds == 0 {
+		c.Payments.MaxTimeoutSeconds = 300
+	}
+	if c.Payments.Settle == "" {
+		c.Payments.Settle = "after"
+	}
+	if c.Payments.Chain.RelayerKeyEnv == "" {
+		c.Payments.Chain.RelayerKeyEnv = "FAREBOX_RELAYER_KEY"
+	}
+	if c.LogLevel == "" {
+		c.LogLevel = "info"
+	}
+	return c
+}

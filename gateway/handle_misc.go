@@ -1,0 +1,55 @@
+package gateway
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/farebox/farebox/responses"
+	"github.com/labstack/echo/v4"
+)
+
+// handleModels serves GET /v1/models: the OpenAI list shape, with each
+// model's price per call.
+func (s *Server) handleModels(c echo.Context) error {
+	b := append(make([]byte, 0, 256), `{"object":"list","data":[`...)
+	for i, name := range s.order {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = s.routes[name].appendModel(b)
+	}
+	b = append(b, "]}"...)
+	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, b)
+}
+
+// handleModel serves GET /v1/models/:model.
+func (s *Server) handleModel(c echo.Context) error {
+	rt, ok := s.routes[c.Param("model")]
+	if !ok {
+		return writeError(c, modelNotFound(c.Param("model")))
+	}
+	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, rt.appendModel(nil))
+}
+
+// handleHealthz serves GET /healthz: the process is up.
+func (s *Server) handleHealthz(c echo.Context) error {
+	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, []byte(`{"status":"ok"}`))
+}
+
+// handleReadyz serves GET /readyz: farebox can take paid traffic (the
+// settler can settle: e.g. the relayer holds gas money).
+func (s *Server) handleReadyz(c echo.Context) error {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), 5*time.Second)
+	defer cancel()
+	if err := s.pay.ready(ctx); err != nil {
+		return writeError(c, &responses.Error{Status: http.StatusServiceUnavailable, Type: "server_error",
+			Code: "not_ready", Message: "Not ready: " + err.Error(), Cause: err})
+	}
+	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, []byte(`{"status":"ready"}`))
+}
+
+func modelNotFound(name string) *responses.Error {
+	return &responses.Error{Status: http.StatusNotFound, Type: "invalid_request_error", Param: "model",
+		Code: "model_not_found", Message: "The model '" + name + "' does not exist or you do not have access to it."}
+}

@@ -1,0 +1,42 @@
+package gateway
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/x402"
+)
+
+// Options supplies what a config file cannot: in-process models and chains
+// (farebox dev), and the parts tests replace.
+type Options struct {
+	// Logger defaults to JSON on stderr at cfg.LogLevel.
+	Logger *slog.Logger
+	// Models are in-process models by public name; a model in the config
+	// whose upstream is "inprocess" is looked up here.
+	Models map[string]responses.Model
+	// Networks are networks known beyond the built-in and configured ones.
+	Networks []*x402.Network
+	// Settler, Checker and Store replace the ones the config would build.
+	Settler x402.Settler
+	Checker x402.Checker
+	Store   x402.ReplayStore
+	// Ready, when set, is part of /readyz (e.g. the relayer can pay gas).
+	Ready func(ctx context.Context) error
+	// Now is the clock for payment windows (tests).
+	Now func() time.Time
+}
+
+func (o Options) logger(level string) *slog.Logger {
+	if o.Logger != nil {
+		return o.Logger
+	}
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+}

@@ -1,0 +1,283 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"net/http"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/x402"
+	"github.com/labstack/echo/v4"
+)
+
+// Header names of x402 v1 and v2.
+const (
+	hdrPaymentRequired  = "PAYMENT-REQUIRED"
+	hdrPaymentSignature = "PAYMENT-SIGNATURE"
+	hdrPaymentResponse  = "PAYMENT-RESPONSE"
+	hdrXPayment         = "X-PAYMENT"
+	hdrXPaymentResponse = "X-PAYMENT-RESPONSE"
+)
+
+// payments holds the payment side of the gateway: what is accepted, how it
+// is verified, remembered and settled.
+type payments struct {
+	payTo      common.Address
+	networks   []*x402.Network
+	maxTimeout int64
+	before     bool // settle before calling the model
+	verifier   *x402.Verifier
+	store      x402.ReplayStore
+	settler    x402.Settler
+	timeout    time.Duration
+	readyFn    func(context.Context) error
+	closers    []func()
+	log        *slog.Logger
+
+	// SettleFailures counts settlements that failed after an answer was
+	// served (logged each time; the operator's alarm).
+	settleFailures atomic.Int64
+}
+
+// charge is one verified payment riding along a request.
+type charge struct {
+	payment *x402.Payment
+	req     *x402.Requirement
+	key     x402.Key
+	expires time.Time
+	receipt *x402.Receipt
+}
+
+func (p *payments) enabled() bool { return p.payTo != (common.Address{}) && len(p.networks) > 0 }
+
+func (p *payments) close() {
+	for _, f := range p.closers {
+		f()
+	}
+}
+
+func (p *payments) ready(ctx context.Context) error {
+	if p.readyFn == nil {
+		return nil
+	}
+	return p.readyFn(ctx)
+}
+
+func newPayments(cfg Config, opts Options, log *slog.Logger) (*payments, error) {
+	pc := cfg.Payments
+	p := &payments{maxTimeout: pc.MaxTimeoutSeconds, log: log, timeout: pc.SettleTimeout.D(30 * time.Second), readyFn: opts.Ready}
+	switch pc.Settle {
+	case "after":
+	case "before":
+		p.before = true
+	default:
+		return nil, fmt.Errorf("payments.settle: want \"after\" or \"before\", got %q", pc.Settle)
+	}
+	if pc.PayTo != "" {
+		if !common.IsHexAddress(pc.PayTo) {
+			return nil, fmt.Errorf("payments.pay_to: %q is not an address", pc.PayTo)
+		}
+		p.payTo = common.HexToAddress(pc.PayTo)
+	}
+	reg, err := registry(pc, opts.Networks)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range pc.Networks {
+		n := lookupNetwork(reg, name)
+		if n == nil {
+			return nil, fmt.Errorf("payments.networks: unknown network %q (built in: base, base-sepolia; declare others in custom_networks)", name)
+		}
+		p.networks = append(p.networks, n)
+	}
+	if !p.enabled() {
+		return p, nil
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	p.verifier = &x402.Verifier{Now: now, Checker: opts.Checker}
+	p.store = opts.Store
+	if p.store == nil {
+		if p.store, err = newReplayStore(pc); err != nil {
+			return nil, err
+		}
+	}
+	p.settler = opts.Settler
+	if p.settler == nil {
+		if err := p.buildSettler(pc); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// requirements are a pure function of configuration, route and URL: any
+// replica computes the same.
+func (p *payments) requirements(rt *route, resource string) *offer {
+	if o := rt.offer.Load(); o != nil && o.resource == resource {
+		return o
+	}
+	o := &offer{resource: resource}
+	for _, n := range p.networks {
+		o.reqs = append(o.reqs, &x402.Requirement{
+			Scheme: "exact", Network: n, Amount: rt.price, PayTo: p.payTo,
+			MaxTimeoutSeconds: p.maxTimeout, Resource: resource,
+			Description: rt.description, MimeType: "application/json",
+		})
+	}
+	o.v1 = x402.V1Accepts(o.reqs)
+	rt.offer.Store(o)
+	return o
+}
+
+// offer is the requirements for one route at one URL, with the parts of the
+// 402 answer that do not depend on the failure.
+type offer struct {
+	resource string
+	reqs     []*x402.Requirement
+	v1       []byte
+}
+
+// paymentError is a refusal sent as a 402 offer with the x402 reason.
+func (p *payments) refuse(c echo.Context, o *offer, status int, reason, msg string) error {
+	h := c.Response().Header()
+	h.Set(hdrPaymentRequired, x402.PaymentRequiredHeader(o.reqs, reason))
+	h.Set("X-Should-Retry", "false")
+	e := &responses.Error{Status: status, Type: "payment_error", Code: reason, Message: msg}
+	b := append(make([]byte, 0, 512+len(o.v1)), `{"error":`...)
+	b = appendErrorObject(b, e)
+	b = append(b, `,"x402Version":1,"accepts":`...)
+	b = append(b, o.v1...)
+	b = append(b, '}')
+	setCause(c, e)
+	return c.Blob(status, echo.MIMEApplicationJSON, b)
+}
+
+// authorize turns the request's payment header into a reserved charge, or
+// answers the client itself (402 offer, 400 malformed, 402 refused) and
+// returns nil.
+func (p *payments) authorize(c echo.Context, rt *route, resource string) (*charge, error) {
+	o := p.requirements(rt, resource)
+	hdr, version := c.Request().Header.Get(hdrPaymentSignature), 2
+	if hdr == "" {
+		hdr, version = c.Request().Header.Get(hdrXPayment), 1
+	}
+	if hdr == "" {
+		return nil, p.refuse(c, o, http.StatusPaymentRequired, "payment_required",
+			"Payment required: "+rt.name+" costs "+x402.FormatUSDC(rt.price)+" USDC per call. Pay with x402: send a PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1) header for one of the offers in PAYMENT-REQUIRED / accepts.")
+	}
+	pay, err := x402.DecodePayment(hdr, version)
+	if err != nil {
+		xe := asX402(err, "invalid_payload")
+		if xe.Malformed {
+			return nil, writeError(c, &responses.Error{Status: http.StatusBadRequest, Type: "invalid_request_error",
+				Code: xe.Reason, Param: headerParam(version), Message: "Malformed payment header: " + xe.Message})
+		}
+		return nil, p.refuse(c, o, http.StatusPaymentRequired, xe.Reason, xe.Message)
+	}
+	req, err := p.verifier.Verify(c.Request().Context(), pay, o.reqs)
+	if err != nil {
+		xe := asX402(err, "unexpected_verify_error")
+		return nil, p.refuse(c, o, http.StatusPaymentRequired, xe.Reason, "Payment refused: "+xe.Message)
+	}
+	ch := &charge{payment: pay, req: req, key: pay.Key(req.Network), expires: unixTime(pay.Authorization.ValidBefore)}
+	if err := p.store.Reserve(c.Request().Context(), ch.key, ch.expires); err != nil {
+		if errors.Is(err, x402.ErrReplay) {
+			return nil, p.refuse(c, o, http.StatusPaymentRequired, "invalid_exact_evm_nonce_already_used",
+				"Payment refused: this authorization was already used (or is in use by another request). Sign a new one.")
+		}
+		return nil, writeError(c, &responses.Error{Status: http.StatusServiceUnavailable, Type: "server_error",
+			Code: "replay_store_unavailable", Message: "Payments are temporarily unavailable.", RetryAfter: time.Second, Cause: err})
+	}
+	return ch, nil
+}
+
+// settle settles ch on a context of its own: a client that disconnects
+// does not stop a settlement that is due.
+func (p *payments) settle(ctx context.Context, ch *charge) *x402.Receipt {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.timeout)
+	defer cancel()
+	r, err := p.settler.Settle(ctx, ch.payment, ch.req)
+	if r == nil {
+		r = &x402.Receipt{Network: networkName(ch), Payer: ch.payment.Authorization.From.Hex()}
+	}
+	if err != nil && r.Success {
+		r.Success = false
+	}
+	if err != nil && r.ErrorReason == "" {
+		r.ErrorReason = asX402(err, "unexpected_settle_error").Reason
+	}
+	if r.Network == "" {
+		r.Network = networkName(ch)
+	}
+	if r.Payer == "" {
+		r.Payer = ch.payment.Authorization.From.Hex()
+	}
+	if !r.Success {
+		p.log.Error("settlement failed", "payer", r.Payer, "network", r.Network, "reason", r.ErrorReason, "err", err)
+	}
+	ch.receipt = r
+	// The authorization was used to serve a request: it is never accepted
+	// again, whatever the chain said.
+	if err := p.store.Commit(context.WithoutCancel(ctx), ch.key, ch.expires); err != nil {
+		p.log.Error("replay store commit failed", "err", err)
+	}
+	return r
+}
+
+// release lets the client retry with the same authorization: nothing was
+// served and nothing was settled.
+func (p *payments) release(ctx context.Context, ch *charge) {
+	if err := p.store.Release(context.WithoutCancel(ctx), ch.key); err != nil {
+		p.log.Error("replay store release failed", "err", err)
+	}
+}
+
+// receiptHeader sets the receipt header of the payment's version.
+func receiptHeader(h http.Header, ch *charge) {
+	name := hdrPaymentResponse
+	if ch.payment.Version == 1 {
+		name = hdrXPaymentResponse
+	}
+	h.Set(name, x402.EncodeReceipt(ch.receipt))
+}
+
+func networkName(ch *charge) string {
+	if ch.payment.Version == 1 && ch.req.Network.V1Name != "" {
+		return ch.req.Network.V1Name
+	}
+	return ch.req.Network.CAIP2
+}
+
+func headerParam(version int) string {
+	if version == 1 {
+		return "header:X-PAYMENT"
+	}
+	return "header:PAYMENT-SIGNATURE"
+}
+
+func asX402(err error, fallback string) *x402.Error {
+	var xe *x402.Error
+	if errors.As(err, &xe) {
+		return xe
+	}
+	return &x402.Error{Reason: fallback, Message: err.Error()}
+}
+
+func unixTime(v *big.Int) time.Time {
+	if v == nil || !v.IsInt64() {
+		return time.Now().Add(24 * time.Hour)
+	}
+	return time.Unix(v.Int64(), 0)
+}
+
+func envOr(name string) string { return os.Getenv(name) }
