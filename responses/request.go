@@ -25,19 +25,19 @@ type Request struct {
 	PresencePenalty  *float64
 	FrequencyPenalty *float64
 
-	Stream        bool
-	IncludeUsage  bool // stream_options.include_obfuscation etc. are accepted and ignored
-	Store         bool // always echoed as false: farebox stores nothing
-	Metadata      []MetadataPair
-	Text          json.RawMessage // the "text" object as sent ({format, verbosity}); nil = default
-	Truncation    string          // "auto" | "disabled" (default "disabled")
-	User          *string
-	SafetyID      *string
-	PromptCache   *string
-	Include       []string
-	Reasoning     json.RawMessage // the "reasoning" object as sent; nil = null
-	ServiceTier   string          // as sent, default "default"
-	PromptRaw     json.RawMessage // the "prompt" object as sent (prompt templates are not run)
+	Stream       bool
+	IncludeUsage bool // stream_options.include_obfuscation etc. are accepted and ignored
+	Store        bool // always echoed as false: farebox stores nothing
+	Metadata     []MetadataPair
+	Text         json.RawMessage // the "text" object as sent ({format, verbosity}); nil = default
+	Truncation   string          // "auto" | "disabled" (default "disabled")
+	User         *string
+	SafetyID     *string
+	PromptCache  *string
+	Include      []string
+	Reasoning    json.RawMessage // the "reasoning" object as sent; nil = null
+	ServiceTier  string          // as sent, default "default"
+	PromptRaw    json.RawMessage // the "prompt" object as sent (prompt templates are not run)
 }
 
 // MetadataPair is one metadata entry; order is kept so the echo is stable.
