@@ -24,7 +24,9 @@ func server(t *testing.T) string {
 }
 
 // client connects a new client (one "replica") to addr.
-func client(t *testing.T, addr string) *redis.Client {
+func client(t *testing.T, addr string) *redis.Client { return clientTB(t, addr) }
+
+func clientTB(t testing.TB, addr string) *redis.Client {
 	t.Helper()
 	c := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 128})
 	t.Cleanup(func() { _ = c.Close() })
@@ -32,7 +34,9 @@ func client(t *testing.T, addr string) *redis.Client {
 }
 
 // randomKey is an authorization no other test uses.
-func randomKey(t *testing.T) x402.Key {
+func randomKey(t *testing.T) x402.Key { return randomKeyTB(t) }
+
+func randomKeyTB(t testing.TB) x402.Key {
 	t.Helper()
 	k := x402.Key{ChainID: "84532", Asset: x402.BaseSepolia.Asset}
 	if _, err := rand.Read(k.From[:]); err != nil {
