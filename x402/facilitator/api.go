@@ -9,14 +9,6 @@ import (
 	"github.com/farebox/farebox/x402"
 )
 
-// Reason codes for failures that are not the facilitator's verdict on the
-// payment: it could not be reached, timed out, or answered something that is
-// not the documented JSON (wire.md §6).
-const (
-	ReasonUnexpectedVerify = "unexpected_verify_error"
-	ReasonUnexpectedSettle = "unexpected_settle_error"
-)
-
 // VerifyResponse is the facilitator's verdict from /verify.
 type VerifyResponse struct {
 	IsValid        bool   `json:"isValid"`
@@ -85,7 +77,7 @@ type settleJSON struct {
 // sent it, and the requirement farebox recomputed, in the payload's version.
 func body(p *x402.Payment, r *x402.Requirement) ([]byte, error) {
 	if p == nil || len(p.Raw) == 0 || !json.Valid(p.Raw) {
-		return nil, &x402.Error{Reason: "invalid_payload", Message: "no payment payload to forward"}
+		return nil, &x402.Error{Reason: x402.ReasonInvalidPayload, Message: "no payment payload to forward"}
 	}
 	req, err := requirementJSON(p.Version, r)
 	if err != nil {
@@ -99,7 +91,7 @@ func body(p *x402.Payment, r *x402.Requirement) ([]byte, error) {
 // status was 2xx; a refusal sent with a non-2xx status comes back with its
 // verdict and an error carrying its reason. Anything else (unreachable,
 // timeout, not the documented JSON) is an error wrapping an *x402.Error with
-// ReasonUnexpectedVerify and the cause (errors.Is works on ctx errors).
+// x402.ReasonUnexpectedVerifyError and the cause (errors.Is works on ctx errors).
 func (c *Client) Verify(ctx context.Context, p *x402.Payment, r *x402.Requirement) (*VerifyResponse, error) {
 	b, err := body(p, r)
 	if err != nil {
@@ -107,23 +99,23 @@ func (c *Client) Verify(ctx context.Context, p *x402.Payment, r *x402.Requiremen
 	}
 	a, err := c.exchange(ctx, EndpointVerify, b)
 	if err != nil {
-		return nil, unexpected(EndpointVerify, ReasonUnexpectedVerify, a.status, err)
+		return nil, unexpected(EndpointVerify, x402.ReasonUnexpectedVerifyError, a.status, err)
 	}
 	var v verifyJSON
 	jerr := json.Unmarshal(a.body, &v)
 	if a.ok() {
 		if jerr != nil || v.IsValid == nil {
-			return nil, garbage(EndpointVerify, ReasonUnexpectedVerify, a)
+			return nil, garbage(EndpointVerify, x402.ReasonUnexpectedVerifyError, a)
 		}
 		return &VerifyResponse{IsValid: *v.IsValid, InvalidReason: v.InvalidReason,
 			InvalidMessage: v.InvalidMessage, Payer: v.Payer}, nil
 	}
 	if jerr != nil {
-		return nil, garbage(EndpointVerify, ReasonUnexpectedVerify, a)
+		return nil, garbage(EndpointVerify, x402.ReasonUnexpectedVerifyError, a)
 	}
 	reason := v.InvalidReason
 	if reason == "" {
-		reason = ReasonUnexpectedVerify
+		reason = x402.ReasonUnexpectedVerifyError
 	}
 	msg := firstOf(v.InvalidMessage, v.Error, "the facilitator refused to verify the payment")
 	return &VerifyResponse{InvalidReason: reason, InvalidMessage: msg, Payer: v.Payer},
@@ -132,7 +124,7 @@ func (c *Client) Verify(ctx context.Context, p *x402.Payment, r *x402.Requiremen
 
 // Check implements x402.Checker through /verify: nil when the facilitator
 // finds the payment valid, else an error holding an *x402.Error whose reason
-// is the facilitator's invalidReason (or ReasonUnexpectedVerify).
+// is the facilitator's invalidReason (or x402.ReasonUnexpectedVerifyError).
 func (c *Client) Check(ctx context.Context, p *x402.Payment, r *x402.Requirement) error {
 	v, err := c.Verify(ctx, p, r)
 	if err != nil {
@@ -141,7 +133,7 @@ func (c *Client) Check(ctx context.Context, p *x402.Payment, r *x402.Requirement
 	if v.IsValid {
 		return nil
 	}
-	reason := firstOf(v.InvalidReason, "invalid_payload")
+	reason := firstOf(v.InvalidReason, x402.ReasonInvalidPayload)
 	return &x402.Error{Reason: reason, Message: firstOf(v.InvalidMessage, "the facilitator refused the payment: "+reason)}
 }
 
@@ -150,9 +142,9 @@ func (c *Client) Check(ctx context.Context, p *x402.Payment, r *x402.Requirement
 // network, so the client always has something to read. The error is nil
 // exactly when the facilitator reports success with a transaction; a
 // success:false answer (HTTP 200 or not) yields an *x402.Error with its
-// errorReason, and anything else one with ReasonUnexpectedSettle.
+// errorReason, and anything else one with x402.ReasonUnexpectedSettleError.
 func (c *Client) Settle(ctx context.Context, p *x402.Payment, r *x402.Requirement) (*x402.Receipt, error) {
-	rc := &x402.Receipt{ErrorReason: ReasonUnexpectedSettle}
+	rc := &x402.Receipt{ErrorReason: x402.ReasonUnexpectedSettleError}
 	if p != nil {
 		rc.Payer = p.Authorization.From.Hex()
 		rc.Network = network(p.Version, r)
@@ -167,23 +159,23 @@ func (c *Client) Settle(ctx context.Context, p *x402.Payment, r *x402.Requiremen
 	}
 	a, err := c.exchange(ctx, EndpointSettle, b)
 	if err != nil {
-		return rc, unexpected(EndpointSettle, ReasonUnexpectedSettle, a.status, err)
+		return rc, unexpected(EndpointSettle, x402.ReasonUnexpectedSettleError, a.status, err)
 	}
 	var s settleJSON
 	if json.Unmarshal(a.body, &s) != nil || (s.Success == nil && s.ErrorReason == "") {
-		return rc, garbage(EndpointSettle, ReasonUnexpectedSettle, a)
+		return rc, garbage(EndpointSettle, x402.ReasonUnexpectedSettleError, a)
 	}
 	rc.Transaction = s.Transaction
 	rc.Payer = firstOf(s.Payer, rc.Payer)
 	rc.Network = firstOf(s.Network, rc.Network)
 	if a.ok() && s.Success != nil && *s.Success {
 		if s.Transaction == "" {
-			return rc, garbage(EndpointSettle, ReasonUnexpectedSettle, a)
+			return rc, garbage(EndpointSettle, x402.ReasonUnexpectedSettleError, a)
 		}
 		rc.Success, rc.ErrorReason = true, ""
 		return rc, nil
 	}
-	rc.ErrorReason = firstOf(s.ErrorReason, ReasonUnexpectedSettle)
+	rc.ErrorReason = firstOf(s.ErrorReason, x402.ReasonUnexpectedSettleError)
 	xe := &x402.Error{Reason: rc.ErrorReason, Message: firstOf(s.ErrorMessage, s.Error, "settlement failed: "+rc.ErrorReason)}
 	if !a.ok() {
 		return rc, fmt.Errorf("facilitator %s: HTTP %d (transaction %q): %w", EndpointSettle, a.status, s.Transaction, xe)

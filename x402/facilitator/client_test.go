@@ -193,10 +193,10 @@ func TestNon2xxWithABodyCarriesItsReason(t *testing.T) {
 
 	d.set("500-error")
 	rc, err = c.Settle(context.Background(), p, r)
-	if reason(err) != ReasonUnexpectedSettle || rc.Success || rc.ErrorReason != ReasonUnexpectedSettle {
+	if reason(err) != x402.ReasonUnexpectedSettleError || rc.Success || rc.ErrorReason != x402.ReasonUnexpectedSettleError {
 		t.Errorf("settle 500 {error}: receipt %+v, err %v", rc, err)
 	}
-	if err := c.Check(context.Background(), p, r); reason(err) != ReasonUnexpectedVerify || !strings.Contains(err.Error(), "internal failure") {
+	if err := c.Check(context.Background(), p, r); reason(err) != x402.ReasonUnexpectedVerifyError || !strings.Contains(err.Error(), "internal failure") {
 		t.Errorf("check 500 {error}: %v", err)
 	}
 }
@@ -210,14 +210,14 @@ func TestUnreadableAnswersAreUnexpectedErrors(t *testing.T) {
 			r := requirement()
 			p := payment(t, 2, r, 1000, payTo)
 			rc, err := c.Settle(context.Background(), p, r)
-			if reason(err) != ReasonUnexpectedSettle || rc == nil || rc.Success || rc.ErrorReason != ReasonUnexpectedSettle ||
+			if reason(err) != x402.ReasonUnexpectedSettleError || rc == nil || rc.Success || rc.ErrorReason != x402.ReasonUnexpectedSettleError ||
 				!strings.EqualFold(rc.Payer, payer.Hex()) || rc.Network != "eip155:84532" {
 				t.Errorf("Settle: receipt %+v, err %v", rc, err)
 			}
 			if behaviour == "no-tx" {
 				return // a verify answer has no transaction to miss
 			}
-			if err := c.Check(context.Background(), p, r); reason(err) != ReasonUnexpectedVerify {
+			if err := c.Check(context.Background(), p, r); reason(err) != x402.ReasonUnexpectedVerifyError {
 				t.Errorf("Check: %v", err)
 			}
 		})
@@ -233,10 +233,10 @@ func TestAHangingFacilitatorIsAContextError(t *testing.T) {
 	t.Run("client timeout", func(t *testing.T) {
 		c := newClient(t, d, WithTimeout(100*time.Millisecond))
 		rc, err := c.Settle(context.Background(), p, r)
-		if !errors.Is(err, context.DeadlineExceeded) || reason(err) != ReasonUnexpectedSettle || rc.Success {
+		if !errors.Is(err, context.DeadlineExceeded) || reason(err) != x402.ReasonUnexpectedSettleError || rc.Success {
 			t.Errorf("Settle: receipt %+v, err %v", rc, err)
 		}
-		if err := c.Check(context.Background(), p, r); !errors.Is(err, context.DeadlineExceeded) || reason(err) != ReasonUnexpectedVerify {
+		if err := c.Check(context.Background(), p, r); !errors.Is(err, context.DeadlineExceeded) || reason(err) != x402.ReasonUnexpectedVerifyError {
 			t.Errorf("Check: %v", err)
 		}
 	})

@@ -45,7 +45,7 @@ type requirementV1JSON struct {
 // (no network, no v1 name for a v1 payment) is an *x402.Error.
 func requirementJSON(version int, r *x402.Requirement) (json.RawMessage, error) {
 	if r == nil || r.Network == nil || r.Amount == nil {
-		return nil, &x402.Error{Reason: "invalid_payment_requirements", Message: "requirement without network or amount"}
+		return nil, &x402.Error{Reason: x402.ReasonInvalidRequirements, Message: "requirement without network or amount"}
 	}
 	n := r.Network
 	extra := extraJSON{Name: n.Name, Version: n.Version}
@@ -59,7 +59,7 @@ func requirementJSON(version int, r *x402.Requirement) (json.RawMessage, error) 
 		}
 	case 1:
 		if n.V1Name == "" {
-			return nil, &x402.Error{Reason: "invalid_network", Message: fmt.Sprintf("network %s has no x402 v1 name", n.CAIP2)}
+			return nil, &x402.Error{Reason: x402.ReasonInvalidNetwork, Message: fmt.Sprintf("network %s has no x402 v1 name", n.CAIP2)}
 		}
 		v = requirementV1JSON{
 			Scheme: r.Scheme, Network: n.V1Name, MaxAmountRequired: r.Amount.String(),
@@ -68,7 +68,7 @@ func requirementJSON(version int, r *x402.Requirement) (json.RawMessage, error) 
 			Asset: n.Asset.Hex(), Extra: extra,
 		}
 	default:
-		return nil, &x402.Error{Reason: "invalid_x402_version", Message: fmt.Sprintf("x402 version %d is not supported", version)}
+		return nil, &x402.Error{Reason: x402.ReasonInvalidVersion, Message: fmt.Sprintf("x402 version %d is not supported", version)}
 	}
 	return json.Marshal(v)
 }
