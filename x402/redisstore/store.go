@@ -58,6 +58,7 @@ return 0
 type Store struct {
 	rdb    redis.UniversalClient
 	prefix string
+	owned  bool // rdb was made by Open, so Close closes it
 }
 
 var _ x402.ReplayStore = (*Store)(nil)
@@ -70,6 +71,31 @@ func New(rdb redis.UniversalClient, prefix string) *Store {
 		prefix = DefaultPrefix
 	}
 	return &Store{rdb: rdb, prefix: prefix}
+}
+
+// Open connects to the Redis at rawURL ("redis://[user:pass@]host:port/db",
+// "rediss://" for TLS, or "unix://") and checks that it answers within ctx.
+func Open(ctx context.Context, rawURL, prefix string) (*Store, error) {
+	opt, err := redis.ParseURL(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("redisstore: %w", err)
+	}
+	s := New(redis.NewClient(opt), prefix)
+	s.owned = true
+	if err := s.Ping(ctx); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close releases the connections of a store made by Open; a store made by
+// New leaves its client to whoever made it.
+func (s *Store) Close() error {
+	if !s.owned {
+		return nil
+	}
+	return s.rdb.Close()
 }
 
 // KeyName is the Redis key of k: prefix + chainId:asset:from:nonce, with

@@ -290,3 +290,27 @@ func TestCanceledContextIsHonoured(t *testing.T) {
 		t.Fatalf("Reserve with a canceled context: %v", err)
 	}
 }
+
+func TestOpenConnectsByURL(t *testing.T) {
+	addr := server(t)
+	ctx := context.Background()
+	s, err := Open(ctx, "redis://"+addr+"/0", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	peer := New(client(t, addr), "")
+	k := randomKey(t)
+	if err := s.Reserve(ctx, k, time.Now().Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := peer.Reserve(ctx, k, time.Now().Add(time.Minute)); !errors.Is(err, x402.ErrReplay) {
+		t.Fatalf("a store opened by URL does not share the server: %v", err)
+	}
+	if _, err := Open(ctx, "http://"+addr, ""); err == nil {
+		t.Error("Open accepted an http URL")
+	}
+	if _, err := Open(ctx, "redis://127.0.0.1:1/0", ""); err == nil {
+		t.Error("Open succeeded with nothing listening")
+	}
+}
