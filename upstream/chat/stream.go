@@ -130,7 +130,8 @@ func (a *assembler) toolDelta(t gjson.Result) {
 		if c == nil {
 			// A call first seen without an id (arguments before the name) gets it now.
 			if prev := a.byKey(idx); prev != nil && prev.id == "" {
-				c, c.id = prev, id
+				c = prev
+				c.id = id
 			}
 		}
 	} else {
