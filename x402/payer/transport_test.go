@@ -34,12 +34,16 @@ type shop struct {
 }
 
 func (s *shop) requirements(r *http.Request) []*x402.Requirement {
-	return []*x402.Requirement{{Scheme: x402.SchemeExact, Network: x402.BaseSepolia, Amount: s.amount, PayTo: payTo,
+	s.mu.Lock()
+	amount := new(big.Int).Set(s.amount)
+	s.mu.Unlock()
+	return []*x402.Requirement{{Scheme: x402.SchemeExact, Network: x402.BaseSepolia, Amount: amount, PayTo: payTo,
 		MaxTimeoutSeconds: 300, Resource: "http://" + r.Host + r.URL.Path, Description: "test", MimeType: "application/json"}}
 }
 
 func (s *shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
+	w.Header().Set("Content-Type", "application/json")
 	reqs := s.requirements(r)
 	version, header := 2, r.Header.Get(x402.HeaderPaymentSignature)
 	if header == "" {
