@@ -28,6 +28,15 @@ type Options struct {
 	Ready func(ctx context.Context) error
 	// Now is the clock for payment windows (tests).
 	Now func() time.Time
+	// Getenv reads secrets (API keys, the relayer key); default os.Getenv.
+	Getenv func(string) string
+}
+
+func (o Options) getenv() func(string) string {
+	if o.Getenv != nil {
+		return o.Getenv
+	}
+	return os.Getenv
 }
 
 func (o Options) logger(level string) *slog.Logger {

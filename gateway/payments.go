@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"math/big"
 	"net/http"
-	"os"
 	"sync/atomic"
 	"time"
 
@@ -15,15 +14,6 @@ import (
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/x402"
 	"github.com/labstack/echo/v4"
-)
-
-// Header names of x402 v1 and v2.
-const (
-	hdrPaymentRequired  = "PAYMENT-REQUIRED"
-	hdrPaymentSignature = "PAYMENT-SIGNATURE"
-	hdrPaymentResponse  = "PAYMENT-RESPONSE"
-	hdrXPayment         = "X-PAYMENT"
-	hdrXPaymentResponse = "X-PAYMENT-RESPONSE"
 )
 
 // payments holds the payment side of the gateway: what is accepted, how it
@@ -37,7 +27,7 @@ type payments struct {
 	store      x402.ReplayStore
 	settler    x402.Settler
 	timeout    time.Duration
-	readyFn    func(context.Context) error
+	readiness  []func(context.Context) error
 	closers    []func()
 	log        *slog.Logger
 
@@ -64,15 +54,20 @@ func (p *payments) close() {
 }
 
 func (p *payments) ready(ctx context.Context) error {
-	if p.readyFn == nil {
-		return nil
+	for _, f := range p.readiness {
+		if err := f(ctx); err != nil {
+			return err
+		}
 	}
-	return p.readyFn(ctx)
+	return nil
 }
 
 func newPayments(cfg Config, opts Options, log *slog.Logger) (*payments, error) {
 	pc := cfg.Payments
-	p := &payments{maxTimeout: pc.MaxTimeoutSeconds, log: log, timeout: pc.SettleTimeout.D(30 * time.Second), readyFn: opts.Ready}
+	p := &payments{maxTimeout: pc.MaxTimeoutSeconds, log: log, timeout: pc.SettleTimeout.D(30 * time.Second)}
+	if opts.Ready != nil {
+		p.readiness = append(p.readiness, opts.Ready)
+	}
 	switch pc.Settle {
 	case "after":
 	case "before":
@@ -107,13 +102,14 @@ func newPayments(cfg Config, opts Options, log *slog.Logger) (*payments, error) 
 	p.verifier = &x402.Verifier{Now: now, Checker: opts.Checker}
 	p.store = opts.Store
 	if p.store == nil {
-		if p.store, err = newReplayStore(pc); err != nil {
+		if err := p.buildStore(pc); err != nil {
 			return nil, err
 		}
 	}
 	p.settler = opts.Settler
 	if p.settler == nil {
-		if err := p.buildSettler(pc); err != nil {
+		if err := p.buildSettler(pc, opts.getenv()); err != nil {
+			p.close()
 			return nil, err
 		}
 	}
@@ -150,7 +146,7 @@ type offer struct {
 // paymentError is a refusal sent as a 402 offer with the x402 reason.
 func (p *payments) refuse(c echo.Context, o *offer, status int, reason, msg string) error {
 	h := c.Response().Header()
-	h.Set(hdrPaymentRequired, x402.PaymentRequiredHeader(o.reqs, reason))
+	h.Set(x402.HeaderPaymentRequired, x402.PaymentRequiredHeader(o.reqs, reason))
 	h.Set("X-Should-Retry", "false")
 	e := &responses.Error{Status: status, Type: "payment_error", Code: reason, Message: msg}
 	b := append(make([]byte, 0, 512+len(o.v1)), `{"error":`...)
@@ -167,9 +163,9 @@ func (p *payments) refuse(c echo.Context, o *offer, status int, reason, msg stri
 // returns nil.
 func (p *payments) authorize(c echo.Context, rt *route, resource string) (*charge, error) {
 	o := p.requirements(rt, resource)
-	hdr, version := c.Request().Header.Get(hdrPaymentSignature), 2
+	hdr, version := c.Request().Header.Get(x402.HeaderPaymentSignature), 2
 	if hdr == "" {
-		hdr, version = c.Request().Header.Get(hdrXPayment), 1
+		hdr, version = c.Request().Header.Get(x402.HeaderXPayment), 1
 	}
 	if hdr == "" {
 		return nil, p.refuse(c, o, http.StatusPaymentRequired, "payment_required",
@@ -244,9 +240,9 @@ func (p *payments) release(ctx context.Context, ch *charge) {
 
 // receiptHeader sets the receipt header of the payment's version.
 func receiptHeader(h http.Header, ch *charge) {
-	name := hdrPaymentResponse
+	name := x402.HeaderPaymentResponse
 	if ch.payment.Version == 1 {
-		name = hdrXPaymentResponse
+		name = x402.HeaderXPaymentResponse
 	}
 	h.Set(name, x402.EncodeReceipt(ch.receipt))
 }
@@ -279,5 +275,3 @@ func unixTime(v *big.Int) time.Time {
 	}
 	return time.Unix(v.Int64(), 0)
 }
-
-func envOr(name string) string { return os.Getenv(name) }

@@ -1,7 +1,15 @@
 package gateway
 
 import (
+	"context"
 	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/farebox/farebox/x402/evm"
+	"github.com/farebox/farebox/x402/facilitator"
+	"github.com/farebox/farebox/x402/redisstore"
 	"math/big"
 	"strings"
 
@@ -44,17 +52,90 @@ func lookupNetwork(reg *x402.Registry, name string) *x402.Network {
 	return reg.ByV1Name(name)
 }
 
-// newReplayStore is Redis when configured (replicas share it), else memory.
-func newReplayStore(pc PaymentsConfig) (x402.ReplayStore, error) {
-	if pc.RedisURL != "" {
-		return nil, fmt.Errorf("payments.redis_url: not wired yet")
+// buildStore is Redis when configured (replicas share it), else memory.
+func (p *payments) buildStore(pc PaymentsConfig) error {
+	if pc.RedisURL == "" {
+		p.store = x402.NewMemoryStore(1 << 20)
+		return nil
 	}
-	return x402.NewMemoryStore(1 << 20), nil
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := redisstore.Open(ctx, pc.RedisURL, redisstore.DefaultPrefix)
+	if err != nil {
+		return fmt.Errorf("payments.redis_url: %w", err)
+	}
+	p.store = st
+	p.closers = append(p.closers, func() { st.Close() })
+	p.readiness = append(p.readiness, st.Ping)
+	return nil
 }
 
-// buildSettler makes the configured settler.
-func (p *payments) buildSettler(pc PaymentsConfig) error {
-	return fmt.Errorf("payments.settler: %q is not wired yet", pc.Settler)
+// buildSettler makes the configured settler (and checker, when the config
+// asks for verification beyond farebox's own).
+func (p *payments) buildSettler(pc PaymentsConfig, getenv func(string) string) error {
+	switch pc.Settler {
+	case "facilitator":
+		fc := pc.Facilitator
+		if fc.URL == "" {
+			return fmt.Errorf("payments.facilitator.url is required with settler: facilitator")
+		}
+		var opts []facilitator.Option
+		if fc.AuthHeaderEnv != "" {
+			v := getenv(fc.AuthHeaderEnv)
+			if v == "" {
+				return fmt.Errorf("payments.facilitator.auth_header_env: %s is empty", fc.AuthHeaderEnv)
+			}
+			opts = append(opts, facilitator.WithAuthHeaders(func(string) http.Header { return http.Header{"Authorization": {v}} }))
+		}
+		opts = append(opts, facilitator.WithTimeout(p.timeout))
+		c, err := facilitator.New(fc.URL, opts...)
+		if err != nil {
+			return fmt.Errorf("payments.facilitator.url: %w", err)
+		}
+		p.settler = c
+		if fc.Verify && p.verifier.Checker == nil {
+			p.verifier.Checker = c
+		}
+		return nil
+	case "chain":
+		cc := pc.Chain
+		if cc.RPCURL == "" {
+			return fmt.Errorf("payments.chain.rpc_url is required with settler: chain")
+		}
+		keyHex := strings.TrimPrefix(getenv(cc.RelayerKeyEnv), "0x")
+		if keyHex == "" {
+			return fmt.Errorf("settler chain: the relayer key is read from $%s, which is empty", cc.RelayerKeyEnv)
+		}
+		key, err := crypto.HexToECDSA(keyHex)
+		if err != nil {
+			return fmt.Errorf("$%s: %w", cc.RelayerKeyEnv, err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		client, err := evm.Dial(ctx, cc.RPCURL)
+		if err != nil {
+			return fmt.Errorf("payments.chain.rpc_url: %w", err)
+		}
+		p.closers = append(p.closers, client.Close)
+		st, err := evm.NewSettler(ctx, client, key)
+		if err != nil {
+			return err
+		}
+		for _, n := range p.networks {
+			if n.ChainID.Cmp(st.ChainID()) != 0 {
+				return fmt.Errorf("payments.networks: %s is not the chain at payments.chain.rpc_url (chain id %s)", n.CAIP2, st.ChainID())
+			}
+		}
+		p.settler = st
+		p.readiness = append(p.readiness, st.Ready)
+		if cc.Simulate && p.verifier.Checker == nil {
+			p.verifier.Checker = evm.NewChecker(client, true)
+		}
+		return nil
+	case "":
+		return fmt.Errorf("payments.settler is required for priced models: facilitator or chain")
+	}
+	return fmt.Errorf("payments.settler: want facilitator or chain, got %q", pc.Settler)
 }
 
 // newUpstream makes the model behind one public name.
