@@ -78,27 +78,49 @@ func DecodePayment(header string, version int) (*Payment, error) {
 	return p, nil
 }
 
+// maxMembers bounds the members of any object the decoder looks into.
+const maxMembers = 16
+
+// members is one JSON object's members in order, kept in a fixed array
+// rather than a map: the objects are tiny and this keeps decoding cheap.
+type members struct {
+	n    int
+	keys [maxMembers]string
+	vals [maxMembers]gjson.Result
+}
+
+func (m *members) get(key string) (gjson.Result, bool) {
+	for i := 0; i < m.n; i++ {
+		if m.keys[i] == key {
+			return m.vals[i], true
+		}
+	}
+	return gjson.Result{}, false
+}
+
 // fields collects the members of one JSON object, refusing duplicates.
-func fields(obj gjson.Result, where string) (map[string]gjson.Result, *Error) {
-	m := make(map[string]gjson.Result, 8)
-	var dup string
+func fields(obj gjson.Result, where string, m *members) *Error {
+	var bad *Error
+	m.n = 0
 	obj.ForEach(func(k, v gjson.Result) bool {
-		if _, seen := m[k.Str]; seen {
-			dup = k.Str
+		if _, seen := m.get(k.Str); seen {
+			bad = malformed("duplicate field " + quote(k.Str) + " in " + where)
 			return false
 		}
-		m[k.Str] = v
+		if m.n == maxMembers {
+			bad = malformed("too many fields in " + where)
+			return false
+		}
+		m.keys[m.n], m.vals[m.n] = k.Str, v
+		m.n++
 		return true
 	})
-	if dup != "" {
-		return nil, malformed("duplicate field " + quote(dup) + " in " + where)
-	}
-	return m, nil
+	return bad
 }
 
 // onlyKeys refuses members outside the allowed set.
-func onlyKeys(m map[string]gjson.Result, where string, allowed ...string) *Error {
-	for k := range m {
+func onlyKeys(m *members, where string, allowed ...string) *Error {
+	for _, k := range m.keys[:m.n] {
 		ok := false
 		for _, a := range allowed {
 			if k == a {
@@ -114,11 +136,12 @@ func onlyKeys(m map[string]gjson.Result, where string, allowed ...string) *Error
 }
 
 func decodeTop(root gjson.Result, version int, p *Payment) error {
-	top, e := fields(root, "payment")
-	if e != nil {
+	var top members
+	if e := fields(root, "payment", &top); e != nil {
 		return e
 	}
-	ver, ok := top["x402Version"]
+	var e *Error
+	ver, ok := top.get("x402Version")
 	if !ok {
 		return malformed("x402Version is missing")
 	}
@@ -137,29 +160,29 @@ func decodeTop(root gjson.Result, version int, p *Payment) error {
 		return &Error{Reason: ReasonInvalidVersion, Message: "an x402Version " + ver.Raw + " payment was sent in the " + hdr + " header"}
 	}
 	if version == 1 {
-		if e := onlyKeys(top, "payment", "x402Version", "scheme", "network", "payload"); e != nil {
+		if e := onlyKeys(&top, "payment", "x402Version", "scheme", "network", "payload"); e != nil {
 			return e
 		}
-		if p.Scheme, e = str(top, "scheme", "payment", true); e != nil {
+		if p.Scheme, e = str(&top, "scheme", "payment", true); e != nil {
 			return e
 		}
-		if p.Network, e = str(top, "network", "payment", true); e != nil {
+		if p.Network, e = str(&top, "network", "payment", true); e != nil {
 			return e
 		}
 	} else {
-		if e := onlyKeys(top, "payment", "x402Version", "accepted", "payload", "resource", "extensions"); e != nil {
+		if e := onlyKeys(&top, "payment", "x402Version", "accepted", "payload", "resource", "extensions"); e != nil {
 			return e
 		}
-		if e := decodeAccepted(top, p); e != nil {
+		if e := decodeAccepted(&top, p); e != nil {
 			return e
 		}
 		for _, k := range []string{"resource", "extensions"} {
-			if v, ok := top[k]; ok && !v.IsObject() && v.Type != gjson.Null {
+			if v, ok := top.get(k); ok && !v.IsObject() && v.Type != gjson.Null {
 				return malformed(k + " must be an object")
 			}
 		}
 	}
-	payload, ok := top["payload"]
+	payload, ok := top.get("payload")
 	if !ok || !payload.IsObject() {
 		return malformed("payload must be an object")
 	}
@@ -167,45 +190,46 @@ func decodeTop(root gjson.Result, version int, p *Payment) error {
 }
 
 // decodeAccepted reads only scheme and network from the v2 `accepted` echo.
-func decodeAccepted(top map[string]gjson.Result, p *Payment) error {
-	acc, ok := top["accepted"]
+func decodeAccepted(top *members, p *Payment) error {
+	acc, ok := top.get("accepted")
 	if !ok || !acc.IsObject() {
 		return malformed("accepted must be an object")
 	}
-	m, e := fields(acc, "accepted")
-	if e != nil {
+	var m members
+	if e := fields(acc, "accepted", &m); e != nil {
 		return e
 	}
-	if p.Scheme, e = str(m, "scheme", "accepted", true); e != nil {
+	var e *Error
+	if p.Scheme, e = str(&m, "scheme", "accepted", true); e != nil {
 		return e
 	}
-	if p.Network, e = str(m, "network", "accepted", true); e != nil {
+	if p.Network, e = str(&m, "network", "accepted", true); e != nil {
 		return e
 	}
 	return nil
 }
 
 func decodePayload(payload gjson.Result, p *Payment) error {
-	m, e := fields(payload, "payload")
-	if e != nil {
+	var m members
+	if e := fields(payload, "payload", &m); e != nil {
 		return e
 	}
-	if e := onlyKeys(m, "payload", "signature", "authorization"); e != nil {
+	if e := onlyKeys(&m, "payload", "signature", "authorization"); e != nil {
 		return e
 	}
-	sig, e := str(m, "signature", "payload", true)
+	sig, e := str(&m, "signature", "payload", true)
 	if e != nil {
 		return e
 	}
 	if p.Signature, e = hexBytes(sig, "signature"); e != nil {
 		return e
 	}
-	auth, ok := m["authorization"]
+	auth, ok := m.get("authorization")
 	if !ok || !auth.IsObject() {
 		return malformed("payload.authorization must be an object")
 	}
-	a, e := fields(auth, "authorization")
-	if e != nil {
+	a := &m // the payload's members are no longer needed
+	if e := fields(auth, "authorization", a); e != nil {
 		return e
 	}
 	if e := onlyKeys(a, "authorization", "from", "to", "value", "validAfter", "validBefore", "nonce"); e != nil {
@@ -241,8 +265,8 @@ func decodePayload(payload gjson.Result, p *Payment) error {
 }
 
 // str reads a string member; a present member of another type is refused.
-func str(m map[string]gjson.Result, key, where string, required bool) (string, *Error) {
-	v, ok := m[key]
+func str(m *members, key, where string, required bool) (string, *Error) {
+	v, ok := m.get(key)
 	if !ok {
 		if required {
 			return "", malformed(where + "." + key + " is missing")
@@ -268,7 +292,7 @@ func hexBytes(s, name string) ([]byte, *Error) {
 	return b, nil
 }
 
-func addressField(m map[string]gjson.Result, key string) (common.Address, *Error) {
+func addressField(m *members, key string) (common.Address, *Error) {
 	var a common.Address
 	s, e := str(m, key, "authorization", true)
 	if e != nil {
@@ -284,7 +308,7 @@ func addressField(m map[string]gjson.Result, key string) (common.Address, *Error
 }
 
 // uintField reads a uint256 written as a canonical decimal string.
-func uintField(m map[string]gjson.Result, key string) (*big.Int, *Error) {
+func uintField(m *members, key string) (*big.Int, *Error) {
 	s, e := str(m, key, "authorization", true)
 	if e != nil {
 		return nil, e
