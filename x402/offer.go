@@ -7,13 +7,13 @@ import (
 
 // Header names of both protocol versions (wire.md §5).
 const (
-	HeaderPaymentRequired   = "PAYMENT-REQUIRED"   // v2 offer, response
-	HeaderPaymentSignature  = "PAYMENT-SIGNATURE"  // v2 payment, request
-	HeaderPaymentResponse   = "PAYMENT-RESPONSE"   // v2 receipt, response
-	HeaderXPayment          = "X-PAYMENT"          // v1 payment, request
-	HeaderXPaymentResponse  = "X-PAYMENT-RESPONSE" // v1 receipt, response
-	SchemeExact             = "exact"              // the only scheme farebox speaks
-	DefaultMaxTimeoutSecond = 300                  // maxTimeoutSeconds when config says nothing
+	HeaderPaymentRequired    = "PAYMENT-REQUIRED"   // v2 offer, response
+	HeaderPaymentSignature   = "PAYMENT-SIGNATURE"  // v2 payment, request
+	HeaderPaymentResponse    = "PAYMENT-RESPONSE"   // v2 receipt, response
+	HeaderXPayment           = "X-PAYMENT"          // v1 payment, request
+	HeaderXPaymentResponse   = "X-PAYMENT-RESPONSE" // v1 receipt, response
+	SchemeExact              = "exact"              // the only scheme farebox speaks
+	DefaultMaxTimeoutSeconds = 300                  // maxTimeoutSeconds when config says nothing
 )
 
 // extraJSON is the EIP-712 domain hint every offer carries.
