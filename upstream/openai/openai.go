@@ -1,0 +1,89 @@
+// Package openai puts an OpenAI Responses endpoint behind farebox: it sends
+// the canonical request (function tools only), always streams from the
+// upstream through openai-go, and maps the upstream's events into the
+// emitter. Output items other than messages and function calls (reasoning,
+// hosted tool calls) are dropped and counted, never forwarded.
+package openai
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+
+	"github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/upstream/upstreamerr"
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// Config describes one Responses API upstream.
+type Config struct {
+	BaseURL string // e.g. https://api.openai.com/v1
+	APIKey  string // sent as a bearer token; "" sends none
+	// Model is the upstream's model name; "" passes the client's model on.
+	Model    string
+	Timeouts upstreamerr.Timeouts
+}
+
+// Model is a Responses API upstream; it implements responses.Model.
+type Model struct {
+	cfg     Config
+	client  sdk.Client
+	dropped atomic.Int64
+}
+
+var _ responses.Model = (*Model)(nil)
+
+// New checks cfg and builds the openai-go client for it (no SDK retries:
+// a retry after the first byte would duplicate output).
+func New(cfg Config) (*Model, error) {
+	if cfg.BaseURL == "" {
+		return nil, errors.New("openai upstream: BaseURL is required")
+	}
+	cfg.Timeouts = cfg.Timeouts.WithDefaults()
+	client := sdk.NewClient(
+		option.WithBaseURL(cfg.BaseURL),
+		option.WithAPIKey(cfg.APIKey), // also overrides any OPENAI_API_KEY in the environment
+		option.WithHTTPClient(upstreamerr.HTTPClient(cfg.Timeouts)),
+		option.WithMaxRetries(0),
+		option.WithHeaderDel("OpenAI-Organization"),
+		option.WithHeaderDel("OpenAI-Project"),
+	)
+	return &Model{cfg: cfg, client: client}, nil
+}
+
+// Dropped counts the upstream output items (reasoning, web_search_call, ...)
+// that were not forwarded, since the model was built.
+func (m *Model) Dropped() int64 { return m.dropped.Load() }
+
+// Respond streams one answer for req from the upstream into em.
+func (m *Model) Respond(ctx context.Context, req *responses.Request, em *responses.Emitter) error {
+	return m.respond(ctx, req, em)
+}
+
+func (m *Model) respond(ctx context.Context, req *responses.Request, em emitter) error {
+	body, err := build(req, m.cfg.Model)
+	if err != nil {
+		return err
+	}
+	st, err := upstreamerr.Open(ctx, &m.client, "responses", body, m.cfg.Timeouts)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	mp := newMapper(em, &m.dropped)
+	for !mp.terminal && st.Next() {
+		if err := mp.event(st.Event().Data); err != nil {
+			return err
+		}
+	}
+	if err := st.Err(); err != nil {
+		return err
+	}
+	if !mp.terminal {
+		return upstreamerr.Broken(errNoTerminal)
+	}
+	return nil
+}
+
+var errNoTerminal = errors.New("upstream stream ended without a terminal event")

@@ -1,0 +1,190 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/farebox/farebox/internal/fakeupstream"
+	"github.com/farebox/farebox/responses"
+	"github.com/tidwall/gjson"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+func parse(t *testing.T, body string) *responses.Request {
+	t.Helper()
+	req, err := responses.Parse([]byte(body))
+	if err != nil {
+		t.Fatalf("parse %s: %v", body, err)
+	}
+	return req
+}
+
+// golden compares got with the file at path (rewriting it under -update).
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+const tools = `[
+ {"type":"function","name":"get_weather","description":"Weather for a city","parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false},"strict":true},
+ {"type":"function","function":{"name":"get_time","parameters":{"type":"object","properties":{"zone":{"type":"string"}}}}}]`
+
+var requestShapes = []struct{ name, model, body string }{
+	{"string_input", "", `{"model":"client-model","input":"Hello","instructions":"Be brief."}`},
+	{"upstream_model_and_settings", "gpt-4.1-mini", `{"model":"client-model","input":"Hello","max_output_tokens":100,
+		"temperature":0.5,"top_p":0.8,"truncation":"auto","reasoning":{"effort":"low","summary":"auto"},
+		"text":{"format":{"type":"json_object"},"verbosity":"low"},
+		"metadata":{"k":"v"},"user":"u1","prompt_cache_key":"pk","service_tier":"flex","store":true,"include":["reasoning.encrypted_content"]}`},
+	{"tool_round_trip_with_image", "", `{"model":"m","tools":` + tools + `,"parallel_tool_calls":false,"input":[
+		{"role":"user","content":[{"type":"input_text","text":"Screenshot?"},{"type":"input_image","image_url":"https://x/a.png","detail":"low"}]},
+		{"type":"reasoning","id":"rs_1","summary":[]},
+		{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Sure.","annotations":[]}]},
+		{"type":"function_call","call_id":"call_A","name":"get_weather","arguments":"{\"city\":\"Paris\"}"},
+		{"type":"function_call_output","call_id":"call_A","output":[{"type":"input_text","text":"see"},{"type":"input_image","image_url":"data:image/png;base64,AA=="}]}]}`},
+	{"tool_choice_function", "", `{"model":"m","input":"x","tools":` + tools + `,"tool_choice":{"type":"function","name":"get_time"}}`},
+	{"tool_choice_allowed", "", `{"model":"m","input":"x","tools":` + tools + `,"tool_choice":{"type":"allowed_tools","mode":"required","tools":[{"type":"function","name":"get_weather"}]}}`},
+	{"tool_choice_none", "", `{"model":"m","input":"x","tools":` + tools + `,"tool_choice":"none"}`},
+}
+
+func TestRequestIsCanonical(t *testing.T) {
+	for _, tc := range requestShapes {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := build(parse(t, tc.body), tc.model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, key := range []string{"metadata", "user", "prompt_cache_key", "service_tier", "include", "previous_response_id"} {
+				if gjson.GetBytes(got, key).Exists() {
+					t.Errorf("%s forwarded upstream", key)
+				}
+			}
+			if !gjson.GetBytes(got, "stream").Bool() || gjson.GetBytes(got, "store").Bool() {
+				t.Errorf("stream/store wrong: %s", got)
+			}
+			if strings.Contains(string(got), `"reasoning","id"`) || strings.Contains(string(got), `"type":"reasoning"`) {
+				t.Errorf("reasoning item forwarded: %s", got)
+			}
+			var pretty bytes.Buffer
+			json.Indent(&pretty, got, "", "  ")
+			pretty.WriteByte('\n')
+			golden(t, filepath.Join("testdata", "requests", tc.name+".json"), pretty.Bytes())
+		})
+	}
+}
+
+const goldenRequest = `{"model":"client-model","input":"Weather in Paris?","tools":[
+ {"type":"function","name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}},
+ {"type":"function","name":"get_time","parameters":{"type":"object","properties":{"zone":{"type":"string"}}}}]}`
+
+// wantOutput is what each fixture must come out as, whatever its golden
+// file says: the final output items in order, as "type detail".
+var wantOutput = map[string][]string{
+	"text":               {"message Hello, world!"},
+	"parallel_calls":     {`function_call call_w1 get_weather {"city": "Paris"}`, `function_call call_w2 get_weather {"city": "Tokyo"}`},
+	"hosted_items":       {"message It is sunny."},
+	"args_done_only":     {`function_call call_d1 get_weather {"city":"Paris"}`},
+	"incomplete":         {"message The quick brown fox"},
+	"error_event":        {"message Partial answer"},
+	"mid_stream_failure": {"message Once upon a time"},
+}
+
+func TestFixturesGolden(t *testing.T) {
+	up, err := fakeupstream.Start(fakeupstream.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	names := fakeupstream.Fixtures("responses")
+	if len(names) == 0 {
+		t.Fatal("no responses fixtures")
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			m, err := New(Config{BaseURL: up.URL(), Model: "fixture:" + name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &recorder{t: t}
+			outcome, final := run(t, m, parse(t, goldenRequest), rec)
+			var got bytes.Buffer
+			got.WriteString(outcome)
+			got.Write(rec.buf.Bytes())
+			if final != nil {
+				got.WriteString("--- final response\n")
+				json.Indent(&got, final, "", "  ")
+				got.WriteByte('\n')
+				if _, again := run(t, m, parse(t, goldenRequest), discard{}); !bytes.Equal(again, final) {
+					t.Errorf("non-streaming object differs:\n%s\nstreamed:\n%s", again, final)
+				}
+				checkOutput(t, name, final)
+			}
+			golden(t, filepath.Join("testdata", "streams", name+".txt"), got.Bytes())
+		})
+	}
+}
+
+func checkOutput(t *testing.T, name string, final []byte) {
+	t.Helper()
+	want, ok := wantOutput[name]
+	if !ok {
+		t.Fatalf("fixture %s has no expected output in wantOutput", name)
+	}
+	var got []string
+	gjson.GetBytes(final, "output").ForEach(func(_, it gjson.Result) bool {
+		switch it.Get("type").Str {
+		case "message":
+			got = append(got, "message "+it.Get("content.0.text").Str)
+		case "function_call":
+			got = append(got, "function_call "+it.Get("call_id").Str+" "+it.Get("name").Str+" "+it.Get("arguments").Str)
+		default:
+			got = append(got, it.Get("type").Str)
+		}
+		return true
+	})
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("output:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestNonFunctionItemsAreDroppedAndCounted(t *testing.T) {
+	up, err := fakeupstream.Start(fakeupstream.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	m, err := New(Config{BaseURL: up.URL(), Model: "fixture:hosted_items"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{t: t}
+	run(t, m, parse(t, goldenRequest), rec)
+	if got := m.Dropped(); got != 2 {
+		t.Errorf("Dropped() = %d, want 2 (a reasoning item and a web_search_call)", got)
+	}
+	for _, bad := range []string{`"type":"reasoning"`, "web_search", "rs_up1", "ws_up1", "Thinking"} {
+		if strings.Contains(rec.buf.String(), bad) {
+			t.Errorf("%q reached the client", bad)
+		}
+	}
+}

@@ -1,0 +1,129 @@
+package openai
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/upstream/upstreamerr"
+	"github.com/tidwall/gjson"
+)
+
+// emitter is the part of *responses.Emitter a Responses stream feeds.
+type emitter interface {
+	Text(delta string) error
+	StartCall(callID, name string) error
+	Arguments(delta string) error
+	SetUsage(u responses.Usage)
+	Incomplete(reason string)
+}
+
+type itemKind int
+
+const (
+	kindUnknown itemKind = iota
+	kindMessage
+	kindCall
+	kindDropped
+)
+
+// mapper maps upstream Responses events to emitter calls, keyed by the
+// upstream's output_index. Ids, sequence numbers and ordering are the
+// emitter's: nothing of the upstream's framing is passed through.
+type mapper struct {
+	em       emitter
+	dropped  *atomic.Int64
+	kinds    map[int64]itemKind
+	argsSeen map[int64]bool
+	terminal bool
+}
+
+func newMapper(em emitter, dropped *atomic.Int64) *mapper {
+	return &mapper{em: em, dropped: dropped, kinds: map[int64]itemKind{}, argsSeen: map[int64]bool{}}
+}
+
+// event consumes one SSE data payload.
+func (m *mapper) event(data []byte) error {
+	if !gjson.ValidBytes(data) {
+		return upstreamerr.Broken(fmt.Errorf("upstream sent an event that is not JSON: %.200q", data))
+	}
+	ev := gjson.ParseBytes(data)
+	idx := ev.Get("output_index").Int()
+	switch ev.Get("type").Str {
+	case "response.output_item.added":
+		return m.added(idx, ev.Get("item"))
+	case "response.output_text.delta", "response.refusal.delta":
+		if k := m.kinds[idx]; k == kindMessage || k == kindUnknown {
+			return m.em.Text(ev.Get("delta").Str)
+		}
+	case "response.function_call_arguments.delta":
+		if m.kinds[idx] == kindCall {
+			m.argsSeen[idx] = true
+			return m.em.Arguments(ev.Get("delta").Str)
+		}
+	case "response.function_call_arguments.done":
+		return m.wholeArguments(idx, ev.Get("arguments").Str)
+	case "response.output_item.done":
+		if ev.Get("item.type").Str == "function_call" {
+			return m.wholeArguments(idx, ev.Get("item.arguments").Str)
+		}
+	case "response.completed":
+		m.terminal = true
+		m.usage(ev.Get("response.usage"))
+	case "response.incomplete":
+		m.terminal = true
+		m.usage(ev.Get("response.usage"))
+		reason := ev.Get("response.incomplete_details.reason").Str
+		if reason == "" {
+			reason = "max_output_tokens"
+		}
+		m.em.Incomplete(reason)
+	case "response.failed":
+		return upstreamerr.Broken(fmt.Errorf("upstream response.failed: %s", ev.Get("response.error").Raw))
+	case "error":
+		return upstreamerr.Broken(fmt.Errorf("upstream error event: %s", data))
+	}
+	return nil
+}
+
+func (m *mapper) added(idx int64, item gjson.Result) error {
+	switch item.Get("type").Str {
+	case "message":
+		m.kinds[idx] = kindMessage
+	case "function_call":
+		m.kinds[idx] = kindCall
+		if err := m.em.StartCall(item.Get("call_id").Str, item.Get("name").Str); err != nil {
+			return err
+		}
+		if args := item.Get("arguments").Str; args != "" {
+			m.argsSeen[idx] = true
+			return m.em.Arguments(args)
+		}
+	default:
+		m.kinds[idx] = kindDropped
+		m.dropped.Add(1)
+	}
+	return nil
+}
+
+// wholeArguments sends complete arguments from a .done event when the
+// upstream streamed no deltas for the call (some servers send only .done).
+func (m *mapper) wholeArguments(idx int64, args string) error {
+	if m.kinds[idx] != kindCall || m.argsSeen[idx] || args == "" {
+		return nil
+	}
+	m.argsSeen[idx] = true
+	return m.em.Arguments(args)
+}
+
+func (m *mapper) usage(u gjson.Result) {
+	if !u.IsObject() {
+		return
+	}
+	m.em.SetUsage(responses.Usage{
+		InputTokens:     u.Get("input_tokens").Int(),
+		CachedTokens:    u.Get("input_tokens_details.cached_tokens").Int(),
+		OutputTokens:    u.Get("output_tokens").Int(),
+		ReasoningTokens: u.Get("output_tokens_details.reasoning_tokens").Int(),
+	})
+}
