@@ -19,10 +19,11 @@ import (
 	"github.com/farebox/farebox/x402"
 )
 
-// registry is the built-in networks, the configured custom ones and those
-// supplied in process.
+// registry is the configured custom networks, those supplied in process,
+// and the built-in ones they do not replace: an operator who declares
+// eip155:84532 with their own token (anvil) means that token.
 func registry(pc PaymentsConfig, extra []*x402.Network) (*x402.Registry, error) {
-	reg := x402.DefaultRegistry()
+	var nets []*x402.Network
 	for i, nc := range pc.CustomNetworks {
 		if !common.IsHexAddress(nc.Asset) {
 			return nil, fmt.Errorf("payments.custom_networks[%d].asset: %q is not an address", i, nc.Asset)
@@ -31,15 +32,25 @@ func registry(pc PaymentsConfig, extra []*x402.Network) (*x402.Registry, error) 
 		if caip2 == "" {
 			caip2 = fmt.Sprintf("eip155:%d", nc.ChainID)
 		}
-		n := x402.NewNetwork(caip2, nc.V1Name, big.NewInt(nc.ChainID), common.HexToAddress(nc.Asset), nc.Name, nc.Version)
-		if err := reg.Add(n); err != nil {
-			return nil, fmt.Errorf("payments.custom_networks[%d]: %w", i, err)
+		nets = append(nets, x402.NewNetwork(caip2, nc.V1Name, big.NewInt(nc.ChainID), common.HexToAddress(nc.Asset), nc.Name, nc.Version))
+	}
+	nets = append(nets, extra...)
+	taken := func(b *x402.Network) bool {
+		for _, n := range nets {
+			if n.CAIP2 == b.CAIP2 || (b.V1Name != "" && n.V1Name == b.V1Name) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, b := range x402.DefaultRegistry().Networks() {
+		if !taken(b) {
+			nets = append(nets, b)
 		}
 	}
-	for _, n := range extra {
-		if err := reg.Add(n); err != nil {
-			return nil, err
-		}
+	reg, err := x402.NewRegistry(nets...)
+	if err != nil {
+		return nil, fmt.Errorf("payments.custom_networks: %w", err)
 	}
 	return reg, nil
 }

@@ -1,0 +1,316 @@
+package gateway_test
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"math/big"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/farebox/farebox/gateway"
+	fb "github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/schemas"
+	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/evm"
+	"github.com/farebox/farebox/x402/evm/devchain"
+	"github.com/farebox/farebox/x402/payer"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	oresponses "github.com/openai/openai-go/v3/responses"
+	"github.com/tidwall/gjson"
+)
+
+const (
+	paid    = "farebox-scripted"
+	payTo   = "0x90F79bf6EB2c4f870365E785982E1f101E93b906"
+	price   = "0.001"
+	atomics = 1000
+)
+
+var (
+	chainOnce sync.Once
+	chain     *devchain.Chain
+	chainErr  error
+)
+
+// devChain is one in-process chain shared by the package's tests (each
+// test reads balance differences, never absolute balances).
+func devChain(t testing.TB) *devchain.Chain {
+	t.Helper()
+	chainOnce.Do(func() {
+		chain, chainErr = devchain.Start(context.Background(), devchain.Config{V1Name: "farebox-dev"})
+	})
+	if chainErr != nil {
+		t.Fatal(chainErr)
+	}
+	return chain
+}
+
+func paidConfig(c *devchain.Chain, settle string) gateway.Config {
+	return gateway.Config{
+		Models: []gateway.ModelConfig{
+			{Name: paid, Upstream: "scripted", Price: price},
+			{Name: free, Upstream: "scripted", Price: "0"},
+		},
+		Payments: gateway.PaymentsConfig{PayTo: payTo, Networks: []string{c.Network.CAIP2}, Settle: settle},
+	}
+}
+
+// startPaid runs farebox settling on the dev chain through the chain settler.
+func startPaid(t testing.TB, settle string) (*testServer, *devchain.Chain) {
+	t.Helper()
+	c := devChain(t)
+	st, err := evm.NewSettler(context.Background(), c.Client, c.RelayerKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, paidConfig(c, settle), gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st, Ready: st.Ready})
+	return ts, c
+}
+
+// payingClient is openai-go over the paying transport with the dev payer.
+func payingClient(t testing.TB, ts *testServer, c *devchain.Chain, receipts *[]*x402.Receipt) *openai.Client {
+	reg, err := x402.NewRegistry(c.Network)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	tr := payer.NewTransport(payer.NewSigner(c.PayerKey), payer.WithNetworks(reg),
+		payer.WithPayTo(common.HexToAddress(payTo)),
+		payer.OnReceipt(func(r *x402.Receipt) { mu.Lock(); *receipts = append(*receipts, r); mu.Unlock() }))
+	return ts.client(t, option.WithHTTPClient(&http.Client{Transport: tr}))
+}
+
+func tokenBalance(t testing.TB, c *devchain.Chain, who common.Address) *big.Int {
+	t.Helper()
+	data := append(common.FromHex("0x70a08231"), common.LeftPadBytes(who.Bytes(), 32)...)
+	out, err := c.Client.CallContract(context.Background(), ethereum.CallMsg{To: &c.Network.Asset, Data: data}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return new(big.Int).SetBytes(out)
+}
+
+// checkSettled asserts the receipt names a mined, successful transaction.
+func checkSettled(t testing.TB, c *devchain.Chain, r *x402.Receipt) {
+	t.Helper()
+	if r == nil || !r.Success || r.Network != c.Network.CAIP2 || !strings.EqualFold(r.Payer, c.Payer.Hex()) {
+		t.Fatalf("receipt %+v", r)
+	}
+	rec, err := c.Client.TransactionReceipt(context.Background(), common.HexToHash(r.Transaction))
+	if err != nil || rec.Status != 1 {
+		t.Fatalf("transaction %s: %v %+v", r.Transaction, err, rec)
+	}
+}
+
+func TestUnpaidOpenAIGoCallGetsA402Error(t *testing.T) {
+	ts, _ := startPaid(t, "after")
+	_, err := ts.client(t).Responses.New(context.Background(), oresponses.ResponseNewParams{Model: paid, Input: userText("hi")})
+	var apiErr *openai.Error
+	if !errors.As(err, &apiErr) {
+		t.Fatalf("want *openai.Error, got %T: %v", err, err)
+	}
+	if apiErr.StatusCode != 402 || apiErr.Code != "payment_required" {
+		t.Fatalf("status %d code %q", apiErr.StatusCode, apiErr.Code)
+	}
+	res, body := post(t, ts.URL+"/responses", `{"model":"`+paid+`","input":"hi"}`)
+	if err := schemas.Validate("x402.v1_payment_required", body); err != nil {
+		t.Errorf("402 body: %v\n%s", err, body)
+	}
+	hdr, err := base64.StdEncoding.DecodeString(res.Header.Get(x402.HeaderPaymentRequired))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schemas.Validate("x402.payment_required", hdr); err != nil {
+		t.Errorf("PAYMENT-REQUIRED: %v\n%s", err, hdr)
+	}
+	if got := gjson.GetBytes(hdr, "accepts.0.amount").String(); got != "1000" {
+		t.Errorf("amount %q", got)
+	}
+	if got := gjson.GetBytes(hdr, "resource.url").String(); got != ts.URL+"/responses" {
+		t.Errorf("resource %q", got)
+	}
+	if got := gjson.GetBytes(body, "accepts.0.network").String(); got != "farebox-dev" {
+		t.Errorf("v1 accepts network %q", got)
+	}
+}
+
+func TestPaidCallsSettleOnChain(t *testing.T) {
+	for _, settle := range []string{"after", "before"} {
+		t.Run(settle, func(t *testing.T) {
+			ts, c := startPaid(t, settle)
+			var receipts []*x402.Receipt
+			cl := payingClient(t, ts, c, &receipts)
+			ctx := context.Background()
+			payerBefore, payToBefore := tokenBalance(t, c, c.Payer), tokenBalance(t, c, common.HexToAddress(payTo))
+
+			res, err := cl.Responses.New(ctx, oresponses.ResponseNewParams{Model: paid, Input: userText("a paid hello")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(res.OutputText(), "a paid hello") || len(receipts) != 1 {
+				t.Fatalf("answer %q, %d receipts", res.OutputText(), len(receipts))
+			}
+			checkSettled(t, c, receipts[0])
+
+			// Streaming: after settlement the receipt is in-band on the
+			// terminal event's response; before, it is also in the headers.
+			evs := collect(t, cl, oresponses.ResponseNewParams{Model: paid, Input: userText("a paid stream")})
+			final := evs[len(evs)-1]
+			if final.Type != "response.completed" {
+				t.Fatalf("terminal %s", final.Type)
+			}
+			inband, ok := final.Response.JSON.ExtraFields["x402"]
+			if !ok {
+				t.Fatalf("no in-band receipt in %s", final.Response.RawJSON())
+			}
+			r := &x402.Receipt{Success: gjson.Get(inband.Raw(), "success").Bool(), Transaction: gjson.Get(inband.Raw(), "transaction").String(),
+				Payer: gjson.Get(inband.Raw(), "payer").String(), Network: gjson.Get(inband.Raw(), "network").String()}
+			checkSettled(t, c, r)
+			if err := schemas.Validate("x402.settle_response", []byte(inband.Raw())); err != nil {
+				t.Error(err)
+			}
+
+			// Tool round trip, both turns paid.
+			tools := []oresponses.ToolUnionParam{weatherTool()}
+			first, err := cl.Responses.New(ctx, oresponses.ResponseNewParams{Model: paid, Tools: tools, Input: userText("get_weather in Rome")})
+			if err != nil || len(first.Output) != 1 || first.Output[0].Type != "function_call" {
+				t.Fatalf("%v %+v", err, first)
+			}
+			call := first.Output[0]
+			second, err := cl.Responses.New(ctx, oresponses.ResponseNewParams{Model: paid, Tools: tools, Input: items(
+				oresponses.ResponseInputItemParamOfMessage("get_weather in Rome", oresponses.EasyInputMessageRoleUser),
+				oresponses.ResponseInputItemParamOfFunctionCall(call.Arguments.OfString, call.CallID, call.Name),
+				callOutput(call.CallID, "cloudy"))})
+			if err != nil || !strings.Contains(second.OutputText(), "cloudy") {
+				t.Fatalf("%v %q", err, second.OutputText())
+			}
+			wantReceipts := 3
+			if settle == "before" {
+				wantReceipts = 4 // the stream's receipt header was sent before the answer
+			}
+			if len(receipts) != wantReceipts {
+				t.Errorf("%d header receipts, want %d", len(receipts), wantReceipts)
+			}
+			spent := new(big.Int).Sub(payerBefore, tokenBalance(t, c, c.Payer))
+			got := new(big.Int).Sub(tokenBalance(t, c, common.HexToAddress(payTo)), payToBefore)
+			if spent.Int64() != 4*atomics || got.Int64() != 4*atomics {
+				t.Errorf("payer spent %s, payTo got %s, want %d each", spent, got, 4*atomics)
+			}
+		})
+	}
+}
+
+// brokenModel is an upstream that fails, after emitting `before` text
+// deltas: the one fake here is the model.
+type brokenModel struct{ before int }
+
+func (m brokenModel) Respond(ctx context.Context, req *fb.Request, em *fb.Emitter) error {
+	for i := 0; i < m.before; i++ {
+		em.Text("partial ")
+	}
+	return &fb.Error{Status: 502, Type: "server_error", Code: "upstream_error", Message: "The upstream model failed."}
+}
+
+// A call that yields no answer is not charged, and the authorization it
+// carried can be used again.
+func TestNothingChargedWithoutAnAnswer(t *testing.T) {
+	c := devChain(t)
+	st, err := evm.NewSettler(context.Background(), c.Client, c.RelayerKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := paidConfig(c, "after")
+	cfg.Models = append(cfg.Models,
+		gateway.ModelConfig{Name: "broken-early", Upstream: "inprocess", Price: price},
+		gateway.ModelConfig{Name: "broken-midway", Upstream: "inprocess", Price: price})
+	ts := startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st,
+		Models: map[string]fb.Model{"broken-early": brokenModel{}, "broken-midway": brokenModel{before: 3}}})
+	name, value, err := payer.NewSigner(c.PayerKey).PaymentHeader(offerFor(t, ts, c), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := tokenBalance(t, c, c.Payer)
+
+	res, b := post(t, ts.URL+"/responses", `{"model":"`+paid+`","input":"hi","temperature":9}`, name, value)
+	if res.StatusCode != 400 {
+		t.Fatalf("invalid request with a payment: %d %s", res.StatusCode, b)
+	}
+	res, b = post(t, ts.URL+"/responses", `{"model":"broken-early","input":"hi"}`, name, value)
+	if res.StatusCode != 502 || res.Header.Get(x402.HeaderPaymentResponse) != "" {
+		t.Fatalf("upstream failure before output: %d %s", res.StatusCode, b)
+	}
+	res, b = post(t, ts.URL+"/responses", `{"model":"broken-midway","input":"hi","stream":true}`, name, value)
+	if res.StatusCode != 200 || !strings.Contains(string(b), "event: error") || !strings.Contains(string(b), "response.failed") || strings.Contains(string(b), `"x402"`) {
+		t.Fatalf("upstream failure mid-stream: %d %s", res.StatusCode, b)
+	}
+	res, b = post(t, ts.URL+"/responses", `{"model":"`+paid+`","input":"now it works"}`, name, value)
+	if res.StatusCode != 200 {
+		t.Fatalf("the same authorization after three unanswered calls: %d %s", res.StatusCode, b)
+	}
+	if spent := new(big.Int).Sub(before, tokenBalance(t, c, c.Payer)); spent.Int64() != atomics {
+		t.Errorf("spent %s, want exactly one price", spent)
+	}
+}
+
+// offerFor reads the requirement farebox offers for the paid model.
+func offerFor(t testing.TB, ts *testServer, c *devchain.Chain) *x402.Requirement {
+	t.Helper()
+	res, _ := post(t, ts.URL+"/responses", `{"model":"`+paid+`","input":"hi"}`)
+	offers, err := x402.DecodePaymentRequired(res.Header.Get(x402.HeaderPaymentRequired))
+	if err != nil || len(offers) != 1 {
+		t.Fatalf("offers %v %v", offers, err)
+	}
+	amount, _ := new(big.Int).SetString(offers[0].Amount, 10)
+	return &x402.Requirement{Scheme: "exact", Network: c.Network, Amount: amount, PayTo: common.HexToAddress(offers[0].PayTo),
+		MaxTimeoutSeconds: offers[0].MaxTimeoutSeconds, Resource: offers[0].Resource}
+}
+
+func TestOneAuthorizationServesOneOfManyConcurrentRequests(t *testing.T) {
+	ts, c := startPaid(t, "after")
+	name, value, err := payer.NewSigner(c.PayerKey).PaymentHeader(offerFor(t, ts, c), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := tokenBalance(t, c, c.Payer)
+	const n = 100
+	codes := make([]string, n)
+	statuses := make([]int, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			res, b := post(t, ts.URL+"/responses", `{"model":"`+paid+`","input":"race"}`, name, value)
+			statuses[i], codes[i] = res.StatusCode, gjson.GetBytes(b, "error.code").String()
+		}(i)
+	}
+	wg.Wait()
+	served, refused := 0, 0
+	for i := range statuses {
+		switch {
+		case statuses[i] == 200:
+			served++
+		case statuses[i] == 402 && codes[i] == x402.ReasonNonceAlreadyUsed:
+			refused++
+		default:
+			t.Errorf("request %d: %d %s", i, statuses[i], codes[i])
+		}
+	}
+	if served != 1 || refused != n-1 {
+		t.Errorf("served %d, refused %d", served, refused)
+	}
+	if spent := new(big.Int).Sub(before, tokenBalance(t, c, c.Payer)); spent.Int64() != atomics {
+		t.Errorf("spent %s, want exactly one price", spent)
+	}
+	// After settlement the authorization stays refused.
+	res, b := post(t, ts.URL+"/responses", `{"model":"`+paid+`","input":"again"}`, name, value)
+	if res.StatusCode != 402 || gjson.GetBytes(b, "error.code").String() != x402.ReasonNonceAlreadyUsed || res.Header.Get("X-Should-Retry") != "false" {
+		t.Errorf("replay after settlement: %d %s", res.StatusCode, b)
+	}
+}
