@@ -183,3 +183,29 @@ func TestRecordsNoticeClientDisconnect(t *testing.T) {
 		t.Error("record not marked canceled")
 	}
 }
+
+// BenchmarkFixedText measures the zero-delay arm's floor: a round trip to
+// the precomputed fixed answer over loopback HTTP.
+func BenchmarkFixedText(b *testing.B) {
+	s, err := Start(Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	for _, bc := range []struct{ name, path, body string }{
+		{"responses_stream", "/responses", `{"model":"bench","input":"hi","stream":true}`},
+		{"chat_json", "/chat/completions", `{"model":"bench","messages":[{"role":"user","content":"hi"}]}`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := http.Post(s.URL()+bc.path, "application/json", strings.NewReader(bc.body))
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+			}
+		})
+	}
+}

@@ -1,0 +1,91 @@
+package upstreamerr
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRetryAfterReadsEveryForm(t *testing.T) {
+	cases := []struct {
+		h    http.Header
+		want time.Duration
+	}{
+		{http.Header{"Retry-After-Ms": {"250"}, "Retry-After": {"9"}}, 250 * time.Millisecond},
+		{http.Header{"Retry-After": {"3"}}, 3 * time.Second},
+		{http.Header{"Retry-After": {"0.5"}}, 500 * time.Millisecond},
+		{http.Header{"Retry-After": {"soon"}}, DefaultRetryAfter},
+		{http.Header{}, DefaultRetryAfter},
+	}
+	for _, tc := range cases {
+		if got := RetryAfter(tc.h); got != tc.want {
+			t.Errorf("RetryAfter(%v) = %s, want %s", tc.h, got, tc.want)
+		}
+	}
+	future := time.Now().Add(30 * time.Second).UTC().Format(http.TimeFormat)
+	if got := RetryAfter(http.Header{"Retry-After": {future}}); got < 25*time.Second || got > 31*time.Second {
+		t.Errorf("HTTP-date Retry-After gave %s", got)
+	}
+}
+
+func TestMessageReadsServerShapes(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"error":{"message":"too long","type":"invalid_request_error"}}`: "too long",
+		`{"error":"model not loaded"}`:                                    "model not loaded",
+		`{"message":"bad"}`:                                               "bad",
+		`{"detail":"unprocessable"}`:                                      "unprocessable",
+		`not json`:                                                        "",
+	} {
+		if got := Message([]byte(body)); got != want {
+			t.Errorf("Message(%s) = %q, want %q", body, got, want)
+		}
+	}
+}
+
+func TestFromStatusNeverEchoesAuthFailures(t *testing.T) {
+	body := []byte(`{"error":{"message":"Incorrect API key provided: sk-live-abcdef"}}`)
+	for _, status := range []int{401, 403} {
+		e := FromStatus(status, http.Header{}, body)
+		if e.Status != 502 || strings.Contains(e.Message, "sk-") {
+			t.Errorf("%d -> %d %q", status, e.Status, e.Message)
+		}
+	}
+	if e := FromStatus(422, http.Header{}, []byte(`{"detail":"bad field"}`)); e.Status != 400 || e.Message != "bad field" {
+		t.Errorf("422 -> %d %q", e.Status, e.Message)
+	}
+	if e := FromStatus(504, http.Header{}, nil); e.Status != 504 {
+		t.Errorf("504 -> %d", e.Status)
+	}
+}
+
+func TestTransportTellsTimeoutsFromDisconnects(t *testing.T) {
+	ctx, w := Watch(context.Background(), Timeouts{FirstByte: time.Millisecond, Gap: -1, Total: -1})
+	<-ctx.Done()
+	var e interface{ Error() string }
+	err := Transport(ctx, ctx.Err())
+	if !errors.As(err, &e) || !strings.Contains(err.Error(), "504") {
+		t.Errorf("first-byte timeout mapped to %v", err)
+	}
+	w.Stop()
+
+	parent, cancel := context.WithCancel(context.Background())
+	ctx, w = Watch(parent, Timeouts{})
+	defer w.Stop()
+	cancel()
+	if err := Transport(ctx, ctx.Err()); !errors.Is(err, context.Canceled) {
+		t.Errorf("client disconnect mapped to %v", err)
+	}
+}
+
+func TestWatchdogSeenSwitchesToGapTimeout(t *testing.T) {
+	ctx, w := Watch(context.Background(), Timeouts{FirstByte: time.Hour, Gap: time.Millisecond, Total: -1})
+	defer w.Stop()
+	w.Seen()
+	<-ctx.Done()
+	if !errors.Is(context.Cause(ctx), ErrGapTimeout) {
+		t.Errorf("cause %v, want ErrGapTimeout", context.Cause(ctx))
+	}
+}
