@@ -97,7 +97,9 @@ func TestPaymentFailures(t *testing.T) {
 		{"scheme upto", edit("accepted.scheme", `"upto"`), false, 402, x402.ReasonUnsupportedScheme},
 		{"network not offered (Base mainnet)", edit("accepted.network", `"eip155:8453"`), false, 402, x402.ReasonInvalidNetwork},
 		{"v1 network name unknown", editV1("network", `"polygon"`), true, 402, x402.ReasonInvalidNetwork},
-		{"pays someone else", sign(2, func(r *x402.Requirement, _ *payer.Signer) { r.PayTo = common.HexToAddress("0x1111111111111111111111111111111111111111") }, nil), false, 402, x402.ReasonRecipientMismatch},
+		{"pays someone else", sign(2, func(r *x402.Requirement, _ *payer.Signer) {
+			r.PayTo = common.HexToAddress("0x1111111111111111111111111111111111111111")
+		}, nil), false, 402, x402.ReasonRecipientMismatch},
 		{"pays too little", sign(2, func(r *x402.Requirement, _ *payer.Signer) { r.Amount = big.NewInt(999) }, nil), false, 402, x402.ReasonValue},
 		{"pays too much", sign(2, func(r *x402.Requirement, _ *payer.Signer) { r.Amount = big.NewInt(1001) }, nil), false, 402, x402.ReasonValue},
 		{"validAfter moved after signing", sign(2, nil, func(p *x402.Payment) { p.Authorization.ValidAfter = big.NewInt(time.Now().Add(time.Hour).Unix()) }), false, 402, x402.ReasonValidAfter},
