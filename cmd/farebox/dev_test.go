@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/farebox/farebox/x402/evm/devchain"
+	"math/big"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/payer"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	oresponses "github.com/openai/openai-go/v3/responses"
+)
+
+// syncBuffer is stdout shared between the command and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// TestFareboxDevPaidCall runs `farebox dev` as a user would and pays one
+// call with openai-go and the paying transport: the receipt names a mined
+// transaction and the payer's balance dropped by exactly 0.001 USDC.
+func TestFareboxDevPaidCall(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"dev", "--addr", "127.0.0.1:0", "--rpc-addr", "127.0.0.1:0", "--log-level", "warn"}, out, &syncBuffer{}, func(string) string { return "" })
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("farebox dev exited with %v", err)
+		}
+	})
+	banner := waitFor(t, out, "Try it:")
+	base := field(t, banner, `base URL\s+(\S+)`)
+	rpcURL := field(t, banner, `chain RPC\s+(\S+)`)
+	tokenAddr := common.HexToAddress(field(t, banner, `token \(USDC\)\s+(0x[0-9a-fA-F]{40})`))
+	payerAddr := common.HexToAddress(field(t, banner, `address\s+(0x[0-9a-fA-F]{40})`))
+	if !strings.Contains(banner, "gone on exit") || !strings.Contains(banner, "publicly known") {
+		t.Errorf("banner must say the state is in memory and the key is public:\n%s", banner)
+	}
+
+	// Everything else goes through the served JSON-RPC, as a wallet would.
+	rpc, err := ethclientDial(ctx, rpcURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	balance := func() *big.Int {
+		data := append(common.FromHex("0x70a08231"), common.LeftPadBytes(payerAddr.Bytes(), 32)...)
+		res, err := rpc.CallContract(ctx, ethereum.CallMsg{To: &tokenAddr, Data: data}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return new(big.Int).SetBytes(res)
+	}
+	before := balance()
+
+	key := devPayerKey(t)
+	network := x402.NewNetwork("eip155:1337", "", big.NewInt(1337), tokenAddr, "USDC", "2")
+	reg, _ := x402.NewRegistry(network)
+	var receipt *x402.Receipt
+	tr := payer.NewTransport(payer.NewSigner(key), payer.WithNetworks(reg), payer.OnReceipt(func(r *x402.Receipt) { receipt = r }))
+	client := openai.NewClient(option.WithBaseURL(base+"/"), option.WithAPIKey("x402"), option.WithHTTPClient(&http.Client{Transport: tr}))
+	res, err := client.Responses.New(ctx, oresponses.ResponseNewParams{Model: "farebox-scripted",
+		Input: oresponses.ResponseNewParamsInputUnion{OfString: openai.String("hello from the README")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.OutputText(), "hello from the README") {
+		t.Errorf("answer %q", res.OutputText())
+	}
+	if receipt == nil || !receipt.Success {
+		t.Fatalf("receipt %+v", receipt)
+	}
+	mined, err := rpc.TransactionReceipt(ctx, common.HexToHash(receipt.Transaction))
+	if err != nil || mined.Status != 1 {
+		t.Fatalf("transaction %s not mined: %v", receipt.Transaction, err)
+	}
+	if spent := new(big.Int).Sub(before, balance()); spent.Int64() != 1000 {
+		t.Errorf("payer spent %s atomic units, want 1000 (0.001 USDC)", spent)
+	}
+
+	// The command-line client pays too, with the dev key.
+	var callOut syncBuffer
+	if err := run(ctx, []string{"call", "--base-url", base, "--stream", "hi from farebox call"}, &callOut, &syncBuffer{}, func(string) string { return "" }); err != nil {
+		t.Fatal(err)
+	}
+	if s := callOut.String(); !strings.Contains(s, "You said: hi from farebox call") || !regexp.MustCompile(`transaction=0x[0-9a-f]{64} amount=0.001 USDC`).MatchString(s) {
+		t.Errorf("farebox call printed:\n%s", s)
+	}
+	if spent := new(big.Int).Sub(before, balance()); spent.Int64() != 2000 {
+		t.Errorf("after farebox call the payer spent %s, want 2000", spent)
+	}
+}
+
+func waitFor(t *testing.T, out *syncBuffer, marker string) string {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		if s := out.String(); strings.Contains(s, marker) {
+			return s
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no %q in output:\n%s", marker, out.String())
+	return ""
+}
+
+func field(t *testing.T, s, re string) string {
+	t.Helper()
+	m := regexp.MustCompile(re).FindStringSubmatch(s)
+	if m == nil {
+		t.Fatalf("no %s in:\n%s", re, s)
+	}
+	return m[1]
+}
+func devPayerKey(t *testing.T) *ecdsa.PrivateKey {
+	k, err := crypto.HexToECDSA(devchain.DevPayerKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func ethclientDial(ctx context.Context, url string) (*ethclient.Client, error) {
+	return ethclient.DialContext(ctx, url)
+}
