@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/farebox/farebox/internal/fakeupstream"
+)
+
+// settlementNote is printed with every run: how the paid arm settles.
+const settlementNote = "Paid arm: pre-signed EIP-3009 authorizations (unique nonces, signed outside the timed intervals) on a custom network (eip155:1337); farebox verifies each locally and reserves its nonce in the in-memory replay store, then settles after the answer through its facilitator settler pointed at a stand-in: a loopback HTTP server in the harness that answers POST /settle with success WITHOUT verifying or settling anything (there is no chain in a pure benchmark, and a real facilitator's time is not farebox's work). The stand-in's own round trip is measured separately (settle round trip) and is inside the paid arm's latency."
+
+// harness owns every process and server of one run.
+type harness struct {
+	p                      params
+	smoke, portkey         bool
+	fareboxBin, kind       string
+	logLevel, outDir       string
+	root, tmp              string
+	fake                   *fakeupstream.Server
+	standIn                *settleStandIn
+	procs                  []*process
+	arms                   []*arm
+	report                 Report
+	holdModel, portkeyHold string
+}
+
+func (h *harness) close() {
+	for _, p := range h.procs {
+		p.stop()
+	}
+	if h.fake != nil {
+		h.fake.Close()
+	}
+	if h.standIn != nil {
+		h.standIn.close()
+	}
+}
+
+func (h *harness) run(ctx context.Context) error {
+	var err error
+	if h.root, err = repoRoot(); err != nil {
+		return err
+	}
+	if h.tmp, err = os.MkdirTemp("", "farebox-bench-"); err != nil {
+		return err
+	}
+	if h.outDir == "" {
+		h.outDir = filepath.Join(h.root, "bench")
+		if h.smoke {
+			h.outDir = filepath.Join(h.tmp, "out")
+		}
+	}
+	h.report = Report{Generated: stamp(), Smoke: h.smoke, Command: "go run ./cmd/farebox-bench " + strings.Join(os.Args[1:], " "), Machine: machine(ctx)}
+	h.report.Notes = append(h.report.Notes, settlementNote)
+	if err := h.start(ctx); err != nil {
+		return err
+	}
+	fmt.Printf("logs of the gateway processes: %s\n", h.tmp)
+	return h.measure(ctx)
+}
+
+// start brings up the fake upstream, the stand-in, farebox, the bare proxy
+// and Portkey, and builds the arms.
+func (h *harness) start(ctx context.Context) error {
+	var err error
+	if h.fake, err = fakeupstream.Start(fakeupstream.Options{KeepRecords: 4096}); err != nil {
+		return err
+	}
+	if h.standIn, err = startSettleStandIn(); err != nil {
+		return err
+	}
+	paceModel := "anything+gap=" + h.p.pace.String()
+	h.holdModel = "anything+gap=1500ms"
+	h.portkeyHold = "anything+ttfb=20s"
+	direct := &arm{name: armDirect, url: h.fake.URL() + "/responses", model: "anything", paced: paceModel}
+	h.arms = append(h.arms, direct)
+
+	// The bare proxy: this same binary in its serving mode.
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	bareBase := "http://127.0.0.1:" + strconv.Itoa(port)
+	bp, err := startProcess("bare-proxy", h.tmp, nil, self, "-serve-bare-proxy", "127.0.0.1:"+strconv.Itoa(port), strings.TrimSuffix(h.fake.URL(), "/v1"))
+	if err != nil {
+		return err
+	}
+	h.procs = append(h.procs, bp)
+	if err := bp.waitHTTP(bareBase+"/v1/models", 20*time.Second); err != nil {
+		return err
+	}
+	h.arms = append(h.arms, &arm{name: armBare, url: bareBase + "/v1/responses", model: "anything", paced: paceModel,
+		hold: h.holdModel, proc: bp, holdNote: "streams (upstream paced at 1.5 s)"})
+
+	// farebox, built from this repository.
+	fp, base, err := h.startFarebox(ctx)
+	if err != nil {
+		return err
+	}
+	h.arms = append(h.arms,
+		&arm{name: armFree, url: base + "/v1/responses", model: "bench-free", paced: "bench-free-paced", hold: "bench-free-hold", proc: fp,
+			holdNote: "streams (upstream paced at 1.5 s)"})
+	c := newClient()
+	pool, err := newPayPool(ctx, c, base+"/v1/responses", "bench-paid")
+	if err != nil {
+		return fmt.Errorf("paid route: %w\n%s", err, fp.tail())
+	}
+	h.arms = append(h.arms, &arm{name: armPaid, url: base + "/v1/responses", model: "bench-paid", paced: "bench-paid-paced", proc: fp, pay: pool})
+
+	if !h.portkey {
+		h.note("Portkey arm skipped: -portkey=false.")
+		return nil
+	}
+	script, err := ensurePortkey(ctx, h.root)
+	if err != nil {
+		h.note("Portkey arm SKIPPED: " + err.Error())
+		return nil
+	}
+	pk, pkBase, err := startPortkey(script, h.tmp)
+	if err != nil {
+		h.note("Portkey arm SKIPPED: it did not start: " + err.Error())
+		return nil
+	}
+	h.procs = append(h.procs, pk)
+	h.arms = append(h.arms, &arm{name: armPortkey, url: pkBase + "/v1/responses", model: "anything", hold: h.portkeyHold, proc: pk,
+		headers: http.Header{
+			"X-Portkey-Provider":    {"openai"},
+			"X-Portkey-Custom-Host": {h.fake.URL()},
+			"Authorization":         {"Bearer sk-bench-unused"},
+		},
+		holdNote: "non-streaming calls held open by the upstream (streaming through Portkey fails, wire.md §7)"})
+	h.note("Portkey " + portkeyVersion + " (Node " + h.report.Machine.Node + ") is measured non-streaming only: streaming through a custom host fails inside Portkey (wire.md §7).")
+	return nil
+}
+
+// note records and prints a remark about the run.
+func (h *harness) note(s string) {
+	fmt.Println("NOTE:", s)
+	h.report.Notes = append(h.report.Notes, s)
+}
+
+// fareboxConfig is the YAML farebox serves: free and paid routes to the
+// fake upstream (zero-delay, paced and held), payments on the bench network
+// settled through the stand-in.
+func (h *harness) fareboxConfig(addr string) string {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "addr: %s\nlog_level: %s\n", addr, h.logLevel)
+	fmt.Fprintf(&b, `payments:
+  pay_to: "0x000000000000000000000000000000000000bEEF"
+  networks: [%q]
+  max_timeout_seconds: 3600
+  settle: after
+  settler: facilitator
+  facilitator:
+    url: %q
+  custom_networks:
+    - caip2: %q
+      chain_id: %s
+      asset: %q
+      name: %q
+      version: %q
+models:
+`, benchNetwork.CAIP2, h.standIn.URL(), benchNetwork.CAIP2, benchNetwork.ChainID.String(), benchNetwork.Asset.Hex(), benchNetwork.Name, benchNetwork.Version)
+	model := func(name, upstream, price string) {
+		fmt.Fprintf(&b, "  - name: %s\n    upstream: %s\n    upstream_model: %q\n    base_url: %q\n    api_key_env: FAREBOX_BENCH_UPSTREAM_KEY\n    price: %q\n",
+			name, h.kind, upstream, h.fake.URL(), price)
+	}
+	model("bench-free", "anything", "0")
+	model("bench-paid", "anything", "0.001")
+	model("bench-free-paced", "anything+gap="+h.p.pace.String(), "0")
+	model("bench-paid-paced", "anything+gap="+h.p.pace.String(), "0.001")
+	model("bench-free-hold", h.holdModel, "0")
+	return b.String()
+}
+
+// startFarebox builds (unless -farebox) and starts `farebox serve`.
+func (h *harness) startFarebox(ctx context.Context) (*process, string, error) {
+	bin := h.fareboxBin
+	if bin == "" {
+		bin = filepath.Join(h.tmp, "farebox")
+		fmt.Println("building farebox (go build ./cmd/farebox) ...")
+		if out, err := run(ctx, 10*time.Minute, h.root, "go", "build", "-o", bin, "./cmd/farebox"); err != nil {
+			return nil, "", fmt.Errorf("go build ./cmd/farebox: %v\n%s", err, out)
+		}
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, "", err
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	cfg := filepath.Join(h.tmp, "farebox.yaml")
+	if err := os.WriteFile(cfg, []byte(h.fareboxConfig(addr)), 0o644); err != nil {
+		return nil, "", err
+	}
+	p, err := startProcess("farebox", h.tmp, []string{"FAREBOX_BENCH_UPSTREAM_KEY=sk-bench-unused"}, bin, "serve", "--config", cfg)
+	if err != nil {
+		return nil, "", err
+	}
+	h.procs = append(h.procs, p)
+	base := "http://" + addr
+	if err := p.waitHTTP(base+"/healthz", 30*time.Second); err != nil {
+		return nil, "", err
+	}
+	return p, base, nil
+}

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Report is everything one harness run measured: bench/latest.json.
+type Report struct {
+	Generated string   `json:"generated"`
+	Smoke     bool     `json:"smoke"`
+	Command   string   `json:"command"`
+	Machine   Machine  `json:"machine"`
+	Setup     Setup    `json:"setup"`
+	Notes     []string `json:"notes"`
+
+	Latency []*LatencyResult `json:"latency"`
+	// SettleRoundTripUs is one client round trip to the settlement
+	// stand-in at concurrency 1: the part of the paid arm's latency that is
+	// the stand-in's loopback call rather than farebox's own work.
+	SettleRoundTripUs Spread          `json:"settle_round_trip_us"`
+	Streams           []*StreamResult `json:"streams"`
+	CPU               []*CPUResult    `json:"cpu"`
+	MaxRate           []*RateResult   `json:"max_rate"`
+	Memory            []*MemoryResult `json:"memory"`
+	Ratios            []Ratio         `json:"ratios"`
+	Budgets           []Budget        `json:"budgets"`
+}
+
+// Machine says where the figures came from.
+type Machine struct {
+	CPU        string `json:"cpu"`
+	Cores      int    `json:"cores"`
+	Kernel     string `json:"kernel"`
+	Go         string `json:"go"`
+	Node       string `json:"node,omitempty"`
+	LoadBefore string `json:"loadavg_before"`
+	LoadAfter  string `json:"loadavg_after"`
+}
+
+// Setup records the run's parameters.
+type Setup struct {
+	Rounds          int     `json:"rounds"`
+	CallsPerRound   int     `json:"calls_per_round"`
+	StreamsPerRound int     `json:"streams_per_round"`
+	PaceMs          float64 `json:"stream_pace_ms"`
+	CPURatePerSec   float64 `json:"cpu_offered_per_s"`
+	CPUSeconds      float64 `json:"cpu_seconds_per_round"`
+	RateStepSeconds float64 `json:"rate_step_seconds"`
+	P99LimitMs      float64 `json:"rate_p99_limit_ms"`
+	OpenStreams     int     `json:"open_streams"`
+	UpstreamKind    string  `json:"farebox_upstream_kind"`
+	Settlement      string  `json:"settlement"`
+	FareboxLogLevel string  `json:"farebox_log_level"`
+}
+
+// Ratio is one comparison the issue asks for.
+type Ratio struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+	Unit  string  `json:"unit"` // "x" for a ratio, "us" for a difference
+}
+
+// Budget is one line of architecture.md's performance budgets, checked.
+type Budget struct {
+	Name     string  `json:"name"`
+	Limit    float64 `json:"limit"`
+	Measured float64 `json:"measured"`
+	Unit     string  `json:"unit"`
+	Met      bool    `json:"met"`
+}
+
+func find[T any](xs []*T, arm string, name func(*T) string) *T {
+	for _, x := range xs {
+		if name(x) == arm {
+			return x
+		}
+	}
+	return nil
+}
+
+func (r *Report) lat(arm string) *LatencyResult {
+	return find(r.Latency, arm, func(l *LatencyResult) string { return l.Arm })
+}
+func (r *Report) cpu(arm string) *CPUResult {
+	return find(r.CPU, arm, func(l *CPUResult) string { return l.Arm })
+}
+func (r *Report) rate(arm string) *RateResult {
+	return find(r.MaxRate, arm, func(l *RateResult) string { return l.Arm })
+}
+func (r *Report) stream(arm string) *StreamResult {
+	return find(r.Streams, arm, func(l *StreamResult) string { return l.Arm })
+}
+func (r *Report) mem(arm string) *MemoryResult {
+	return find(r.Memory, arm, func(l *MemoryResult) string { return l.Arm })
+}
+
+// derive fills Ratios and Budgets from the measured figures.
+func (r *Report) derive() {
+	add := func(name string, v float64, unit string) {
+		r.Ratios = append(r.Ratios, Ratio{Name: name, Value: v, Unit: unit})
+	}
+	d, bare, free, paid, pk := r.lat(armDirect), r.lat(armBare), r.lat(armFree), r.lat(armPaid), r.lat(armPortkey)
+	if d != nil && paid != nil {
+		add("latency p50 farebox-paid / direct", ratio(paid.P50us.Median, d.P50us.Median), "x")
+		add("latency p99 farebox-paid / direct", ratio(paid.P99us.Median, d.P99us.Median), "x")
+		add("latency p50 farebox-free / direct", ratio(free.P50us.Median, d.P50us.Median), "x")
+	}
+	if pk != nil && free != nil {
+		add("added latency p50 farebox-free / portkey", ratio(free.AddedP50us.Median, pk.AddedP50us.Median), "x")
+		add("added latency p50 farebox-paid / portkey", ratio(paid.AddedP50us.Median, pk.AddedP50us.Median), "x")
+		add("added latency p99 farebox-paid / portkey", ratio(paid.AddedP99us.Median, pk.AddedP99us.Median), "x")
+	}
+	if bare != nil && paid != nil {
+		add("latency p50 farebox-free minus bare proxy", free.P50us.Median-bare.P50us.Median, "us")
+		add("latency p50 farebox-paid minus bare proxy", paid.P50us.Median-bare.P50us.Median, "us")
+		add("latency p99 farebox-paid minus bare proxy", paid.P99us.Median-bare.P99us.Median, "us")
+		add("latency p50 farebox-paid minus bare proxy minus settle round trip", paid.P50us.Median-bare.P50us.Median-r.SettleRoundTripUs.Median, "us")
+	}
+	cb, cf, cp, ck := r.cpu(armBare), r.cpu(armFree), r.cpu(armPaid), r.cpu(armPortkey)
+	if cb != nil && cp != nil {
+		add("cpu per call farebox-paid / bare proxy", ratio(cp.PerCallUs.Median, cb.PerCallUs.Median), "x")
+		add("cpu per call farebox-free / bare proxy", ratio(cf.PerCallUs.Median, cb.PerCallUs.Median), "x")
+	}
+	if ck != nil && cp != nil {
+		add("cpu per call farebox-paid / portkey", ratio(cp.PerCallUs.Median, ck.PerCallUs.Median), "x")
+		add("cpu per call farebox-free / portkey", ratio(cf.PerCallUs.Median, ck.PerCallUs.Median), "x")
+	}
+	rd, rf, rp, rk := r.rate(armDirect), r.rate(armFree), r.rate(armPaid), r.rate(armPortkey)
+	if rd != nil && rp != nil {
+		add("max rate farebox-free / direct", ratio(rf.HeldPerSec, rd.HeldPerSec), "x")
+		add("max rate farebox-paid / direct", ratio(rp.HeldPerSec, rd.HeldPerSec), "x")
+	}
+	if rk != nil && rp != nil {
+		add("max rate farebox-free / portkey", ratio(rf.HeldPerSec, rk.HeldPerSec), "x")
+		add("max rate farebox-paid / portkey", ratio(rp.HeldPerSec, rk.HeldPerSec), "x")
+	}
+	budget := func(name string, limit, measured float64, unit string) {
+		r.Budgets = append(r.Budgets, Budget{Name: name, Limit: limit, Measured: measured, Unit: unit, Met: measured <= limit})
+	}
+	if cp != nil {
+		budget("gateway CPU per paid non-streaming call (upstream excluded)", 120, cp.PerCallUs.Median, "us")
+	}
+	if bare != nil && paid != nil {
+		budget("added latency p50, paid route, above the bare proxy", 60, paid.P50us.Median-bare.P50us.Median, "us")
+		budget("added latency p99, paid route, above the bare proxy", 150, paid.P99us.Median-bare.P99us.Median, "us")
+	}
+	if s := r.stream(armFree); s != nil {
+		budget("streaming: added time to first delta (p50)", 300, s.AddedTTFTp50.Median, "us")
+		budget("streaming: added gap per event (p99)", 50, s.AddedGapP99us.Median, "us")
+		budget("streaming: deltas coalesced, split, lost or held back", 0, float64(s.Mismatched+s.Held), "count")
+	}
+	if m := r.mem(armFree); m != nil && m.Open > 0 {
+		budget("memory per open stream", 64, m.PerStreamKiB, "KiB")
+	}
+}
+
+// writeTable prints the human table (also bench/results.md).
+func (r *Report) writeTable(w io.Writer) {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	sp := func(s Spread) string { return fmt.Sprintf("%.0f (%.0f..%.0f)", s.Median, s.Min, s.Max) }
+	p("## farebox benchmark (%s)\n\n", r.Generated)
+	p("Machine: %s, %d cores, %s, %s; load average before %s, after %s.\n\n", r.Machine.CPU, r.Machine.Cores, r.Machine.Kernel, r.Machine.Go, r.Machine.LoadBefore, r.Machine.LoadAfter)
+	for _, n := range r.Notes {
+		p("- %s\n", n)
+	}
+	p("\nMedian of %d round medians, (lowest..highest round). Times in microseconds.\n\n", r.Setup.Rounds)
+	p("### Non-streaming, concurrency 1, zero-delay upstream\n\n")
+	p("| arm | p50 | p99 | added p50 vs direct | added p99 vs direct | calls |\n|---|---|---|---|---|---|\n")
+	for _, l := range r.Latency {
+		p("| %s | %s | %s | %s | %s | %d |\n", l.Arm, sp(l.P50us), sp(l.P99us), sp(l.AddedP50us), sp(l.AddedP99us), l.Samples)
+	}
+	p("\nSettlement stand-in round trip (inside the paid arm's figures): p50 %s µs.\n", sp(r.SettleRoundTripUs))
+	if len(r.Streams) > 0 {
+		p("\n### Streaming, upstream paced at %.1f ms per event\n\n", r.Setup.PaceMs)
+		p("| arm | first delta p50 | added p50 | added p99 | gap p50 | gap p99 | added gap p50 | added gap p99 | deltas/stream | mismatched streams | held deltas |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+		for _, s := range r.Streams {
+			p("| %s | %s | %s | %s | %s | %s | %s | %s | %d | %d/%d | %d |\n", s.Arm, sp(s.TTFTp50us), sp(s.AddedTTFTp50), sp(s.AddedTTFTp99),
+				sp(s.GapP50us), sp(s.GapP99us), sp(s.AddedGapP50us), sp(s.AddedGapP99us), s.DeltasPerStream, s.Mismatched, s.Streams, s.Held)
+		}
+	}
+	if len(r.CPU) > 0 {
+		p("\n### Gateway CPU per call at %.0f calls/s offered\n\n", r.Setup.CPURatePerSec)
+		p("| arm | µs per call (utime+stime) | µs per call (schedstat) | calls | RSS KiB after each round |\n|---|---|---|---|---|\n")
+		for _, c := range r.CPU {
+			p("| %s | %s | %s | %d | %v |\n", c.Arm, sp(c.PerCallUs), sp(c.SchedPerCallUs), c.Calls, c.RSSKiB)
+		}
+	}
+	if len(r.MaxRate) > 0 {
+		p("\n### Highest rate held with p99 < %.0f ms and no errors\n\n| arm | calls/s | p99 there (µs) | next step |\n|---|---|---|---|\n", r.Setup.P99LimitMs)
+		for _, m := range r.MaxRate {
+			p("| %s | %.0f | %.0f | %s |\n", m.Arm, m.HeldPerSec, m.P99AtHeldUs, m.FailedAt)
+		}
+	}
+	if len(r.Memory) > 0 {
+		p("\n### Resident memory (VmRSS, KiB)\n\n| arm | idle | before hold | %d open | per open call | after load | what was held |\n|---|---|---|---|---|---|---|\n", r.Setup.OpenStreams)
+		for _, m := range r.Memory {
+			p("| %s | %d | %d | %d | %.1f | %d | %s |\n", m.Arm, m.IdleKiB, m.BeforeHoldKiB, m.HoldKiB, m.PerStreamKiB, m.AfterLoadKiB, m.HoldNote)
+		}
+	}
+	p("\n### Ratios\n\n| comparison | value |\n|---|---|\n")
+	for _, x := range r.Ratios {
+		if x.Unit == "x" {
+			p("| %s | %.2fx |\n", x.Name, x.Value)
+		} else {
+			p("| %s | %.0f µs |\n", x.Name, x.Value)
+		}
+	}
+	p("\n### Budgets (architecture.md)\n\n| budget | limit | measured | met |\n|---|---|---|---|\n")
+	for _, b := range r.Budgets {
+		met := "no"
+		if b.Met {
+			met = "yes"
+		}
+		p("| %s | %.0f %s | %.1f %s | %s |\n", b.Name, b.Limit, b.Unit, b.Measured, b.Unit, met)
+	}
+	if r.Smoke {
+		p("\nSMOKE RUN: a few calls per arm to prove the harness works; the figures mean nothing.\n")
+	}
+}
+
+func stamp() string { return time.Now().UTC().Format("2006-01-02 15:04 UTC") }
+
+func oneLine(b []byte) string { return strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]) }
