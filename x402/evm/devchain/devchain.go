@@ -75,6 +75,7 @@ type Chain struct {
 
 	owner    *evm.Transactor
 	rpc      *rpc.Client // over the node's IPC socket, for the miner
+	ipcPath  string
 	maxDrift time.Duration
 	stop     chan struct{}
 	done     chan struct{}
@@ -92,18 +93,20 @@ func Start(ctx context.Context, cfg Config) (*Chain, error) {
 		c.Relayer: {Balance: cfg.RelayerETH},
 		crypto.PubkeyToAddress(ownerKey.PublicKey): {Balance: new(big.Int).Mul(big.NewInt(1000), big.NewInt(params.Ether))},
 	}
-	ipcPath, err := ipcPath()
+	ipc, err := ipcPath()
 	if err != nil {
 		return nil, err
 	}
-	opts, rpcURL, err := options(cfg, ipcPath)
+	c.ipcPath = ipc
+	opts, rpcURL, err := options(cfg, ipc)
 	if err != nil {
 		return nil, err
 	}
 	c.backend = simulated.NewBackend(alloc, opts)
 	c.Client, c.RPCURL = c.backend.Client(), rpcURL
-	if c.rpc, err = rpc.DialIPC(ctx, ipcPath); err != nil {
+	if c.rpc, err = rpc.DialIPC(ctx, ipc); err != nil {
 		c.backend.Close()
+		os.Remove(ipc)
 		return nil, fmt.Errorf("devchain: attaching to the node: %w", err)
 	}
 	go c.mine()
@@ -238,6 +241,7 @@ func (c *Chain) Close() error {
 		<-c.done
 		c.rpc.Close()
 		err = c.backend.Close()
+		os.Remove(c.ipcPath)
 	})
 	return err
 }
