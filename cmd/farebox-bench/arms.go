@@ -128,10 +128,6 @@ type payPool struct {
 // newPayPool reads farebox's 402 offer for model (as any paying client
 // would) and prepares to sign for it.
 func newPayPool(ctx context.Context, c *http.Client, url, model string) (*payPool, error) {
-	key, err := crypto.GenerateKey()
-	if err != nil {
-		return nil, err
-	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{"model":"`+model+`","input":"Say hello."}`))
 	if err != nil {
 		return nil, err
@@ -156,10 +152,23 @@ func newPayPool(ctx context.Context, c *http.Client, url, model string) (*payPoo
 	}
 	for i := range offers {
 		if r, err := offers[i].Requirement(reg); err == nil {
-			return &payPool{signer: payer.NewSigner(key), req: r}, nil
+			signer, err := newSigner()
+			if err != nil {
+				return nil, err
+			}
+			return &payPool{signer: signer, req: r}, nil
 		}
 	}
 	return nil, errors.New("no offer on the bench network in the 402")
+}
+
+// newSigner makes a payer with a fresh key.
+func newSigner() (*payer.Signer, error) {
+	key, err := crypto.GenerateKey()
+	if err != nil {
+		return nil, err
+	}
+	return payer.NewSigner(key), nil
 }
 
 // fill signs until n payments are ready.

@@ -19,9 +19,35 @@ import (
 // child process of the harness (flag -serve-bare-proxy) so its CPU and
 // memory are its own.
 func serveBareProxy(addr, upstream string) error {
-	target, err := url.Parse(upstream)
+	h, err := bareProxy(upstream)
 	if err != nil {
 		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+	}()
+	if err := srv.Serve(ln); err != http.ErrServerClosed {
+		return err
+	}
+	return nil
+}
+
+// bareProxy is the bare proxy's handler: every path forwarded to upstream
+// (scheme://host) as is, every write flushed at once.
+func bareProxy(upstream string) (http.Handler, error) {
+	target, err := url.Parse(upstream)
+	if err != nil {
+		return nil, err
 	}
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
@@ -38,21 +64,5 @@ func serveBareProxy(addr, upstream string) error {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.Any("/*", echo.WrapHandler(rp))
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		srv.Shutdown(sctx)
-	}()
-	if err := srv.Serve(ln); err != http.ErrServerClosed {
-		return err
-	}
-	return nil
+	return e, nil
 }

@@ -60,7 +60,9 @@ func (h *harness) measure(ctx context.Context) error {
 		r.Memory = append(r.Memory, m)
 	}
 
-	phase := func(name string) { fmt.Printf("%s  %s (load avg %s)\n", time.Now().Format("15:04:05"), name, loadavg()) }
+	phase := func(name string) {
+		fmt.Printf("%s  %s (load avg %s)\n", time.Now().Format("15:04:05"), name, loadavg())
+	}
 	phase(fmt.Sprintf("latency: %d rounds x %d calls per arm, concurrency 1", p.rounds, p.calls))
 	lat, err := measureLatency(ctx, c, h.arms, p.rounds, p.calls)
 	if err != nil {
