@@ -15,7 +15,10 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/upstream/chat"
+	upopenai "github.com/farebox/farebox/upstream/openai"
 	"github.com/farebox/farebox/upstream/scripted"
+	"github.com/farebox/farebox/upstream/upstreamerr"
 	"github.com/farebox/farebox/x402"
 )
 
@@ -154,6 +157,26 @@ func newUpstream(mc ModelConfig, opts Options) (responses.Model, error) {
 	switch mc.Upstream {
 	case "scripted":
 		return scripted.New(scripted.Options{Pace: mc.Pace.D(0)}), nil
+	case "openai", "chat":
+		key := ""
+		if mc.APIKeyEnv != "" {
+			if key = opts.getenv()(mc.APIKeyEnv); key == "" {
+				return nil, fmt.Errorf("api_key_env: $%s is empty", mc.APIKeyEnv)
+			}
+		}
+		if mc.BaseURL == "" {
+			return nil, fmt.Errorf("base_url is required for upstream %s", mc.Upstream)
+		}
+		name := mc.UpstreamModel
+		if name == "" {
+			name = mc.Name
+		}
+		t := upstreamerr.Timeouts{Connect: time.Duration(mc.Timeouts.Connect), FirstByte: time.Duration(mc.Timeouts.FirstByte),
+			Gap: time.Duration(mc.Timeouts.Idle), Total: time.Duration(mc.Timeouts.Total)}
+		if mc.Upstream == "openai" {
+			return upopenai.New(upopenai.Config{BaseURL: mc.BaseURL, APIKey: key, Model: name, Timeouts: t})
+		}
+		return chat.New(chat.Config{BaseURL: mc.BaseURL, APIKey: key, Model: name, Timeouts: t, NoImages: mc.Images != nil && !*mc.Images})
 	case "inprocess":
 		if m, ok := opts.Models[mc.Name]; ok {
 			return m, nil
