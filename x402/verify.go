@@ -77,7 +77,15 @@ func (v *Verifier) Verify(ctx context.Context, p *Payment, reqs []*Requirement) 
 		return nil, err
 	}
 	if err := v.checkSignature(p, n); err != nil {
-		return nil, err
+		// A 65-byte signature that does not recover to `from` may still be
+		// a smart wallet's (EIP-1271): the chain decides, when it can.
+		cc, ok := v.Checker.(ContractSignatureChecker)
+		if !ok || err != errSignerMismatch {
+			return nil, err
+		}
+		if cerr := cc.VerifyContractSignature(ctx, p, req); cerr != nil {
+			return nil, err
+		}
 	}
 	if v.Checker != nil {
 		if err := v.Checker.Check(ctx, p, req); err != nil {
@@ -177,9 +185,18 @@ func (v *Verifier) checkSignature(p *Payment, n *Network) *Error {
 	digest := n.Digest(&p.Authorization)
 	signer, err := recoverAddress(digest[:], r, s, recid)
 	if err != nil || signer != p.Authorization.From {
-		return refuse(ReasonSignature, "signature does not match authorization.from on "+n.CAIP2)
+		return errSignerMismatch
 	}
 	return nil
+}
+
+// errSignerMismatch is a well-formed signature by someone other than `from`.
+var errSignerMismatch = refuse(ReasonSignature, "signature does not match authorization.from")
+
+// ContractSignatureChecker is a Checker that can also verify a signature
+// with the payer's contract wallet (EIP-1271).
+type ContractSignatureChecker interface {
+	VerifyContractSignature(ctx context.Context, p *Payment, req *Requirement) error
 }
 
 // recoverAddress returns the address whose key made the signature (r, s, recid).
