@@ -90,6 +90,7 @@ func startDev(ctx context.Context, f devFlags) (*devSetup, error) {
 	if err != nil {
 		return fail(err)
 	}
+	settler.PollInterval = 10 * time.Millisecond // the dev chain mines at once
 	cfg := gateway.Config{
 		Addr:     f.addr,
 		LogLevel: f.logLevel,
