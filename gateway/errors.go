@@ -37,30 +37,7 @@ func appendNullable(b []byte, s string) []byte {
 	return appendString(b, s)
 }
 
-// appendString writes s as a JSON string. Messages are ours or an
-// upstream's, so every byte is escaped as JSON requires.
-func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c == '\n':
-			b = append(b, '\\', 'n')
-		case c == '\r':
-			b = append(b, '\\', 'r')
-		case c == '\t':
-			b = append(b, '\\', 't')
-		case c < 0x20 || c == '<' || c == '>' || c == '&':
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '"')
-}
+func appendString(b []byte, s string) []byte { return responses.AppendJSONString(b, s) }
 
 // writeError is the one place errors become HTTP responses. Internal causes
 // are logged by the request logger, never sent.

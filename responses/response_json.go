@@ -119,3 +119,8 @@ func outRaw(dst []byte, raw []byte, def string) []byte {
 	}
 	return append(dst, b.Bytes()...)
 }
+
+// AppendJSONString appends s as a JSON string literal, escaped as the
+// emitter escapes everything it writes; the gateway builds its error bodies
+// with it.
+func AppendJSONString(dst []byte, s string) []byte { return outString(dst, s) }
