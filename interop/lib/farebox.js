@@ -29,21 +29,27 @@ function start(args, env, parse, what) {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // A process that ends without stopping it (a crash, process.exit) must
+  // not leave farebox running.
+  const reap = () => child.kill('SIGKILL');
+  process.on('exit', reap);
+  child.on('exit', () => process.off('exit', reap));
   let out = '';
   let err = '';
   child.stderr.on('data', (d) => { err += d; if (err.length > 1 << 20) err = err.slice(-(1 << 19)); });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`${what}: no banner after 120 s\n${out}\n${err}`)); }, 120_000);
-    child.on('exit', (code, sig) => {
+    const early = (code, sig) => {
       clearTimeout(timer);
       reject(new Error(`${what} exited (${code ?? sig}) before it was ready\n${out}\n${err}`));
-    });
+    };
+    child.on('exit', early);
     child.stdout.on('data', (d) => {
       out += d;
       const info = parse(out);
       if (info) {
         clearTimeout(timer);
-        child.removeAllListeners('exit');
+        child.off('exit', early);
         resolve({ ...info, child, logs: () => err, stop: () => stopChild(child) });
       }
     });
