@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"os/exec"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/farebox/farebox/x402"
@@ -135,6 +137,22 @@ func (a *Anvil) launch(ctx context.Context) error {
 // Fund mints amount USDC (atomic units) to addr.
 func (a *Anvil) Fund(ctx context.Context, addr common.Address, amount int64) error {
 	return a.mint(ctx, addr, amount)
+}
+
+// NewRelayer returns a fresh key holding 100 ETH (set with
+// anvil_setBalance), so each settler in a test binary owns its
+// transaction nonces and none collides with another's.
+func (a *Anvil) NewRelayer(ctx context.Context) (*ecdsa.PrivateKey, error) {
+	key, err := crypto.GenerateKey()
+	if err != nil {
+		return nil, err
+	}
+	wei := new(big.Int).Mul(big.NewInt(100), big.NewInt(1e18))
+	addr := crypto.PubkeyToAddress(key.PublicKey)
+	if err := a.Client.Client().CallContext(ctx, nil, "anvil_setBalance", addr, hexutil.EncodeBig(wei)); err != nil {
+		return nil, fmt.Errorf("chaintest: anvil_setBalance %s: %w", addr, err)
+	}
+	return key, nil
 }
 
 // Stop ends anvil; its state is gone.

@@ -25,7 +25,13 @@ func NodeDir() string {
 // Install runs `npm ci` in NodeDir unless node_modules already matches the
 // lockfile. A file lock keeps parallel test binaries from installing at once.
 func Install() error {
-	dir := NodeDir()
+	return npmCI(NodeDir(), AnvilPath())
+}
+
+// npmCI runs `npm ci` in dir unless node_modules is at least as new as the
+// lockfile and holds the file want; a file lock in dir serialises installs
+// by parallel test binaries.
+func npmCI(dir, want string) error {
 	lock, err := os.OpenFile(filepath.Join(dir, ".install.lock"), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return fmt.Errorf("chaintest: %w", err)
@@ -35,7 +41,7 @@ func Install() error {
 		return fmt.Errorf("chaintest: locking %s: %w", dir, err)
 	}
 	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-	if installed(dir) {
+	if installed(dir, want) {
 		return nil
 	}
 	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
@@ -43,15 +49,15 @@ func Install() error {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("chaintest: npm ci in %s: %w\n%s", dir, err, out)
 	}
-	if !installed(dir) {
-		return fmt.Errorf("chaintest: npm ci in %s did not install anvil", dir)
+	if !installed(dir, want) {
+		return fmt.Errorf("chaintest: npm ci in %s did not install %s", dir, want)
 	}
 	return nil
 }
 
 // installed reports whether node_modules is at least as new as the lockfile
-// and holds the anvil binary.
-func installed(dir string) bool {
+// and holds want.
+func installed(dir, want string) bool {
 	lockInfo, err := os.Stat(filepath.Join(dir, "package-lock.json"))
 	if err != nil {
 		return false
@@ -60,7 +66,7 @@ func installed(dir string) bool {
 	if err != nil || mark.ModTime().Before(lockInfo.ModTime()) {
 		return false
 	}
-	_, err = os.Stat(AnvilPath())
+	_, err = os.Stat(want)
 	return err == nil
 }
 
