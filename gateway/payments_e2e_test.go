@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
@@ -313,4 +314,82 @@ func TestOneAuthorizationServesOneOfManyConcurrentRequests(t *testing.T) {
 	if res.StatusCode != 402 || gjson.GetBytes(b, "error.code").String() != x402.ReasonNonceAlreadyUsed || res.Header.Get("X-Should-Retry") != "false" {
 		t.Errorf("replay after settlement: %d %s", res.StatusCode, b)
 	}
+}
+
+// Fifty concurrent paid calls settle through the chain settler as fifty
+// distinct mined transactions: the relayer's nonces never collide.
+func TestConcurrentPaidCallsSettleSeparately(t *testing.T) {
+	ts, c := startPaid(t, "after")
+	before := tokenBalance(t, c, c.Payer)
+	const n = 50
+	var receipts []*x402.Receipt
+	cl := payingClient(t, ts, c, &receipts)
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := cl.Responses.New(context.Background(), oresponses.ResponseNewParams{Model: paid, Input: userText("concurrent")}); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	seen := map[string]bool{}
+	for _, r := range receipts {
+		checkSettled(t, c, r)
+		seen[r.Transaction] = true
+	}
+	if len(seen) != n {
+		t.Errorf("%d distinct transactions for %d calls", len(seen), n)
+	}
+	if spent := new(big.Int).Sub(before, tokenBalance(t, c, c.Payer)); spent.Int64() != n*atomics {
+		t.Errorf("spent %s, want %d", spent, n*atomics)
+	}
+}
+
+// A client that disconnects mid-stream does not stop a settlement that was
+// due: the answer was being produced, so it is paid for.
+func TestDisconnectMidStreamStillSettles(t *testing.T) {
+	c := devChain(t)
+	st, err := evm.NewSettler(context.Background(), c.Client, c.RelayerKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := paidConfig(c, "after")
+	cfg.Models[0].Pace = gateway.Duration(50 * time.Millisecond)
+	ts := startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st})
+	name, value, err := payer.NewSigner(c.PayerKey).PaymentHeader(offerFor(t, ts, c), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := tokenBalance(t, c, c.Payer)
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/responses",
+		strings.NewReader(`{"model":"`+paid+`","stream":true,"input":"a long enough answer to be cut off in the middle of its stream"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(name, value)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 512)
+	if _, err := res.Body.Read(buf); err != nil { // the stream has started
+		t.Fatal(err)
+	}
+	cancel()
+	res.Body.Close()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if spent := new(big.Int).Sub(before, tokenBalance(t, c, c.Payer)); spent.Int64() == atomics {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Errorf("the settlement due for a started stream never happened")
 }
