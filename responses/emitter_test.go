@@ -293,19 +293,21 @@ func TestEmitterDenyAllOnTheWayOut(t *testing.T) {
 		status   string
 		errMatch string
 	}{
-		{"declared tools pass", Request{Tools: three}, []call{{"c1", "search", `{}`}, {"c2", "clock", ``}}, "", []string{"search", "clock"}, 0, "completed", ""},
+		{"declared tools pass", Request{Tools: three, ParallelToolCalls: true}, []call{{"c1", "search", `{}`}, {"c2", "clock", ``}}, "", []string{"search", "clock"}, 0, "completed", ""},
 		{"undeclared alone fails", Request{Tools: three}, []call{{"c1", "rm_rf", `{"p":"/"}`}}, "", nil, 1, "failed", "did not declare: rm_rf"},
-		{"undeclared next to a declared one", Request{Tools: three}, []call{{"c1", "rm_rf", `{}`}, {"c2", "search", `{}`}}, "", []string{"search"}, 1, "completed", ""},
+		{"undeclared next to a declared one", Request{Tools: three, ParallelToolCalls: true}, []call{{"c1", "rm_rf", `{}`}, {"c2", "search", `{}`}}, "", []string{"search"}, 1, "completed", ""},
 		{"no tools at all", Request{}, []call{{"c1", "search", `{}`}}, "", nil, 1, "failed", "did not declare: search"},
 		{"tool_choice none keeps the text", Request{Tools: three, ToolChoice: ToolChoice{Mode: ChoiceNone}}, []call{{"c1", "search", `{}`}}, "hello", nil, 1, "completed", ""},
 		{"tool_choice none, call only", Request{Tools: three, ToolChoice: ToolChoice{Mode: ChoiceNone}}, []call{{"c1", "search", `{}`}}, "", nil, 1, "failed", `tool_choice is "none"`},
-		{"allowed_tools is a hard subset", Request{Tools: three, ToolChoice: ToolChoice{Mode: ChoiceAllowed, AllowedMode: ChoiceAuto, Allowed: []string{"clock"}}},
+		{"allowed_tools is a hard subset", Request{Tools: three, ParallelToolCalls: true, ToolChoice: ToolChoice{Mode: ChoiceAllowed, AllowedMode: ChoiceAuto, Allowed: []string{"clock"}}},
 			[]call{{"c1", "search", `{}`}, {"c2", "clock", `{}`}}, "", []string{"clock"}, 1, "completed", ""},
 		{"outside allowed_tools alone", Request{Tools: three, ToolChoice: ToolChoice{Mode: ChoiceAllowed, Allowed: []string{"clock"}}},
 			[]call{{"c1", "search", `{}`}}, "", nil, 1, "failed", "allowed_tools"},
 		{"forced function only", Request{Tools: three, ToolChoice: ToolChoice{Mode: ChoiceFunction, Name: "weather"}},
 			[]call{{"c1", "search", `{}`}}, "", nil, 1, "failed", "forces weather"},
-		{"max_tool_calls caps", Request{Tools: three, MaxToolCalls: int64p(2)},
+		{"parallel_tool_calls false keeps the first call", Request{Tools: three},
+			[]call{{"c1", "search", `{}`}, {"c2", "clock", `{}`}}, "", []string{"search"}, 1, "completed", ""},
+		{"max_tool_calls caps", Request{Tools: three, ParallelToolCalls: true, MaxToolCalls: int64p(2)},
 			[]call{{"c1", "search", `{}`}, {"c2", "weather", `{}`}, {"c3", "clock", `{}`}}, "", []string{"search", "weather"}, 1, "completed", ""},
 		{"max_tool_calls 0", Request{Tools: three, MaxToolCalls: int64p(0)}, []call{{"c1", "search", `{}`}}, "", nil, 1, "failed", "max_tool_calls"},
 	}
@@ -384,7 +386,7 @@ func TestEmitterDenyAllOnTheWayOut(t *testing.T) {
 
 func TestEmitterCallIDsAreUniqueAndPresent(t *testing.T) {
 	rec := &recorder{}
-	em := NewEmitter(&Request{Tools: toolsNamed("a", "b")}, rec, testOptions())
+	em := NewEmitter(&Request{Tools: toolsNamed("a", "b"), ParallelToolCalls: true}, rec, testOptions())
 	for _, c := range []call{{"", "a", ""}, {"call_same", "b", ""}, {"call_same", "a", ""}} {
 		_ = em.StartCall(c.id, c.name)
 	}

@@ -4,7 +4,7 @@ import "fmt"
 
 // The deny-all policy on the way out: a call leaves farebox only when the
 // request permits it (declared, allowed by tool_choice and allowed_tools,
-// within max_tool_calls). A response that only had denied calls fails with a
+// within max_tool_calls, one call only when parallel_tool_calls is false). A response that only had denied calls fails with a
 // clear message instead of succeeding empty.
 
 // Denied returns the error Complete would fail the response with because
@@ -26,6 +26,8 @@ func (e *Emitter) Denied() *Error {
 		msg = fmt.Sprintf("the model called the tool %s, which is not in tool_choice.allowed_tools", n)
 	case "forced":
 		msg = fmt.Sprintf("the model called the tool %s, but tool_choice forces %s", n, e.req.ToolChoice.Name)
+	case "parallel":
+		msg = fmt.Sprintf("the model called the tool %s after another although parallel_tool_calls is false", n)
 	default:
 		msg = fmt.Sprintf("the model called the tool %s beyond max_tool_calls", n)
 	}
@@ -49,6 +51,9 @@ func (e *Emitter) denial(name string) string {
 	}
 	if r.MaxToolCalls != nil && e.calls >= *r.MaxToolCalls {
 		return "max_tool_calls"
+	}
+	if !r.ParallelToolCalls && e.calls >= 1 {
+		return "parallel"
 	}
 	return ""
 }
