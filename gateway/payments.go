@@ -212,7 +212,9 @@ func (p *payments) settle(ctx context.Context, ch *charge) *x402.Receipt {
 	if err != nil && r.ErrorReason == "" {
 		r.ErrorReason = asX402(err, "unexpected_settle_error").Reason
 	}
-	if r.Network == "" {
+	// A v1 client reads its receipt's network by v1 name ("base-sepolia");
+	// settlers answer with the CAIP-2 id.
+	if r.Network == "" || (ch.payment.Version == 1 && r.Network == ch.req.Network.CAIP2) {
 		r.Network = networkName(ch)
 	}
 	if r.Payer == "" {
