@@ -72,6 +72,9 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 		if err != nil {
 			return writeError(c, upstreamError(err))
 		}
+		if denied := em.Denied(); denied != nil {
+			return writeError(c, denied) // the model only called tools the client may not get
+		}
 		em.Complete(nil)
 		return s.finish(c, em, sse)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/farebox/farebox/gateway"
+	fb "github.com/farebox/farebox/responses"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	oresponses "github.com/openai/openai-go/v3/responses"
@@ -347,4 +348,24 @@ func callOutput[T string | oresponses.ResponseFunctionCallOutputItemListParam](c
 	it := oresponses.ResponseInputItemParamOfFunctionCallOutput(out)
 	it.OfFunctionCallOutput.CallID = openai.String(callID)
 	return it
+}
+
+// rogueModel calls a tool nobody declared: the deny-all policy's case.
+type rogueModel struct{}
+
+func (rogueModel) Respond(ctx context.Context, req *fb.Request, em *fb.Emitter) error {
+	em.StartCall("", "rm_rf")
+	em.Arguments(`{"path":"/"}`)
+	return nil
+}
+
+func TestUndeclaredToolCallsNeverLeave(t *testing.T) {
+	cfg := gateway.Config{Models: []gateway.ModelConfig{{Name: "rogue", Upstream: "inprocess"}}}
+	ts := startServer(t, cfg, gateway.Options{Models: map[string]fb.Model{"rogue": rogueModel{}}})
+	for _, stream := range []string{"false", "true"} {
+		res, body := post(t, ts.URL+"/responses", `{"model":"rogue","input":"hi","stream":`+stream+`,"tools":[{"type":"function","name":"ls"}]}`)
+		if res.StatusCode != 502 || gjson.GetBytes(body, "error.code").String() != "tool_call_denied" || strings.Contains(string(body), `"path"`) {
+			t.Errorf("stream=%s: %d %s", stream, res.StatusCode, body)
+		}
+	}
 }
