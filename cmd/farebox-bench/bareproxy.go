@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -56,13 +58,38 @@ func bareProxy(upstream string) (http.Handler, error) {
 		},
 		// Flush every write at once, as a streaming gateway must.
 		FlushInterval: -1,
-		Transport: &http.Transport{
-			MaxIdleConns: 1024, MaxIdleConnsPerHost: 1024, IdleConnTimeout: 90 * time.Second,
-			DisableCompression: true,
-		},
+		Transport:     bareTransport(),
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.Any("/*", echo.WrapHandler(rp))
+	e.Any("/*", echo.WrapHandler(bufferedBody(rp)))
 	return e, nil
+}
+
+// bareTransport is http.DefaultTransport's settings with room for many
+// idle connections to the one upstream.
+func bareTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns, t.MaxIdleConnsPerHost = 1024, 1024
+	t.DisableCompression = true
+	return t
+}
+
+// bufferedBody reads the (small) request body before forwarding it. Go's
+// HTTP/1 server closes an inbound body once the response headers are
+// written; the transport, streaming that body upstream, reads it once more
+// to check its length, fails, and tears down the upstream connection in the
+// middle of a streamed answer (golang/go#40747). Every gateway reads the
+// whole body anyway, so this is part of the floor, not extra work.
+func bufferedBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 20<<20))
+		if err != nil {
+			http.Error(w, "bad request body", http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		r.ContentLength = int64(len(b))
+		next.ServeHTTP(w, r)
+	})
 }

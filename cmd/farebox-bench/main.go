@@ -39,7 +39,7 @@ type params struct {
 }
 
 var (
-	fullParams = params{rounds: 5, calls: 400, warm: 100, streams: 30, pace: 2 * time.Millisecond,
+	fullParams = params{rounds: 5, calls: 400, warm: 100, streams: 20, pace: 5 * time.Millisecond,
 		cpuRate: 300, cpuDur: 4 * time.Second, steps: []float64{250, 500, 1000, 1500, 2000, 3000, 4000, 6000},
 		stepDur: 2 * time.Second, open: 1000}
 	smokeParams = params{rounds: 2, calls: 10, warm: 3, streams: 2, pace: 2 * time.Millisecond,

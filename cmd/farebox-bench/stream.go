@@ -80,7 +80,9 @@ func readStream(ctx context.Context, c *http.Client, a *arm, model string) (*str
 				last = now
 				run.deltas = append(run.deltas, gjson.GetBytes(data, "delta").Str)
 			case "response.completed":
-				return run, nil
+				// Read to the end so the connection is reused, as SDKs do.
+				_, err := io.Copy(io.Discard, br)
+				return run, err
 			case "response.failed", "error", "response.incomplete":
 				return nil, fmt.Errorf("%s: stream ended with %s: %.300s", a.name, typ, data)
 			}
