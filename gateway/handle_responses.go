@@ -16,8 +16,6 @@ import (
 // handleResponses serves POST /v1/responses: parse and validate, price,
 // take the payment, call the model, stream or accumulate, settle, receipt.
 func (s *Server) handleResponses(c echo.Context) error {
-	s.streams.Add(1)
-	defer s.streams.Done()
 	body, rerr := readBody(c.Request(), s.cfg.BodyLimit)
 	if rerr != nil {
 		return writeError(c, rerr)

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -25,8 +24,6 @@ type Server struct {
 	routes map[string]*route
 	order  []string // model names in config order, for /v1/models
 	pay    *payments
-
-	streams sync.WaitGroup // open responses, drained on shutdown
 }
 
 // New builds a server from cfg. opts supplies what cannot come from a file
@@ -86,14 +83,11 @@ func (s *Server) Serve(ln net.Listener) error {
 }
 
 // Shutdown stops accepting connections and lets open responses (streams
-// included) finish until ctx ends; then it closes what is left.
+// and their settlements included: both run inside the handler) finish
+// until ctx ends; then it closes what is left.
 func (s *Server) Shutdown(ctx context.Context) error {
 	err := s.http.Shutdown(ctx)
-	done := make(chan struct{})
-	go func() { s.streams.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
+	if err != nil {
 		s.http.Close()
 	}
 	s.pay.close()

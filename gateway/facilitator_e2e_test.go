@@ -1,0 +1,152 @@
+package gateway_test
+
+import (
+	"context"
+	"math/big"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/farebox/farebox/gateway"
+	"github.com/farebox/farebox/internal/chaintest"
+	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/facilitator"
+	"github.com/farebox/farebox/x402/payer"
+	oresponses "github.com/openai/openai-go/v3/responses"
+)
+
+var (
+	refOnce    sync.Once
+	refShared  *chaintest.Facilitator
+	refRelayer string // the reference facilitator's relayer address
+	refErr     error
+)
+
+// referenceFacilitator is the x402 reference facilitator (@x402/core +
+// @x402/evm) on the shared anvil, one per test binary, with a relayer of
+// its own; TestMain stops it.
+func referenceFacilitator(t testing.TB) (*chaintest.Anvil, *chaintest.Facilitator) {
+	t.Helper()
+	a := sharedAnvil(t)
+	refOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		key, err := a.NewRelayer(ctx)
+		if err != nil {
+			refErr = err
+			return
+		}
+		refRelayer = crypto.PubkeyToAddress(key.PublicKey).Hex()
+		if refShared, refErr = chaintest.StartReferenceFacilitator(ctx, a.RPCURL, key); refErr == nil {
+			afterAll(refShared.Stop)
+		}
+	})
+	if refErr != nil {
+		t.Fatal(refErr)
+	}
+	return a, refShared
+}
+
+// startFacilitatorFarebox is farebox settling through the reference
+// facilitator (payments.settler: facilitator), asking it to verify first
+// when verify is set.
+func startFacilitatorFarebox(t testing.TB, verify bool) (*usdcFarebox, *chaintest.Facilitator) {
+	t.Helper()
+	a, ref := referenceFacilitator(t)
+	pc := usdcPayments(a)
+	pc.Settler = "facilitator"
+	pc.Facilitator = gateway.FacilitatorConfig{URL: ref.URL, Verify: verify}
+	return startUSDCFarebox(t, a, pc, nil), ref
+}
+
+func TestReferenceFacilitatorSettlesFareboxPayments(t *testing.T) {
+	for _, verify := range []bool{false, true} {
+		for _, version := range []int{2, 1} {
+			name := networkName(version)
+			if verify {
+				name += "/verify"
+			}
+			t.Run(name, func(t *testing.T) {
+				f, ref := startFacilitatorFarebox(t, verify)
+				var receipts []*x402.Receipt
+				var sent []string
+				cl := f.client(t, f.a.PayerKey, version, &receipts, &sent)
+				payerBefore := usdcBalance(t, f.a, f.a.Payer)
+
+				res, err := cl.Responses.New(context.Background(), oresponses.ResponseNewParams{Model: usdcModel, Input: userText("settled by the reference")})
+				if err != nil {
+					t.Fatalf("%v\nfacilitator output:\n%s", err, ref.Output())
+				}
+				if !strings.Contains(res.OutputText(), "settled by the reference") || len(receipts) != 1 {
+					t.Fatalf("answer %q, %d receipts\nfacilitator output:\n%s", res.OutputText(), len(receipts), ref.Output())
+				}
+				if len(sent) != 1 || sent[0] != paymentHeaderName(version) {
+					t.Fatalf("payment headers sent %v, want one %s", sent, paymentHeaderName(version))
+				}
+				checkMinedReceipt(t, f.a, receipts[0], f.a.Payer, networkName(version))
+				tx, _, err := f.a.Client.TransactionByHash(context.Background(), common.HexToHash(receipts[0].Transaction))
+				if err != nil || tx.To() == nil || *tx.To() != f.a.Network.Asset {
+					t.Fatalf("settlement transaction %v is not a call to the token: %v", tx, err)
+				}
+				spent := new(big.Int).Sub(payerBefore, usdcBalance(t, f.a, f.a.Payer))
+				if got := usdcBalance(t, f.a, f.payTo); spent.Int64() != atomics || got.Int64() != atomics {
+					t.Errorf("payer spent %s, payTo received %s, want %d each", spent, got, atomics)
+				}
+				if n := f.model.calls.Load(); n != 1 {
+					t.Errorf("model called %d times, want 1", n)
+				}
+			})
+		}
+	}
+}
+
+// With verify on, what only the chain knows (a payer without funds) is
+// refused by the reference facilitator's /verify before the model runs.
+func TestReferenceFacilitatorVerifyRefusesBeforeTheModel(t *testing.T) {
+	for _, version := range []int{2, 1} {
+		t.Run(networkName(version), func(t *testing.T) {
+			f, ref := startFacilitatorFarebox(t, true)
+			req := f.offer(t, version)
+			poor, err := crypto.GenerateKey()
+			if err != nil {
+				t.Fatal(err)
+			}
+			name, value, err := payer.NewSigner(poor).PaymentHeader(req, version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.refusal(t, name, value, "invalid_exact_evm_insufficient_balance")
+			if n := f.model.calls.Load(); n != 0 {
+				t.Errorf("model called %d times, want 0\nfacilitator output:\n%s", n, ref.Output())
+			}
+		})
+	}
+}
+
+func TestFacilitatorClientReadsTheReferenceSupported(t *testing.T) {
+	_, ref := referenceFacilitator(t)
+	c, err := facilitator.New(ref.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sup, err := c.Supported(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sup.Supports(2, "exact", "eip155:84532") {
+		t.Errorf("v2 exact on eip155:84532 missing from %+v", sup.Kinds)
+	}
+	if !sup.Supports(1, "exact", "base-sepolia") {
+		t.Errorf("v1 exact on base-sepolia missing from %+v", sup.Kinds)
+	}
+	if sup.Supports(2, "exact", "eip155:8453") {
+		t.Errorf("the reference was started for anvil only, yet lists eip155:8453: %+v", sup.Kinds)
+	}
+	signers := sup.Signers["eip155:*"]
+	if len(signers) != 1 || !strings.EqualFold(signers[0], refRelayer) {
+		t.Errorf("signers %v, want [%s]", sup.Signers, refRelayer)
+	}
+}
