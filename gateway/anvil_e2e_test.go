@@ -258,6 +258,35 @@ func TestUSDCOnAnvilPaidCallMovesExactlyThePrice(t *testing.T) {
 	}
 }
 
+// usedPayment signs a payment for req and settles it on chain with a
+// relayer of its own, as another server would: the authorization's nonce
+// is used when farebox sees it. It returns the header value.
+func usedPayment(t *testing.T, a *chaintest.Anvil, req *x402.Requirement, version int) string {
+	t.Helper()
+	ctx := context.Background()
+	p, err := payer.NewSigner(a.PayerKey).Sign(req, version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	value, err := x402.EncodePayment(p, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := a.NewRelayer(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := evm.NewSettler(ctx, a.Client, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.PollInterval = 10 * time.Millisecond
+	if rc, err := st.Settle(ctx, p, req); err != nil || !rc.Success {
+		t.Fatalf("direct settlement: %+v %v", rc, err)
+	}
+	return value
+}
+
 // refusal posts a paid request and asserts a 402 with the x402 reason code.
 func (f *usdcFarebox) refusal(t *testing.T, name, value, reason string) {
 	t.Helper()
@@ -270,33 +299,12 @@ func (f *usdcFarebox) refusal(t *testing.T, name, value, reason string) {
 func TestUSDCOnAnvilRefusesBeforeTheModel(t *testing.T) {
 	for _, version := range []int{2, 1} {
 		t.Run(networkName(version), func(t *testing.T) {
-			ctx := context.Background()
 			f := startChainFarebox(t)
 			req := f.offer(t, version)
 			payerBefore := usdcBalance(t, f.a, f.a.Payer)
 
 			t.Run("used nonce", func(t *testing.T) {
-				// The authorization is settled on chain by someone else first.
-				p, err := payer.NewSigner(f.a.PayerKey).Sign(req, version)
-				if err != nil {
-					t.Fatal(err)
-				}
-				value, err := x402.EncodePayment(p, req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				key, err := f.a.NewRelayer(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				st, err := evm.NewSettler(ctx, f.a.Client, key)
-				if err != nil {
-					t.Fatal(err)
-				}
-				st.PollInterval = 10 * time.Millisecond
-				if rc, err := st.Settle(ctx, p, req); err != nil || !rc.Success {
-					t.Fatalf("direct settlement: %+v %v", rc, err)
-				}
+				value := usedPayment(t, f.a, req, version)
 				f.refusal(t, paymentHeaderName(version), value, x402.ReasonNonceAlreadyUsed)
 			})
 			t.Run("expired", func(t *testing.T) {

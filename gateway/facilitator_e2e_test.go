@@ -103,8 +103,9 @@ func TestReferenceFacilitatorSettlesFareboxPayments(t *testing.T) {
 	}
 }
 
-// With verify on, what only the chain knows (a payer without funds) is
-// refused by the reference facilitator's /verify before the model runs.
+// With verify on, what only the chain knows (a payer without funds, a
+// nonce already used) is refused by the reference facilitator's /verify,
+// with its reason code, before the model runs.
 func TestReferenceFacilitatorVerifyRefusesBeforeTheModel(t *testing.T) {
 	for _, version := range []int{2, 1} {
 		t.Run(networkName(version), func(t *testing.T) {
@@ -119,6 +120,7 @@ func TestReferenceFacilitatorVerifyRefusesBeforeTheModel(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.refusal(t, name, value, "invalid_exact_evm_insufficient_balance")
+			f.refusal(t, paymentHeaderName(version), usedPayment(t, f.a, req, version), x402.ReasonNonceAlreadyUsed)
 			if n := f.model.calls.Load(); n != 0 {
 				t.Errorf("model called %d times, want 0\nfacilitator output:\n%s", n, ref.Output())
 			}

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -52,4 +53,23 @@ func (s *Server) handleReadyz(c echo.Context) error {
 func modelNotFound(name string) *responses.Error {
 	return &responses.Error{Status: http.StatusNotFound, Type: "invalid_request_error", Param: "model",
 		Code: "model_not_found", Message: "The model '" + name + "' does not exist or you do not have access to it."}
+}
+
+// handleMetrics serves GET /metrics: payment outcomes in the Prometheus
+// text format, so an operator can alarm on failed settlements.
+func (s *Server) handleMetrics(c echo.Context) error {
+	pc := &s.pay.counts
+	var b []byte
+	for _, m := range []struct {
+		name, help string
+		v          int64
+	}{
+		{"farebox_settlements_total", "Settlements that moved the money.", pc.settled.Load()},
+		{"farebox_settlement_failures_total", "Settlements that failed.", pc.failed.Load()},
+		{"farebox_authorizations_released_total", "Payments released because nothing was served.", pc.released.Load()},
+		{"farebox_payments_refused_total", "Payments refused or malformed.", pc.refused.Load()},
+	} {
+		b = fmt.Appendf(b, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", m.name, m.help, m.name, m.name, m.v)
+	}
+	return c.Blob(http.StatusOK, "text/plain; version=0.0.4", b)
 }

@@ -101,7 +101,6 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 		}
 		extra = map[string]json.RawMessage{"x402": receiptJSON(r)}
 		if !r.Success {
-			s.pay.settleFailures.Add(1)
 			em.Fail(&responses.Error{Status: 402, Type: "payment_error", Code: r.ErrorReason,
 				Message: "The answer was produced but the payment could not be settled: " + r.ErrorReason}, extra)
 			return s.finish(c, em, sse)

@@ -31,9 +31,15 @@ type payments struct {
 	closers    []func()
 	log        *slog.Logger
 
-	// SettleFailures counts settlements that failed after an answer was
-	// served (logged each time; the operator's alarm).
-	settleFailures atomic.Int64
+	counts paymentCounts
+}
+
+// paymentCounts are the payment outcomes served on /metrics.
+type paymentCounts struct {
+	settled  atomic.Int64 // settlements that moved the money
+	failed   atomic.Int64 // settlements that failed (after an answer: the operator's alarm)
+	released atomic.Int64 // authorizations released: nothing was served
+	refused  atomic.Int64 // payments refused (402) or malformed (400)
 }
 
 // charge is one verified payment riding along a request.
@@ -148,6 +154,9 @@ func (p *payments) refuse(c echo.Context, o *offer, status int, reason, msg stri
 	h := c.Response().Header()
 	h.Set(x402.HeaderPaymentRequired, x402.PaymentRequiredHeader(o.reqs, reason))
 	h.Set("X-Should-Retry", "false")
+	if reason != "payment_required" {
+		p.counts.refused.Add(1)
+	}
 	e := &responses.Error{Status: status, Type: "payment_error", Code: reason, Message: msg}
 	b := append(make([]byte, 0, 512+len(o.v1)), `{"error":`...)
 	b = appendErrorObject(b, e)
@@ -175,6 +184,7 @@ func (p *payments) authorize(c echo.Context, rt *route, resource string) (*charg
 	if err != nil {
 		xe := asX402(err, "invalid_payload")
 		if xe.Malformed {
+			p.counts.refused.Add(1)
 			return nil, writeError(c, &responses.Error{Status: http.StatusBadRequest, Type: "invalid_request_error",
 				Code: xe.Reason, Param: headerParam(version), Message: "Malformed payment header: " + xe.Message})
 		}
@@ -220,7 +230,10 @@ func (p *payments) settle(ctx context.Context, ch *charge) *x402.Receipt {
 	if r.Payer == "" {
 		r.Payer = ch.payment.Authorization.From.Hex()
 	}
-	if !r.Success {
+	if r.Success {
+		p.counts.settled.Add(1)
+	} else {
+		p.counts.failed.Add(1)
 		p.log.Error("settlement failed", "payer", r.Payer, "network", r.Network, "reason", r.ErrorReason, "err", err)
 	}
 	ch.receipt = r
@@ -235,6 +248,7 @@ func (p *payments) settle(ctx context.Context, ch *charge) *x402.Receipt {
 // release lets the client retry with the same authorization: nothing was
 // served and nothing was settled.
 func (p *payments) release(ctx context.Context, ch *charge) {
+	p.counts.released.Add(1)
 	if err := p.store.Release(context.WithoutCancel(ctx), ch.key); err != nil {
 		p.log.Error("replay store release failed", "err", err)
 	}

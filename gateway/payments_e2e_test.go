@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"io"
 	"math/big"
 	"net/http"
 	"strings"
@@ -256,6 +257,17 @@ func TestNothingChargedWithoutAnAnswer(t *testing.T) {
 	}
 	if spent := new(big.Int).Sub(before, tokenBalance(t, c, c.Payer)); spent.Int64() != atomics {
 		t.Errorf("spent %s, want exactly one price", spent)
+	}
+	m, err := http.Get(strings.TrimSuffix(ts.URL, "/v1") + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Body.Close()
+	metrics, _ := io.ReadAll(m.Body)
+	for _, want := range []string{"farebox_authorizations_released_total 2", "farebox_settlements_total 1", "farebox_settlement_failures_total 0"} {
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("metrics lack %q:\n%s", want, metrics)
+		}
 	}
 }
 

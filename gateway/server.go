@@ -67,6 +67,7 @@ func (s *Server) newEcho() *echo.Echo {
 	e.GET("/v1/models/:model", s.handleModel)
 	e.GET("/healthz", s.handleHealthz)
 	e.GET("/readyz", s.handleReadyz)
+	e.GET("/metrics", s.handleMetrics)
 	return e
 }
 
