@@ -13,6 +13,9 @@
 // the SDK returns); an exception from the SDK (unknown network, malformed
 // body) is HTTP 500 with {error}; a body that is not JSON is HTTP 400.
 //
+// On a chain without Multicall3 (a fresh anvil) it installs it first, as
+// every public chain has it (see below).
+//
 // When it listens it prints its base URL (http://127.0.0.1:PORT) as the
 // first line on stdout. It exits when stdin closes, so it never outlives
 // the test process that started it.
@@ -39,6 +42,22 @@ const chain = defineChain({
   nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
   rpcUrls: { default: { http: [rpcURL] } },
 });
+// Multicall3 lives at the same address on every public chain, and the
+// reference diagnoses a failed simulation (used nonce, low balance) through
+// it; a fresh anvil lacks it. Its runtime code is what eth_call of viem's
+// Multicall3 creation code returns; anvil_setCode puts it in place.
+const multicall3 = "0xcA11bde05977b3631167028862bE2a173976CA11";
+const reader = createPublicClient({ transport: rpc(rpcURL) });
+if (!(await reader.getCode({ address: multicall3 }))) {
+  const { multicall3Bytecode } = await import(new URL("./constants/contracts.js", import.meta.resolve("viem")));
+  const { data: runtime } = await reader.call({ data: multicall3Bytecode });
+  try {
+    await reader.request({ method: "anvil_setCode", params: [multicall3, runtime] });
+  } catch (err) {
+    console.error(`facilitator: no Multicall3 on chain ${chainId} and anvil_setCode failed (${err.message}); refusal reasons will be generic`);
+  }
+}
+
 const account = privateKeyToAccount(key);
 const wallet = createWalletClient({ account, chain, transport: rpc(rpcURL) }).extend(publicActions);
 const signer = toFacilitatorEvmSigner({ ...wallet, address: account.address }, { confirmationTimeoutMs: 30_000 });
