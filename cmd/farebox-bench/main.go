@@ -40,7 +40,7 @@ type params struct {
 
 var (
 	fullParams = params{rounds: 5, calls: 400, warm: 100, streams: 20, pace: 5 * time.Millisecond,
-		cpuRate: 300, cpuDur: 4 * time.Second, steps: []float64{250, 500, 1000, 1500, 2000, 3000, 4000, 6000},
+		cpuRate: 300, cpuDur: 4 * time.Second, steps: []float64{100, 250, 500, 1000, 1500, 2000, 3000, 4000},
 		stepDur: 2 * time.Second, open: 1000}
 	smokeParams = params{rounds: 2, calls: 10, warm: 3, streams: 2, pace: 2 * time.Millisecond,
 		cpuRate: 50, cpuDur: 400 * time.Millisecond, steps: []float64{50, 100}, stepDur: 300 * time.Millisecond, open: 20}
