@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/farebox/farebox/x402"
 )
@@ -134,7 +136,7 @@ func (c *Client) Check(ctx context.Context, p *x402.Payment, r *x402.Requirement
 		return nil
 	}
 	reason := firstOf(v.InvalidReason, x402.ReasonInvalidPayload)
-	return &x402.Error{Reason: reason, Message: firstOf(v.InvalidMessage, "the facilitator refused the payment: "+reason)}
+	return &x402.Error{Reason: reason, Message: clientMessage(v.InvalidMessage, "the facilitator refused the payment: "+reason)}
 }
 
 // Settle implements x402.Settler through /settle. The receipt is never nil:
@@ -229,4 +231,25 @@ func firstOf(ss ...string) string {
 		}
 	}
 	return ""
+}
+
+// clientMessage is a facilitator's explanation made fit for a client: its
+// first line, at most 200 bytes (the reference facilitator forwards whole
+// viem errors, contract call arguments and links included), else def.
+func clientMessage(msg, def string) string {
+	if i := strings.IndexAny(msg, "\r\n"); i >= 0 {
+		msg = msg[:i]
+	}
+	msg = strings.TrimSpace(msg)
+	if len(msg) > 200 {
+		cut := 200
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = msg[:cut] + "..."
+	}
+	if msg == "" {
+		return def
+	}
+	return msg
 }
