@@ -86,6 +86,16 @@ test('x402-fetch (v1) pays with X-PAYMENT: answered, X-PAYMENT-RESPONSE names a 
   assert.equal(before - (await balance()), PRICE);
 });
 
+test('the openai SDK over x402-fetch (v1): paid, answered', async () => {
+  const counter = countingFetch();
+  const openai = new OpenAI({ baseURL: farebox.baseURL, apiKey: 'x402', fetch: wrapV1(counter, v1Wallet), maxRetries: 0 });
+  const before = await balance();
+  const { data, response } = await openai.responses.create({ model: 'farebox-scripted', input: 'v1 under the SDK' }).withResponse();
+  assert.equal(data.output_text, 'You said: v1 under the SDK');
+  await paidBy(decodeXPaymentResponse(response.headers.get('x-payment-response')), PRICE, 'base-sepolia');
+  assert.equal(before - (await balance()), PRICE);
+});
+
 test('@x402/fetch (v2) pays the same server with PAYMENT-SIGNATURE: receipt on chain', async () => {
   const f = payingFetch(payer, { network: `eip155:${CHAIN_ID}`, asset: anvil.usdc });
   const before = await balance();
