@@ -4,23 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/farebox/farebox/internal/upstreamtest"
 	"github.com/farebox/farebox/responses"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
-
-func parse(t *testing.T, body string) *responses.Request {
-	t.Helper()
-	req, err := responses.Parse([]byte(body))
-	if err != nil {
-		t.Fatalf("parse %s: %v", body, err)
-	}
-	return req
-}
 
 const weatherTools = `[
  {"type":"function","name":"get_weather","description":"Weather for a city","parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false},"strict":true},
@@ -89,7 +80,7 @@ func TestTranslationIsPinned(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := translate(parse(t, tc.body), m.cfg)
+			got, err := translate(upstreamtest.Parse(t, tc.body), m.cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -98,29 +89,8 @@ func TestTranslationIsPinned(t *testing.T) {
 				t.Fatal(err)
 			}
 			pretty.WriteByte('\n')
-			golden(t, filepath.Join("testdata", "requests", tc.name+".json"), pretty.Bytes())
+			upstreamtest.Golden(t, filepath.Join("testdata", "requests", tc.name+".json"), pretty.Bytes(), *update)
 		})
-	}
-}
-
-// golden compares got with the file at path (rewriting it under -update).
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }
 

@@ -1,165 +1,33 @@
 package openai
 
 import (
-	"context"
-	"errors"
-	"net"
-	"strings"
 	"testing"
-	"time"
 
-	"github.com/farebox/farebox/internal/fakeupstream"
+	"github.com/farebox/farebox/internal/upstreamtest"
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/upstreamerr"
 )
 
+// newModel is New in the shape the shared upstream tests build models.
+func newModel(baseURL, apiKey, model string, tm upstreamerr.Timeouts) (responses.Model, error) {
+	m, err := New(Config{BaseURL: baseURL, APIKey: apiKey, Model: model, Timeouts: tm})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 func TestUpstreamFailuresAreMappedForTheClient(t *testing.T) {
-	up, err := fakeupstream.Start(fakeupstream.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer up.Close()
-	short := upstreamerr.Timeouts{FirstByte: 150 * time.Millisecond, Gap: 150 * time.Millisecond}
-	cases := []struct {
-		model      string
-		timeouts   upstreamerr.Timeouts
-		status     int
-		typ, code  string
-		retryAfter time.Duration
-		message    string // a substring the message must hold; "" skips
-	}{
-		{"status:400", upstreamerr.Timeouts{}, 400, "invalid_request_error", "context_length_exceeded", 0, "maximum context length is 8192 tokens"},
-		{"status:400+plain", upstreamerr.Timeouts{}, 400, "invalid_request_error", "", 0, "maximum context length"},
-		{"status:401", upstreamerr.Timeouts{}, 502, "server_error", "upstream_auth_failed", 0, ""},
-		{"status:403", upstreamerr.Timeouts{}, 502, "server_error", "upstream_auth_failed", 0, ""},
-		{"status:429+retry_after=7", upstreamerr.Timeouts{}, 503, "server_error", "upstream_rate_limited", 7 * time.Second, ""},
-		{"status:429+retry_after_ms=1500", upstreamerr.Timeouts{}, 503, "server_error", "upstream_rate_limited", 1500 * time.Millisecond, ""},
-		{"status:429", upstreamerr.Timeouts{}, 503, "server_error", "upstream_rate_limited", time.Second, ""},
-		{"status:500", upstreamerr.Timeouts{}, 502, "server_error", "upstream_error", 0, ""},
-		{"status:503+plain", upstreamerr.Timeouts{}, 502, "server_error", "upstream_error", 0, ""},
-		{"status:timeout", short, 504, "server_error", "upstream_timeout", 0, ""},
-		{"fixture:text+gap=2s", short, 504, "server_error", "upstream_timeout", 0, ""},
-	}
-	for _, tc := range cases {
-		t.Run(tc.model, func(t *testing.T) {
-			m, err := New(Config{BaseURL: up.URL(), APIKey: "sk-farebox-operator-key", Model: tc.model, Timeouts: tc.timeouts})
-			if err != nil {
-				t.Fatal(err)
-			}
-			req := parse(t, `{"model":"m","input":"hi"}`)
-			em := responses.NewEmitter(req, discard{}, emitterOptions("m"))
-			err = m.Respond(context.Background(), req, em)
-			var e *responses.Error
-			if !errors.As(err, &e) {
-				t.Fatalf("got %v, want a *responses.Error", err)
-			}
-			if em.Started() {
-				t.Error("events reached the client before the failure")
-			}
-			if e.Status != tc.status || e.Type != tc.typ || e.Code != tc.code || e.RetryAfter != tc.retryAfter {
-				t.Errorf("got %d %s %q retry %s, want %d %s %q retry %s", e.Status, e.Type, e.Code, e.RetryAfter, tc.status, tc.typ, tc.code, tc.retryAfter)
-			}
-			if !strings.Contains(e.Message, tc.message) {
-				t.Errorf("message %q lacks %q", e.Message, tc.message)
-			}
-			for _, secret := range []string{"SECRET", "sk-"} {
-				if strings.Contains(e.Message, secret) {
-					t.Errorf("message leaks a credential: %q", e.Message)
-				}
-			}
-		})
-	}
+	upstreamtest.FailureMapping(t, newModel)
 }
 
-func TestOperatorKeyIsSentAsBearer(t *testing.T) {
-	up, err := fakeupstream.Start(fakeupstream.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer up.Close()
-	t.Setenv("OPENAI_API_KEY", "sk-from-the-environment")
-	for _, key := range []string{"sk-operator", ""} {
-		m, err := New(Config{BaseURL: up.URL(), APIKey: key})
-		if err != nil {
-			t.Fatal(err)
-		}
-		req := parse(t, `{"model":"m","input":"hi"}`)
-		if err := m.Respond(context.Background(), req, responses.NewEmitter(req, discard{}, emitterOptions("m"))); err != nil {
-			t.Fatal(err)
-		}
-		recs := up.Records()
-		got := recs[len(recs)-1].Authorization
-		want := ""
-		if key != "" {
-			want = "Bearer " + key
-		}
-		if got != want {
-			t.Errorf("Authorization %q, want %q", got, want)
-		}
-	}
-}
+func TestOperatorKeyIsSentAsBearer(t *testing.T) { upstreamtest.OperatorKeyIsSentAsBearer(t, newModel) }
 
-func TestUnreachableUpstreamIs502(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	m, err := New(Config{BaseURL: "http://" + addr + "/v1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := parse(t, `{"model":"m","input":"hi"}`)
-	err = m.Respond(context.Background(), req, responses.NewEmitter(req, discard{}, emitterOptions("m")))
-	var e *responses.Error
-	if !errors.As(err, &e) || e.Status != 502 {
-		t.Fatalf("got %v, want a 502", err)
-	}
-}
+func TestUnreachableUpstreamIs502(t *testing.T) { upstreamtest.UnreachableUpstreamIs502(t, newModel) }
 
 // TestClientDisconnectCancelsUpstream: the client going away (its context
 // cancelled) ends the upstream request within 200 ms, both while waiting
 // for the first byte and in the middle of a stream.
 func TestClientDisconnectCancelsUpstream(t *testing.T) {
-	up, err := fakeupstream.Start(fakeupstream.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer up.Close()
-	for i, model := range []string{"status:timeout", "fixture:text+gap=5s"} {
-		t.Run(model, func(t *testing.T) {
-			m, err := New(Config{BaseURL: up.URL(), Model: model})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			req := parse(t, `{"model":"m","input":"hi"}`)
-			done := make(chan error, 1)
-			go func() { done <- m.Respond(ctx, req, responses.NewEmitter(req, discard{}, emitterOptions("m"))) }()
-			wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer wcancel()
-			rec, err := up.WaitRequest(wctx, i+1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(50 * time.Millisecond) // let the upstream get into its wait
-			cancelled := time.Now()
-			cancel()
-			select {
-			case <-rec.Done():
-			case <-wctx.Done():
-				t.Fatal("the upstream request never ended")
-			}
-			if !rec.Canceled() {
-				t.Error("the upstream request was answered, not cancelled")
-			}
-			if lag := rec.Ended().Sub(cancelled); lag > 200*time.Millisecond {
-				t.Errorf("upstream request ended %s after the client left, want <= 200ms", lag)
-			}
-			if err := <-done; !errors.Is(err, context.Canceled) {
-				t.Errorf("Respond returned %v, want context.Canceled", err)
-			}
-		})
-	}
+	upstreamtest.ClientDisconnectCancelsUpstream(t, newModel)
 }

@@ -4,47 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/farebox/farebox/internal/fakeupstream"
-	"github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/internal/upstreamtest"
 	"github.com/tidwall/gjson"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
-
-func parse(t *testing.T, body string) *responses.Request {
-	t.Helper()
-	req, err := responses.Parse([]byte(body))
-	if err != nil {
-		t.Fatalf("parse %s: %v", body, err)
-	}
-	return req
-}
-
-// golden compares got with the file at path (rewriting it under -update).
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
 
 const tools = `[
  {"type":"function","name":"get_weather","description":"Weather for a city","parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false},"strict":true},
@@ -70,7 +39,7 @@ var requestShapes = []struct{ name, model, body string }{
 func TestRequestIsCanonical(t *testing.T) {
 	for _, tc := range requestShapes {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := build(parse(t, tc.body), tc.model)
+			got, err := build(upstreamtest.Parse(t, tc.body), tc.model)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +57,7 @@ func TestRequestIsCanonical(t *testing.T) {
 			var pretty bytes.Buffer
 			json.Indent(&pretty, got, "", "  ")
 			pretty.WriteByte('\n')
-			golden(t, filepath.Join("testdata", "requests", tc.name+".json"), pretty.Bytes())
+			upstreamtest.Golden(t, filepath.Join("testdata", "requests", tc.name+".json"), pretty.Bytes(), *update)
 		})
 	}
 }
@@ -125,21 +94,11 @@ func TestFixturesGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rec := &recorder{t: t}
-			outcome, final := run(t, m, parse(t, goldenRequest), rec)
-			var got bytes.Buffer
-			got.WriteString(outcome)
-			got.Write(rec.buf.Bytes())
+			got, _, final := upstreamtest.Transcript(t, m, goldenRequest)
 			if final != nil {
-				got.WriteString("--- final response\n")
-				json.Indent(&got, final, "", "  ")
-				got.WriteByte('\n')
-				if _, again := run(t, m, parse(t, goldenRequest), discard{}); !bytes.Equal(again, final) {
-					t.Errorf("non-streaming object differs:\n%s\nstreamed:\n%s", again, final)
-				}
 				checkOutput(t, name, final)
 			}
-			golden(t, filepath.Join("testdata", "streams", name+".txt"), got.Bytes())
+			upstreamtest.Golden(t, filepath.Join("testdata", "streams", name+".txt"), got, *update)
 		})
 	}
 }
@@ -177,13 +136,13 @@ func TestNonFunctionItemsAreDroppedAndCounted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{t: t}
-	run(t, m, parse(t, goldenRequest), rec)
+	rec := upstreamtest.NewRecorder(t)
+	upstreamtest.Run(t, m, upstreamtest.Parse(t, goldenRequest), rec)
 	if got := m.Dropped(); got != 2 {
 		t.Errorf("Dropped() = %d, want 2 (a reasoning item and a web_search_call)", got)
 	}
 	for _, bad := range []string{`"type":"reasoning"`, "web_search", "rs_up1", "ws_up1", "Thinking"} {
-		if strings.Contains(rec.buf.String(), bad) {
+		if strings.Contains(rec.String(), bad) {
 			t.Errorf("%q reached the client", bad)
 		}
 	}
