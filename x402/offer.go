@@ -3,6 +3,7 @@ package x402
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 )
 
 // Header names of both protocol versions (wire.md §5).
@@ -77,6 +78,44 @@ func acceptV2(r *Requirement) acceptV2JSON {
 	}
 }
 
+// acceptV1 renders one requirement in its v1 wire form; r.Network must
+// have a V1Name.
+func acceptV1(r *Requirement) acceptV1JSON {
+	return acceptV1JSON{
+		Scheme:            r.Scheme,
+		Network:           r.Network.V1Name,
+		MaxAmountRequired: r.Amount.String(),
+		Resource:          r.Resource,
+		Description:       r.Description,
+		MimeType:          r.MimeType,
+		PayTo:             r.PayTo.Hex(),
+		MaxTimeoutSeconds: r.MaxTimeoutSeconds,
+		Asset:             r.Network.Asset.Hex(),
+		Extra:             extraJSON{Name: r.Network.Name, Version: r.Network.Version},
+	}
+}
+
+// RequirementJSON renders one requirement as the PaymentRequirements
+// object of the given protocol version, the shape a facilitator's /verify
+// and /settle read. A requirement that cannot be expressed (no network or
+// amount, no v1 name for version 1, another version) is an *Error.
+func RequirementJSON(version int, r *Requirement) ([]byte, error) {
+	if r == nil || r.Network == nil || r.Amount == nil {
+		return nil, &Error{Reason: ReasonInvalidRequirements, Message: "requirement without network or amount"}
+	}
+	switch version {
+	case 2:
+		return json.Marshal(acceptV2(r))
+	case 1:
+		if r.Network.V1Name == "" {
+			return nil, &Error{Reason: ReasonInvalidNetwork, Message: fmt.Sprintf("network %s has no x402 v1 name", r.Network.CAIP2)}
+		}
+		return json.Marshal(acceptV1(r))
+	default:
+		return nil, &Error{Reason: ReasonInvalidVersion, Message: fmt.Sprintf("x402 version %d is not supported", version)}
+	}
+}
+
 // PaymentRequiredHeader renders the v2 PAYMENT-REQUIRED header value for
 // the given requirements (all for the same resource): base64 (standard,
 // padded) of the PaymentRequired JSON. errMsg fills its optional `error`.
@@ -104,18 +143,7 @@ func V1Accepts(reqs []*Requirement) []byte {
 		if r == nil || r.Network == nil || r.Network.V1Name == "" || r.Amount == nil {
 			continue
 		}
-		out = append(out, acceptV1JSON{
-			Scheme:            r.Scheme,
-			Network:           r.Network.V1Name,
-			MaxAmountRequired: r.Amount.String(),
-			Resource:          r.Resource,
-			Description:       r.Description,
-			MimeType:          r.MimeType,
-			PayTo:             r.PayTo.Hex(),
-			MaxTimeoutSeconds: r.MaxTimeoutSeconds,
-			Asset:             r.Network.Asset.Hex(),
-			Extra:             extraJSON{Name: r.Network.Name, Version: r.Network.Version},
-		})
+		out = append(out, acceptV1(r))
 	}
 	b, _ := json.Marshal(out)
 	return b

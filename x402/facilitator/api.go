@@ -81,7 +81,7 @@ func body(p *x402.Payment, r *x402.Requirement) ([]byte, error) {
 	if p == nil || len(p.Raw) == 0 || !json.Valid(p.Raw) {
 		return nil, &x402.Error{Reason: x402.ReasonInvalidPayload, Message: "no payment payload to forward"}
 	}
-	req, err := requirementJSON(p.Version, r)
+	req, err := x402.RequirementJSON(p.Version, r)
 	if err != nil {
 		return nil, err
 	}
