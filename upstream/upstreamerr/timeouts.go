@@ -1,6 +1,7 @@
 // Package upstreamerr owns how a call to an upstream model can fail: the
-// four timeouts (connect, first byte, gap between chunks, total), the stream
-// reader that enforces them, and the one mapping from upstream failures to
+// four timeouts (connect, first byte, gap between chunks, total), the
+// openai-go client calls go through (no retries), the stream reader that
+// enforces the timeouts, and the one mapping from upstream failures to
 // the *responses.Error a client sees. Both upstream kinds (openai, chat) use
 // it, so a 429 or a stalled stream reads the same whatever sits behind farebox.
 package upstreamerr
@@ -9,6 +10,9 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 )
 
 // Timeouts bounds one upstream call. A zero field takes its default; a
@@ -67,6 +71,21 @@ func HTTPClient(t Timeouts) *http.Client {
 		ExpectContinueTimeout: time.Second,
 	}
 	return &http.Client{Transport: tr}
+}
+
+// NewClient builds the openai-go client both upstream kinds call through:
+// HTTPClient's transport, apiKey as the bearer token ("" sends none, even
+// when OPENAI_API_KEY is set), no organisation or project headers, and no
+// SDK retries (a retry after the first byte would duplicate output).
+func NewClient(baseURL, apiKey string, t Timeouts) openai.Client {
+	return openai.NewClient(
+		option.WithBaseURL(baseURL),
+		option.WithAPIKey(apiKey), // also overrides any OPENAI_API_KEY in the environment
+		option.WithHTTPClient(HTTPClient(t)),
+		option.WithMaxRetries(0),
+		option.WithHeaderDel("OpenAI-Organization"),
+		option.WithHeaderDel("OpenAI-Project"),
+	)
 }
 
 func positive(d time.Duration) time.Duration {
