@@ -44,6 +44,32 @@ func newMapper(em emitter, dropped *atomic.Int64) *mapper {
 
 // event consumes one SSE data payload.
 func (m *mapper) event(data []byte) error {
+	// Only "type" is read first: the events farebox does not use (created,
+	// in_progress, the *.done echoes) carry whole objects that are not worth
+	// validating or parsing; the terminal events are read by path only.
+	switch typ := gjson.GetBytes(data, "type"); typ.Str {
+	case "response.completed":
+		m.terminal = true
+		m.usage(gjson.GetBytes(data, "response.usage"))
+		return nil
+	case "response.incomplete":
+		m.terminal = true
+		m.usage(gjson.GetBytes(data, "response.usage"))
+		reason := gjson.GetBytes(data, "response.incomplete_details.reason").Str
+		if reason == "" {
+			reason = "max_output_tokens"
+		}
+		m.em.Incomplete(reason)
+		return nil
+	case "response.output_item.added", "response.output_text.delta", "response.refusal.delta",
+		"response.function_call_arguments.delta", "response.function_call_arguments.done",
+		"response.output_item.done", "response.failed", "error":
+	default:
+		if typ.Type != gjson.String && !gjson.ValidBytes(data) {
+			return upstreamerr.Broken(fmt.Errorf("upstream sent an event that is not JSON: %.200q", data))
+		}
+		return nil
+	}
 	if !gjson.ValidBytes(data) {
 		return upstreamerr.Broken(fmt.Errorf("upstream sent an event that is not JSON: %.200q", data))
 	}
@@ -67,17 +93,6 @@ func (m *mapper) event(data []byte) error {
 		if ev.Get("item.type").Str == "function_call" {
 			return m.wholeArguments(idx, ev.Get("item.arguments").Str)
 		}
-	case "response.completed":
-		m.terminal = true
-		m.usage(ev.Get("response.usage"))
-	case "response.incomplete":
-		m.terminal = true
-		m.usage(ev.Get("response.usage"))
-		reason := ev.Get("response.incomplete_details.reason").Str
-		if reason == "" {
-			reason = "max_output_tokens"
-		}
-		m.em.Incomplete(reason)
 	case "response.failed":
 		return upstreamerr.Broken(fmt.Errorf("upstream response.failed: %s", ev.Get("response.error").Raw))
 	case "error":
