@@ -1,18 +1,12 @@
 package chat
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/farebox/farebox/internal/fakeupstream"
 	"github.com/farebox/farebox/internal/upstreamtest"
 	"github.com/tidwall/gjson"
 )
-
-const goldenRequest = `{"model":"client-model","input":"Weather in Paris?","tools":[
- {"type":"function","name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}},
- {"type":"function","name":"get_time","parameters":{"type":"object","properties":{"zone":{"type":"string"}}}}]}`
 
 // wantCalls is what each tool-call fixture must come out as, whatever the
 // golden file says: (call_id name arguments) per call, in order.
@@ -27,29 +21,10 @@ var wantCalls = map[string][]string{
 }
 
 func TestFixturesGolden(t *testing.T) {
-	up, err := fakeupstream.Start(fakeupstream.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer up.Close()
-	names := fakeupstream.Fixtures("chat")
-	if len(names) == 0 {
-		t.Fatal("no chat fixtures")
-	}
-	for _, name := range names {
-		t.Run(name, func(t *testing.T) {
-			m, err := New(Config{BaseURL: up.URL(), Model: "fixture:" + name})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, events, final := upstreamtest.Transcript(t, m, goldenRequest)
-			if final != nil {
-				checkCalls(t, name, final)
-				checkNoDone(t, events)
-			}
-			upstreamtest.Golden(t, filepath.Join("testdata", "streams", name+".txt"), got, *update)
-		})
-	}
+	upstreamtest.FixturesGolden(t, "chat", newModel, *update, func(t *testing.T, name, events string, final []byte) {
+		checkCalls(t, name, final)
+		checkNoDone(t, events)
+	})
 }
 
 func checkCalls(t *testing.T, name string, final []byte) {

@@ -62,10 +62,6 @@ func TestRequestIsCanonical(t *testing.T) {
 	}
 }
 
-const goldenRequest = `{"model":"client-model","input":"Weather in Paris?","tools":[
- {"type":"function","name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}},
- {"type":"function","name":"get_time","parameters":{"type":"object","properties":{"zone":{"type":"string"}}}}]}`
-
 // wantOutput is what each fixture must come out as, whatever its golden
 // file says: the final output items in order, as "type detail".
 var wantOutput = map[string][]string{
@@ -79,28 +75,9 @@ var wantOutput = map[string][]string{
 }
 
 func TestFixturesGolden(t *testing.T) {
-	up, err := fakeupstream.Start(fakeupstream.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer up.Close()
-	names := fakeupstream.Fixtures("responses")
-	if len(names) == 0 {
-		t.Fatal("no responses fixtures")
-	}
-	for _, name := range names {
-		t.Run(name, func(t *testing.T) {
-			m, err := New(Config{BaseURL: up.URL(), Model: "fixture:" + name})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, _, final := upstreamtest.Transcript(t, m, goldenRequest)
-			if final != nil {
-				checkOutput(t, name, final)
-			}
-			upstreamtest.Golden(t, filepath.Join("testdata", "streams", name+".txt"), got, *update)
-		})
-	}
+	upstreamtest.FixturesGolden(t, "responses", newModel, *update, func(t *testing.T, name, _ string, final []byte) {
+		checkOutput(t, name, final)
+	})
 }
 
 func checkOutput(t *testing.T, name string, final []byte) {
@@ -137,7 +114,7 @@ func TestNonFunctionItemsAreDroppedAndCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := upstreamtest.NewRecorder(t)
-	upstreamtest.Run(t, m, upstreamtest.Parse(t, goldenRequest), rec)
+	upstreamtest.Run(t, m, upstreamtest.Parse(t, upstreamtest.GoldenRequest), rec)
 	if got := m.Dropped(); got != 2 {
 		t.Errorf("Dropped() = %d, want 2 (a reasoning item and a web_search_call)", got)
 	}
