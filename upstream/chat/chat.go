@@ -13,7 +13,6 @@ import (
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/upstreamerr"
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 )
 
 // Config describes one Chat Completions upstream.
@@ -53,14 +52,7 @@ func New(cfg Config) (*Model, error) {
 		return nil, fmt.Errorf("chat upstream: MaxTokensField %q is neither max_completion_tokens nor max_tokens", cfg.MaxTokensField)
 	}
 	cfg.Timeouts = cfg.Timeouts.WithDefaults()
-	client := openai.NewClient(
-		option.WithBaseURL(cfg.BaseURL),
-		option.WithAPIKey(cfg.APIKey), // also overrides any OPENAI_API_KEY in the environment
-		option.WithHTTPClient(upstreamerr.HTTPClient(cfg.Timeouts)),
-		option.WithMaxRetries(0),
-		option.WithHeaderDel("OpenAI-Organization"),
-		option.WithHeaderDel("OpenAI-Project"),
-	)
+	client := upstreamerr.NewClient(cfg.BaseURL, cfg.APIKey, cfg.Timeouts)
 	return &Model{cfg: cfg, client: client}, nil
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/upstreamerr"
 	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 )
 
 // Config describes one Responses API upstream.
@@ -41,14 +40,7 @@ func New(cfg Config) (*Model, error) {
 		return nil, errors.New("openai upstream: BaseURL is required")
 	}
 	cfg.Timeouts = cfg.Timeouts.WithDefaults()
-	client := sdk.NewClient(
-		option.WithBaseURL(cfg.BaseURL),
-		option.WithAPIKey(cfg.APIKey), // also overrides any OPENAI_API_KEY in the environment
-		option.WithHTTPClient(upstreamerr.HTTPClient(cfg.Timeouts)),
-		option.WithMaxRetries(0),
-		option.WithHeaderDel("OpenAI-Organization"),
-		option.WithHeaderDel("OpenAI-Project"),
-	)
+	client := upstreamerr.NewClient(cfg.BaseURL, cfg.APIKey, cfg.Timeouts)
 	return &Model{cfg: cfg, client: client}, nil
 }
 
