@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/farebox/farebox/x402"
+	"github.com/tidwall/gjson"
 )
 
 // VerifyResponse is the facilitator's verdict from /verify.
@@ -47,13 +49,6 @@ func (s *Supported) Supports(version int, scheme, network string) bool {
 	return false
 }
 
-// requestJSON is the body of /verify and /settle.
-type requestJSON struct {
-	X402Version         int             `json:"x402Version"`
-	PaymentPayload      json.RawMessage `json:"paymentPayload"`
-	PaymentRequirements json.RawMessage `json:"paymentRequirements"`
-}
-
 // verifyJSON is /verify's answer with the flag kept optional, so that a body
 // without it is recognised as not an answer at all.
 type verifyJSON struct {
@@ -77,15 +72,26 @@ type settleJSON struct {
 
 // body builds the /verify and /settle request: the client's payload as it
 // sent it, and the requirement farebox recomputed, in the payload's version.
+// body is the request of /verify and /settle:
+// {x402Version, paymentPayload, paymentRequirements}.
 func body(p *x402.Payment, r *x402.Requirement) ([]byte, error) {
-	if p == nil || len(p.Raw) == 0 || !json.Valid(p.Raw) {
+	if p == nil || len(p.Raw) == 0 || !gjson.ValidBytes(p.Raw) {
 		return nil, &x402.Error{Reason: x402.ReasonInvalidPayload, Message: "no payment payload to forward"}
 	}
 	req, err := x402.RequirementJSON(p.Version, r)
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(requestJSON{X402Version: p.Version, PaymentPayload: p.Raw, PaymentRequirements: req})
+	// Both parts are JSON already: appended, not re-encoded (json.Marshal
+	// would validate and compact them again on every settlement).
+	b := make([]byte, 0, len(p.Raw)+len(req)+64)
+	b = append(b, `{"x402Version":`...)
+	b = strconv.AppendInt(b, int64(p.Version), 10)
+	b = append(b, `,"paymentPayload":`...)
+	b = append(b, p.Raw...)
+	b = append(b, `,"paymentRequirements":`...)
+	b = append(b, req...)
+	return append(b, '}'), nil
 }
 
 // Verify asks the facilitator whether the payment satisfies the requirement.
