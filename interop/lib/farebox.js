@@ -96,11 +96,14 @@ export function startDev(flags = []) {
     {}, parseDevBanner, 'farebox dev');
 }
 
-// devFromEnv is the dev server the runner started (FAREBOX_DEV holds its
+// sharedDev is the dev server the runner started (FAREBOX_DEV holds its
 // banner fields), or a new one for a test file run on its own.
 export async function sharedDev() {
   if (process.env.FAREBOX_DEV) return { ...JSON.parse(process.env.FAREBOX_DEV), stop: async () => {} };
-  return startDev();
+  const dev = await startDev();
+  const { after } = await import('node:test');
+  after(() => dev.stop());
+  return dev;
 }
 
 // startServe writes config (YAML text) to a file and runs `farebox serve`.
