@@ -111,7 +111,8 @@ func parseItem(w where, v gjson.Result) (Item, *Error) {
 		return parseReasoningItem(w, &f)
 	case "item_reference":
 		return Item{}, errUnsupported(w.at("type"), "unsupported_value",
-			"Input items of type 'item_reference' are not supported: farebox keeps no items to refer to; "+statelessHint)
+			"Input items of type 'item_reference' are not supported: farebox keeps no items to refer to; "+statelessHint+
+				" (Clients that send references when store is true, such as the Vercel AI SDK, send whole items with store: false, e.g. providerOptions.openai.store = false.)")
 	}
 	if hostedItem(typ) {
 		return Item{}, errHosted(w.at("type"), "Input item", typ)

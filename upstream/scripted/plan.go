@@ -4,11 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"hash"
 	"slices"
 	"strings"
 
 	"github.com/farebox/farebox/responses"
+	"github.com/tidwall/gjson"
 )
 
 // call is one function call the model will make.
@@ -38,7 +40,22 @@ func makePlan(req *responses.Request) plan {
 		}
 		return plan{calls: calls}
 	}
-	return plan{text: echo(req.Input)}
+	return plan{text: formatted(req, echo(req.Input))}
+}
+
+// formatted honours text.format: a json_schema answer is JSON that
+// validates against the schema (built as tool arguments are), a json_object
+// answer is {"answer": text}; plain text otherwise.
+func formatted(req *responses.Request, text string) string {
+	f := gjson.GetBytes(req.Text, "format")
+	switch f.Get("type").Str {
+	case "json_schema":
+		return Arguments(json.RawMessage(f.Get("schema").Raw))
+	case "json_object":
+		b, _ := json.Marshal(map[string]string{"answer": text})
+		return string(b)
+	}
+	return text
 }
 
 // lastUser returns the index of the last user message, or -1.
