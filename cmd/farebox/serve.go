@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/farebox/farebox/gateway"
@@ -36,6 +38,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	srv, err := gateway.New(cfg, gateway.Options{})
 	if err != nil {
 		return err
+	}
+	if a := getenv("FAREBOX_PPROF_ADDR"); a != "" {
+		if err := servePprof(a, stderr); err != nil {
+			return err
+		}
 	}
 	return serveUntilDone(ctx, srv, cfg, func(base string) {
 		fmt.Fprintf(stdout, "farebox listening: base URL %s\n", base)
@@ -71,4 +78,22 @@ func getenvOr(getenv func(string) string, name, def string) string {
 		return v
 	}
 	return def
+}
+
+// servePprof exposes net/http/pprof on its own listener (keep it on
+// loopback): profiles of a farebox under real load, for operators and the
+// benchmark harness.
+func servePprof(addr string, stderr io.Writer) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("FAREBOX_PPROF_ADDR: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	fmt.Fprintf(stderr, "farebox: pprof on http://%s/debug/pprof/\n", ln.Addr())
+	go http.Serve(ln, mux)
+	return nil
 }

@@ -61,6 +61,23 @@ func sseFrame(typ string, v any) []byte {
 
 type obj = map[string]any
 
+// responsesEventFrame renders a Responses stream event the way OpenAI
+// does: "type" and "sequence_number" first, then the event's fields (a Go
+// map alone would sort "type" after "response" and its whole object).
+func responsesEventFrame(typ string, seq int, fields obj) []byte {
+	rest := mustJSON(fields)
+	b := append([]byte("event: "), typ...)
+	b = append(b, "\ndata: {\"type\":"...)
+	b = append(b, mustJSON(typ)...)
+	b = append(b, `,"sequence_number":`...)
+	b = strconv.AppendInt(b, int64(seq), 10)
+	if len(rest) > 2 {
+		b = append(b, ',')
+	}
+	b = append(b, rest[1:]...)
+	return append(b, "\n\n"...)
+}
+
 // --- Responses API ---
 
 func (o output) responsesItems(done bool) []any {
@@ -102,10 +119,8 @@ func (o output) responsesStream() [][]byte {
 	var frames [][]byte
 	seq := 0
 	ev := func(typ string, fields obj) {
-		fields["type"] = typ
-		fields["sequence_number"] = seq
+		frames = append(frames, responsesEventFrame(typ, seq, fields))
 		seq++
-		frames = append(frames, sseFrame(typ, fields))
 	}
 	ev("response.created", obj{"response": o.responsesObject("in_progress", nil)})
 	ev("response.in_progress", obj{"response": o.responsesObject("in_progress", nil)})
