@@ -14,6 +14,7 @@ import (
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/gateway"
 	fb "github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/schemas"
@@ -404,4 +405,105 @@ func TestDisconnectMidStreamStillSettles(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Errorf("the settlement due for a started stream never happened")
+}
+
+// A settlement that fails after a streamed answer ends the stream with an
+// error event and response.failed carrying the failed receipt; it is
+// counted on /metrics. The payer here holds no USDC, so the chain refuses
+// the transfer (no simulation is configured to catch it earlier).
+func TestFailedSettlementAfterAStreamFailsTheResponse(t *testing.T) {
+	ts, c := startPaid(t, "after")
+	broke, _ := crypto.GenerateKey()
+	name, value, err := payer.NewSigner(broke).PaymentHeader(offerFor(t, ts, c), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, body := post(t, ts.URL+"/responses", `{"model":"`+paid+`","input":"stream then fail to pay","stream":true}`, name, value)
+	s := string(body)
+	if res.StatusCode != 200 || !strings.Contains(s, "response.output_text.delta") {
+		t.Fatalf("%d %s", res.StatusCode, s)
+	}
+	var terminal string
+	for _, line := range strings.Split(s, "\n") {
+		if d, ok := strings.CutPrefix(line, "data: "); ok && d != "[DONE]" {
+			terminal = d
+		}
+	}
+	if gjson.Get(terminal, "type").String() != "response.failed" || gjson.Get(terminal, "response.x402.success").Type != gjson.False ||
+		!strings.Contains(s, "event: error") || !strings.HasSuffix(strings.TrimSpace(s), "data: [DONE]") {
+		t.Errorf("stream end: %s", terminal)
+	}
+	if code := gjson.Get(terminal, "response.error.code").String(); code == "" {
+		t.Error("the failure must carry the settlement's reason")
+	}
+	m, err := http.Get(strings.TrimSuffix(ts.URL, "/v1") + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Body.Close()
+	metrics, _ := io.ReadAll(m.Body)
+	if !strings.Contains(string(metrics), "farebox_settlement_failures_total 1") {
+		t.Errorf("metrics:\n%s", metrics)
+	}
+}
+
+// /readyz fails when the chain settler's relayer cannot pay gas.
+func TestReadyzFailsWithoutGasMoney(t *testing.T) {
+	c := devChain(t)
+	poor, _ := crypto.GenerateKey()
+	st, err := evm.NewSettler(context.Background(), c.Client, poor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, paidConfig(c, "after"), gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st, Ready: st.Ready})
+	res, err := http.Get(strings.TrimSuffix(ts.URL, "/v1") + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("readyz with a relayer holding no ETH: %d", res.StatusCode)
+	}
+	if err := c.FundETH(context.Background(), crypto.PubkeyToAddress(poor.PublicKey), big.NewInt(1e18)); err != nil {
+		t.Fatal(err)
+	}
+	res, err = http.Get(strings.TrimSuffix(ts.URL, "/v1") + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Errorf("readyz once the relayer has gas: %d", res.StatusCode)
+	}
+}
+
+// Browsers may read the payment headers: CORS exposes them.
+func TestCORSExposesPaymentHeaders(t *testing.T) {
+	ts, _ := startPaid(t, "after")
+	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/responses", strings.NewReader(`{"model":"`+paid+`","input":"hi"}`))
+	req.Header.Set("Origin", "https://app.example")
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	exposed := res.Header.Get("Access-Control-Expose-Headers")
+	for _, h := range []string{"PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE"} {
+		if !strings.Contains(exposed, h) {
+			t.Errorf("%s not exposed: %q", h, exposed)
+		}
+	}
+	pre, _ := http.NewRequest(http.MethodOptions, ts.URL+"/responses", nil)
+	pre.Header.Set("Origin", "https://app.example")
+	pre.Header.Set("Access-Control-Request-Method", "POST")
+	pre.Header.Set("Access-Control-Request-Headers", "payment-signature, content-type")
+	res, err = http.DefaultClient.Do(pre)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode >= 300 || !strings.Contains(strings.ToLower(res.Header.Get("Access-Control-Allow-Headers")), "payment-signature") {
+		t.Errorf("preflight: %d allow-headers %q", res.StatusCode, res.Header.Get("Access-Control-Allow-Headers"))
+	}
 }
