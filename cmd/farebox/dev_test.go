@@ -45,7 +45,8 @@ func TestFareboxDevPaidCall(t *testing.T) {
 	out := &syncBuffer{}
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"dev", "--addr", "127.0.0.1:0", "--rpc-addr", "127.0.0.1:0", "--log-level", "warn"}, out, &syncBuffer{}, func(string) string { return "" })
+		done <- run(ctx, []string{"dev", "--addr", "127.0.0.1:0", "--rpc-addr", "127.0.0.1:0", "--log-level", "warn",
+			"--fund", "0x1111111111111111111111111111111111111111=2.5"}, out, &syncBuffer{}, func(string) string { return "" })
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -67,13 +68,17 @@ func TestFareboxDevPaidCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	balance := func() *big.Int {
-		data := append(common.FromHex("0x70a08231"), common.LeftPadBytes(payerAddr.Bytes(), 32)...)
+	balanceOf := func(who common.Address) *big.Int {
+		data := append(common.FromHex("0x70a08231"), common.LeftPadBytes(who.Bytes(), 32)...)
 		res, err := rpc.CallContract(ctx, ethereum.CallMsg{To: &tokenAddr, Data: data}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return new(big.Int).SetBytes(res)
+	}
+	balance := func() *big.Int { return balanceOf(payerAddr) }
+	if funded := balanceOf(common.HexToAddress("0x1111111111111111111111111111111111111111")); funded.Int64() != 2_500_000 {
+		t.Errorf("--fund gave %s atomic units, want 2500000", funded)
 	}
 	before := balance()
 
