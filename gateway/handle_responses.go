@@ -37,7 +37,7 @@ func (s *Server) handleResponses(c echo.Context) error {
 		return err // the 402/400 is written
 	}
 	if s.pay.before {
-		r := s.pay.settle(c.Request().Context(), ch)
+		r := s.pay.settle(c.Request().Context(), ch, false)
 		receiptHeader(c.Response().Header(), ch)
 		if !r.Success {
 			return s.pay.refuse(c, s.pay.requirements(rt, s.resourceURL(c)), http.StatusPaymentRequired,
@@ -88,7 +88,7 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	}
 	var extra map[string]json.RawMessage
 	if due {
-		r := s.pay.settle(ctx, ch)
+		r := s.pay.settle(ctx, ch, req.Stream || clientGone)
 		if clientGone {
 			return nil
 		}

@@ -208,8 +208,9 @@ func (p *payments) authorize(c echo.Context, rt *route, resource string) (*charg
 }
 
 // settle settles ch on a context of its own: a client that disconnects
-// does not stop a settlement that is due.
-func (p *payments) settle(ctx context.Context, ch *charge) *x402.Receipt {
+// does not stop a settlement that is due. served says whether the client
+// already got (some of) the answer.
+func (p *payments) settle(ctx context.Context, ch *charge, served bool) *x402.Receipt {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.timeout)
 	defer cancel()
 	r, err := p.settler.Settle(ctx, ch.payment, ch.req)
@@ -237,8 +238,15 @@ func (p *payments) settle(ctx context.Context, ch *charge) *x402.Receipt {
 		p.log.Error("settlement failed", "payer", r.Payer, "network", r.Network, "reason", r.ErrorReason, "err", err)
 	}
 	ch.receipt = r
-	// The authorization was used to serve a request: it is never accepted
-	// again, whatever the chain said.
+	if !r.Success && !served {
+		// Nothing moved and nothing was served: the client may try again
+		// with the same authorization (the chain still refuses a nonce
+		// that did get through late).
+		p.release(ctx, ch)
+		return r
+	}
+	// Paid, or used to serve an answer: never accepted again, whatever the
+	// chain said.
 	if err := p.store.Commit(context.WithoutCancel(ctx), ch.key, ch.expires); err != nil {
 		p.log.Error("replay store commit failed", "err", err)
 	}

@@ -507,3 +507,36 @@ func TestCORSExposesPaymentHeaders(t *testing.T) {
 		t.Errorf("preflight: %d allow-headers %q", res.StatusCode, res.Header.Get("Access-Control-Allow-Headers"))
 	}
 }
+
+// A non-streaming answer whose settlement fails is withheld (402 with the
+// failed receipt) and the authorization is released: once the payer has
+// funds, the very same authorization pays for the call.
+func TestFailedSettlementWithholdsTheAnswerAndReleases(t *testing.T) {
+	for _, settle := range []string{"after", "before"} {
+		t.Run(settle, func(t *testing.T) {
+			ts, c := startPaid(t, settle)
+			broke, _ := crypto.GenerateKey()
+			name, value, err := payer.NewSigner(broke).PaymentHeader(offerFor(t, ts, c), 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, body := post(t, ts.URL+"/responses", `{"model":"`+paid+`","input":"pay me later"}`, name, value)
+			if res.StatusCode != 402 || strings.Contains(string(body), "pay me later") || res.Header.Get(x402.HeaderPaymentResponse) == "" {
+				t.Fatalf("unpayable call: %d %s", res.StatusCode, body)
+			}
+			if r, err := x402.DecodeReceipt(res.Header.Get(x402.HeaderPaymentResponse)); err != nil || r.Success {
+				t.Errorf("receipt %+v %v", r, err)
+			}
+			if err := c.Fund(context.Background(), crypto.PubkeyToAddress(broke.PublicKey), big.NewInt(atomics)); err != nil {
+				t.Fatal(err)
+			}
+			res, body = post(t, ts.URL+"/responses", `{"model":"`+paid+`","input":"pay me now"}`, name, value)
+			if res.StatusCode != 200 || !strings.Contains(string(body), "pay me now") {
+				t.Fatalf("the same authorization once funded: %d %s", res.StatusCode, body)
+			}
+			if left := tokenBalance(t, c, crypto.PubkeyToAddress(broke.PublicKey)); left.Sign() != 0 {
+				t.Errorf("payer still holds %s", left)
+			}
+		})
+	}
+}
