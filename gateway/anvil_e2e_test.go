@@ -403,3 +403,55 @@ func TestUSDCOnAnvilContractWalletPays(t *testing.T) {
 		})
 	}
 }
+
+// A settlement that was broadcast but not mined within settle_timeout may
+// still move the money: the client gets its answer with a pending receipt
+// naming the transaction, the authorization stays spent, and once the
+// block is mined the payer has paid exactly once.
+func TestUSDCOnAnvilPendingSettlementStillAnswers(t *testing.T) {
+	a := sharedAnvil(t)
+	ctx := context.Background()
+	key, err := a.NewRelayer(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc := usdcPayments(a)
+	pc.Settler = "chain"
+	pc.SettleTimeout = gateway.Duration(time.Second)
+	pc.Chain = gateway.ChainConfig{RPCURL: a.RPCURL, RelayerKeyEnv: relayerEnv}
+	f := startUSDCFarebox(t, a, pc, map[string]string{relayerEnv: hexutil.Encode(crypto.FromECDSA(key))})
+	name, value, err := payer.NewSigner(a.PayerKey).PaymentHeader(f.offer(t, 2), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := usdcBalance(t, a, a.Payer)
+	rpc := a.Client.Client()
+	if err := rpc.CallContext(ctx, nil, "evm_setAutomine", false); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rpc.CallContext(ctx, nil, "evm_setAutomine", true); rpc.CallContext(ctx, nil, "evm_mine") })
+
+	res, body := post(t, f.URL+"/responses", `{"model":"`+usdcModel+`","input":"answer me anyway"}`, name, value)
+	if res.StatusCode != 200 || !strings.Contains(string(body), "answer me anyway") {
+		t.Fatalf("pending settlement: %d %s", res.StatusCode, body)
+	}
+	r, err := x402.DecodeReceipt(res.Header.Get(x402.HeaderPaymentResponse))
+	if err != nil || r.Success || r.ErrorReason != x402.ReasonSettlementPending || r.Transaction == "" {
+		t.Fatalf("receipt %+v %v", r, err)
+	}
+	f.refusal(t, name, value, x402.ReasonNonceAlreadyUsed)
+
+	if err := rpc.CallContext(ctx, nil, "evm_setAutomine", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := rpc.CallContext(ctx, nil, "evm_mine"); err != nil {
+		t.Fatal(err)
+	}
+	mined, err := a.Client.TransactionReceipt(ctx, common.HexToHash(r.Transaction))
+	if err != nil || mined.Status != 1 {
+		t.Fatalf("the pending transaction %s: %v", r.Transaction, err)
+	}
+	if spent := new(big.Int).Sub(before, usdcBalance(t, a, a.Payer)); spent.Int64() != atomics {
+		t.Errorf("payer spent %s, want exactly %d", spent, atomics)
+	}
+}

@@ -66,6 +66,7 @@ func (s *Server) handleMetrics(c echo.Context) error {
 	}{
 		{"farebox_settlements_total", "Settlements that moved the money.", pc.settled.Load()},
 		{"farebox_settlement_failures_total", "Settlements that failed.", pc.failed.Load()},
+		{"farebox_settlements_pending_total", "Settlements submitted whose outcome was unknown when answering.", pc.pending.Load()},
 		{"farebox_authorizations_released_total", "Payments released because nothing was served.", pc.released.Load()},
 		{"farebox_payments_refused_total", "Payments refused or malformed.", pc.refused.Load()},
 	} {

@@ -39,7 +39,9 @@ func (s *Server) handleResponses(c echo.Context) error {
 	if s.pay.before {
 		r := s.pay.settle(c.Request().Context(), ch, false)
 		receiptHeader(c.Response().Header(), ch)
-		if !r.Success {
+		// Paid: the answer must not be retried into a second payment.
+		c.Response().Header().Set("X-Should-Retry", "false")
+		if !r.Success && !pending(r) {
 			return s.pay.refuse(c, s.pay.requirements(rt, s.resourceURL(c)), http.StatusPaymentRequired,
 				r.ErrorReason, "Payment could not be settled: "+r.ErrorReason)
 		}
@@ -94,13 +96,13 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 		}
 		if !req.Stream {
 			receiptHeader(c.Response().Header(), ch)
-			if !r.Success {
+			if !r.Success && !pending(r) {
 				return s.pay.refuse(c, s.pay.requirements(rt, s.resourceURL(c)), http.StatusPaymentRequired,
 					r.ErrorReason, "Payment could not be settled: "+r.ErrorReason)
 			}
 		}
 		extra = map[string]json.RawMessage{"x402": receiptJSON(r)}
-		if !r.Success {
+		if !r.Success && !pending(r) {
 			em.Fail(&responses.Error{Status: 402, Type: "payment_error", Code: r.ErrorReason,
 				Message: "The answer was produced but the payment could not be settled: " + r.ErrorReason}, extra)
 			return s.finish(c, em, sse)

@@ -38,6 +38,7 @@ type payments struct {
 type paymentCounts struct {
 	settled  atomic.Int64 // settlements that moved the money
 	failed   atomic.Int64 // settlements that failed (after an answer: the operator's alarm)
+	pending  atomic.Int64 // settlements submitted whose outcome is unknown
 	released atomic.Int64 // authorizations released: nothing was served
 	refused  atomic.Int64 // payments refused (402) or malformed (400)
 }
@@ -223,6 +224,10 @@ func (p *payments) settle(ctx context.Context, ch *charge, served bool) *x402.Re
 	if err != nil && r.ErrorReason == "" {
 		r.ErrorReason = asX402(err, "unexpected_settle_error").Reason
 	}
+	if err != nil && (errors.Is(err, x402.ErrSettlementPending) || errors.Is(err, context.DeadlineExceeded)) {
+		// Submitted, outcome unknown: the money may still move.
+		r.Success, r.ErrorReason = false, x402.ReasonSettlementPending
+	}
 	// A v1 client reads its receipt's network by v1 name ("base-sepolia");
 	// settlers answer with the CAIP-2 id.
 	if r.Network == "" || (ch.payment.Version == 1 && r.Network == ch.req.Network.CAIP2) {
@@ -231,26 +236,36 @@ func (p *payments) settle(ctx context.Context, ch *charge, served bool) *x402.Re
 	if r.Payer == "" {
 		r.Payer = ch.payment.Authorization.From.Hex()
 	}
-	if r.Success {
+	switch {
+	case r.Success:
 		p.counts.settled.Add(1)
-	} else {
+	case pending(r):
+		p.counts.pending.Add(1)
+		p.log.Warn("settlement pending", "payer", r.Payer, "network", r.Network, "transaction", r.Transaction, "err", err)
+	default:
 		p.counts.failed.Add(1)
 		p.log.Error("settlement failed", "payer", r.Payer, "network", r.Network, "reason", r.ErrorReason, "err", err)
 	}
 	ch.receipt = r
-	if !r.Success && !served {
+	if !r.Success && !pending(r) && !served {
 		// Nothing moved and nothing was served: the client may try again
 		// with the same authorization (the chain still refuses a nonce
 		// that did get through late).
 		p.release(ctx, ch)
 		return r
 	}
-	// Paid, or used to serve an answer: never accepted again, whatever the
-	// chain said.
+	// Paid, maybe paid, or used to serve an answer: never accepted again,
+	// whatever the chain said.
 	if err := p.store.Commit(context.WithoutCancel(ctx), ch.key, ch.expires); err != nil {
 		p.log.Error("replay store commit failed", "err", err)
 	}
 	return r
+}
+
+// pending reports a settlement that was submitted but whose outcome is
+// unknown: it may still move the money, so the client gets its answer.
+func pending(r *x402.Receipt) bool {
+	return !r.Success && r.ErrorReason == x402.ReasonSettlementPending
 }
 
 // release lets the client retry with the same authorization: nothing was

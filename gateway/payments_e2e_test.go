@@ -540,3 +540,38 @@ func TestFailedSettlementWithholdsTheAnswerAndReleases(t *testing.T) {
 		})
 	}
 }
+
+// With settle: before the payment is taken before the model runs, so a
+// model failure must not make an SDK retry (and pay) again: the error
+// carries the receipt and X-Should-Retry: false, and openai-go, retrying
+// 5xx by default, pays once.
+func TestSettleBeforeFailureIsNotRetriedIntoASecondPayment(t *testing.T) {
+	c := devChain(t)
+	st, err := evm.NewSettler(context.Background(), c.Client, c.RelayerKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.PollInterval = 10 * time.Millisecond
+	cfg := paidConfig(c, "before")
+	cfg.Models = append(cfg.Models, gateway.ModelConfig{Name: "broken-early", Upstream: "inprocess", Price: price})
+	ts := startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st,
+		Models: map[string]fb.Model{"broken-early": brokenModel{}}})
+	before := tokenBalance(t, c, c.Payer)
+	var receipts []*x402.Receipt
+	reg, _ := x402.NewRegistry(c.Network)
+	tr := payer.NewTransport(payer.NewSigner(c.PayerKey), payer.WithNetworks(reg),
+		payer.OnReceipt(func(r *x402.Receipt) { receipts = append(receipts, r) }))
+	cl := openai.NewClient(option.WithBaseURL(ts.URL+"/"), option.WithAPIKey("x"), option.WithHTTPClient(&http.Client{Transport: tr}),
+		option.WithMaxRetries(2), option.WithRequestTimeout(30*time.Second))
+	_, err = cl.Responses.New(context.Background(), oresponses.ResponseNewParams{Model: "broken-early", Input: userText("hi")})
+	var apiErr *openai.Error
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != 502 {
+		t.Fatalf("want the upstream's 502, got %v", err)
+	}
+	if len(receipts) != 1 || !receipts[0].Success {
+		t.Errorf("receipts %+v: the failed call was paid once and says so", receipts)
+	}
+	if spent := new(big.Int).Sub(before, tokenBalance(t, c, c.Payer)); spent.Int64() != atomics {
+		t.Errorf("spent %s, want one price (no retry paid again)", spent)
+	}
+}

@@ -6,6 +6,7 @@ package x402
 
 import (
 	"context"
+	"errors"
 	"math/big"
 	"time"
 
@@ -77,6 +78,14 @@ type Receipt struct {
 	Transaction string `json:"transaction"`
 	Network     string `json:"network"`
 }
+
+// ErrSettlementPending is wrapped by a Settler's error when the transfer was
+// submitted but its outcome is unknown (not mined in time, the submission
+// timed out): the money may still move, so the authorization is spent.
+var ErrSettlementPending = errors.New("x402: settlement submitted, outcome unknown")
+
+// ReasonSettlementPending is the receipt's errorReason for such a settlement.
+const ReasonSettlementPending = "settlement_pending"
 
 // Settler moves the money for a verified payment: a remote facilitator or
 // farebox's own relayer on a chain. Settle must honour ctx and never hang.

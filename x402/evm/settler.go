@@ -129,11 +129,19 @@ func (s *Settler) Settle(ctx context.Context, p *x402.Payment, req *x402.Require
 	gas += gas * s.GasMarginPercent / 100
 	tx, err := s.send(ctx, asset, data, gas)
 	if err != nil {
+		if tx != nil && ctx.Err() != nil {
+			// Signed and handed to the node when time ran out: it may be out.
+			rc.ErrorReason, rc.Transaction = x402.ReasonSettlementPending, tx.Hash().Hex()
+			return rc, fmt.Errorf("%w: %w", x402.ErrSettlementPending, err)
+		}
 		return fail(x402.ReasonUnexpectedSettleError, err)
 	}
 	receipt, err := s.wait(ctx, tx.Hash())
 	if err != nil {
-		return fail(x402.ReasonUnexpectedSettleError, fmt.Errorf("%w: %s: %w", ErrNotMined, tx.Hash().Hex(), err))
+		// Broadcast but not mined in time: it may still be mined, so the
+		// receipt keeps its hash.
+		rc.ErrorReason, rc.Transaction = x402.ReasonSettlementPending, tx.Hash().Hex()
+		return rc, fmt.Errorf("%w: %w: %s: %w", x402.ErrSettlementPending, ErrNotMined, tx.Hash().Hex(), err)
 	}
 	if receipt.Status != types.ReceiptStatusSuccessful {
 		reason := x402.ReasonInvalidTxState
@@ -175,7 +183,7 @@ func (s *Settler) send(ctx context.Context, to common.Address, data []byte, gas 
 	}
 	if err := s.backend.SendTransaction(ctx, tx); err != nil {
 		s.nonceOK = false // resync: the chain may have seen, or refused, this nonce
-		return nil, fmt.Errorf("evm: sending settlement: %w", err)
+		return tx, fmt.Errorf("evm: sending settlement: %w", err)
 	}
 	s.nonce++
 	return tx, nil
