@@ -116,7 +116,7 @@ func startChainFarebox(t testing.TB) *usdcFarebox {
 	}
 	pc := usdcPayments(a)
 	pc.Settler = "chain"
-	pc.Chain = gateway.ChainConfig{RPCURL: a.RPCURL, RelayerKeyEnv: relayerEnv, Simulate: true}
+	pc.Chain = gateway.ChainConfig{RPCURL: a.RPCURL, RelayerKeyEnv: relayerEnv} // simulation on by default
 	return startUSDCFarebox(t, a, pc, map[string]string{relayerEnv: hexutil.Encode(crypto.FromECDSA(key))})
 }
 

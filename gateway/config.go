@@ -119,8 +119,11 @@ type ChainConfig struct {
 	// RelayerKeyEnv names the environment variable holding the relayer's
 	// private key (hex). Default FAREBOX_RELAYER_KEY.
 	RelayerKeyEnv string `yaml:"relayer_key_env"`
-	// Simulate runs transferWithAuthorization as eth_call before serving.
-	Simulate bool `yaml:"simulate"`
+	// Simulate runs transferWithAuthorization as eth_call before the model
+	// is called, so an unfunded or already-used authorization costs the
+	// operator no upstream call. Default true whenever rpc_url is set (with
+	// either settler); set false to skip the round trip.
+	Simulate *bool `yaml:"simulate"`
 }
 
 // Duration is a time.Duration written as "30s" in YAML.
@@ -222,4 +225,13 @@ func (c Config) withDefaults() Config {
 		c.LogLevel = "info"
 	}
 	return c
+}
+
+// simulate reports whether on-chain simulation is on (default: on when a
+// chain is reachable).
+func (c ChainConfig) simulate() bool {
+	if c.Simulate != nil {
+		return *c.Simulate
+	}
+	return c.RPCURL != ""
 }

@@ -152,3 +152,27 @@ func TestFacilitatorClientReadsTheReferenceSupported(t *testing.T) {
 		t.Errorf("signers %v, want [%s]", sup.Signers, refRelayer)
 	}
 }
+
+// With a facilitator settler and payments.chain.rpc_url, farebox simulates
+// on chain itself (the default once a chain is reachable): an unfunded
+// payer is refused before the model, without asking /verify.
+func TestFacilitatorSettlerSimulatesWithAnRPCURL(t *testing.T) {
+	a, ref := referenceFacilitator(t)
+	pc := usdcPayments(a)
+	pc.Settler = "facilitator"
+	pc.Facilitator = gateway.FacilitatorConfig{URL: ref.URL}
+	pc.Chain = gateway.ChainConfig{RPCURL: a.RPCURL}
+	f := startUSDCFarebox(t, a, pc, nil)
+	poor, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, value, err := payer.NewSigner(poor).PaymentHeader(f.offer(t, 2), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.refusal(t, name, value, x402.ReasonInsufficientFunds)
+	if n := f.model.calls.Load(); n != 0 {
+		t.Errorf("model called %d times, want 0", n)
+	}
+}

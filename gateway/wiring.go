@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/facilitator"
 	"github.com/farebox/farebox/x402/redisstore"
@@ -110,6 +111,16 @@ func (p *payments) buildSettler(pc PaymentsConfig, getenv func(string) string) e
 		if fc.Verify && p.verifier.Checker == nil {
 			p.verifier.Checker = c
 		}
+		if pc.Chain.RPCURL != "" && p.verifier.Checker == nil {
+			// A chain to read: simulate (when on) and check contract-wallet
+			// signatures locally instead of asking the facilitator.
+			client, err := dialChain(pc.Chain.RPCURL)
+			if err != nil {
+				return err
+			}
+			p.closers = append(p.closers, client.Close)
+			p.verifier.Checker = evm.NewChecker(client, pc.Chain.simulate())
+		}
 		return nil
 	case "chain":
 		cc := pc.Chain
@@ -124,13 +135,13 @@ func (p *payments) buildSettler(pc PaymentsConfig, getenv func(string) string) e
 		if err != nil {
 			return fmt.Errorf("$%s: %w", cc.RelayerKeyEnv, err)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		client, err := evm.Dial(ctx, cc.RPCURL)
+		client, err := dialChain(cc.RPCURL)
 		if err != nil {
-			return fmt.Errorf("payments.chain.rpc_url: %w", err)
+			return err
 		}
 		p.closers = append(p.closers, client.Close)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
 		st, err := evm.NewSettler(ctx, client, key)
 		if err != nil {
 			return err
@@ -142,14 +153,25 @@ func (p *payments) buildSettler(pc PaymentsConfig, getenv func(string) string) e
 		}
 		p.settler = st
 		p.readiness = append(p.readiness, st.Ready)
-		if cc.Simulate && p.verifier.Checker == nil {
-			p.verifier.Checker = evm.NewChecker(client, true)
+		if p.verifier.Checker == nil {
+			// EIP-1271 wallets always; the eth_call simulation unless turned off.
+			p.verifier.Checker = evm.NewChecker(client, cc.simulate())
 		}
 		return nil
 	case "":
 		return fmt.Errorf("payments.settler is required for priced models: facilitator or chain")
 	}
 	return fmt.Errorf("payments.settler: want facilitator or chain, got %q", pc.Settler)
+}
+
+func dialChain(url string) (*ethclient.Client, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client, err := evm.Dial(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("payments.chain.rpc_url: %w", err)
+	}
+	return client, nil
 }
 
 // newUpstream makes the model behind one public name.
