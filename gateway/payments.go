@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/big"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,7 +32,8 @@ type payments struct {
 	closers    []func()
 	log        *slog.Logger
 
-	counts paymentCounts
+	counts   paymentCounts
+	inflight sync.WaitGroup // settlements running
 }
 
 // paymentCounts are the payment outcomes served on /metrics.
@@ -54,7 +56,11 @@ type charge struct {
 
 func (p *payments) enabled() bool { return p.payTo != (common.Address{}) && len(p.networks) > 0 }
 
+// close waits for settlements in flight (each bounded by its own
+// timeout: a served answer is still paid for during shutdown), then
+// closes the settler's connections.
 func (p *payments) close() {
+	p.inflight.Wait()
 	for _, f := range p.closers {
 		f()
 	}
@@ -212,6 +218,8 @@ func (p *payments) authorize(c echo.Context, rt *route, resource string) (*charg
 // does not stop a settlement that is due. served says whether the client
 // already got (some of) the answer.
 func (p *payments) settle(ctx context.Context, ch *charge, served bool) *x402.Receipt {
+	p.inflight.Add(1)
+	defer p.inflight.Done()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.timeout)
 	defer cancel()
 	r, err := p.settler.Settle(ctx, ch.payment, ch.req)
