@@ -33,7 +33,35 @@ type payments struct {
 	log        *slog.Logger
 
 	counts   paymentCounts
-	inflight sync.WaitGroup // settlements running
+	inflight inflight // settlements running
+}
+
+// inflight counts running settlements. Unlike a WaitGroup it may gain new
+// members while close waits (a handler still finishing after Shutdown).
+type inflight struct {
+	mu   sync.Mutex
+	n    int
+	zero *sync.Cond
+}
+
+func (f *inflight) add(d int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n += d
+	if f.n == 0 && f.zero != nil {
+		f.zero.Broadcast()
+	}
+}
+
+func (f *inflight) wait() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.zero == nil {
+		f.zero = sync.NewCond(&f.mu)
+	}
+	for f.n > 0 {
+		f.zero.Wait()
+	}
 }
 
 // paymentCounts are the payment outcomes served on /metrics.
@@ -60,7 +88,7 @@ func (p *payments) enabled() bool { return p.payTo != (common.Address{}) && len(
 // timeout: a served answer is still paid for during shutdown), then
 // closes the settler's connections.
 func (p *payments) close() {
-	p.inflight.Wait()
+	p.inflight.wait()
 	for _, f := range p.closers {
 		f()
 	}
@@ -218,8 +246,8 @@ func (p *payments) authorize(c echo.Context, rt *route, resource string) (*charg
 // does not stop a settlement that is due. served says whether the client
 // already got (some of) the answer.
 func (p *payments) settle(ctx context.Context, ch *charge, served bool) *x402.Receipt {
-	p.inflight.Add(1)
-	defer p.inflight.Done()
+	p.inflight.add(1)
+	defer p.inflight.add(-1)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.timeout)
 	defer cancel()
 	r, err := p.settler.Settle(ctx, ch.payment, ch.req)
