@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/farebox/farebox/gateway"
+	"github.com/farebox/farebox/internal/requestcases"
 	fb "github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/schemas"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	oresponses "github.com/openai/openai-go/v3/responses"
@@ -367,5 +369,37 @@ func TestUndeclaredToolCallsNeverLeave(t *testing.T) {
 		if res.StatusCode != 502 || gjson.GetBytes(body, "error.code").String() != "tool_call_denied" || strings.Contains(string(body), `"path"`) {
 			t.Errorf("stream=%s: %d %s", stream, res.StatusCode, body)
 		}
+	}
+}
+
+// The malformed-request table the parser is tested with, sent over HTTP:
+// each answer is a 400 whose OpenAI error object carries the exact type,
+// param and code, and which SDKs are told not to retry.
+func TestMalformedRequestsOverHTTP(t *testing.T) {
+	ts := startServer(t, freeConfig(), gateway.Options{})
+	cases := requestcases.Malformed()
+	if len(cases) < 40 {
+		t.Fatalf("only %d cases", len(cases))
+	}
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			res, body := post(t, ts.URL+"/responses", c.Body)
+			if res.StatusCode != 400 || res.Header.Get("X-Should-Retry") != "false" {
+				t.Fatalf("status %d, x-should-retry %q: %s", res.StatusCode, res.Header.Get("X-Should-Retry"), body)
+			}
+			if err := schemas.Validate("error_body", body); err != nil {
+				t.Fatalf("%v: %s", err, body)
+			}
+			e := gjson.GetBytes(body, "error")
+			if e.Get("type").String() != "invalid_request_error" || e.Get("param").String() != c.Param || e.Get("code").String() != c.Code {
+				t.Errorf("got %s, want param %q code %q", e.Raw, c.Param, c.Code)
+			}
+			if c.Param == "" && e.Get("param").Type != gjson.Null {
+				t.Errorf("param must be null: %s", e.Raw)
+			}
+			if c.Msg != "" && e.Get("message").String() != c.Msg {
+				t.Errorf("message %q, want %q", e.Get("message").String(), c.Msg)
+			}
+		})
 	}
 }
