@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/big"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	ethereum "github.com/ethereum/go-ethereum"
@@ -43,6 +44,15 @@ type Settler struct {
 	mu      sync.Mutex
 	nonce   uint64
 	nonceOK bool
+
+	// unmined is the oldest settlement broadcast but not seen mined in
+	// time: while it is pending, later ones queue behind its nonce.
+	unmined atomic.Pointer[unminedTx]
+}
+
+type unminedTx struct {
+	hash  common.Hash
+	since time.Time
 }
 
 var _ x402.Settler = (*Settler)(nil)
@@ -89,6 +99,13 @@ func (s *Settler) Ready(ctx context.Context) error {
 	need := new(big.Int).Mul(price, big.NewInt(100_000))
 	if bal.Cmp(need) < 0 {
 		return fmt.Errorf("evm: relayer %s holds %s wei, less than the ~%s wei one settlement costs", s.from, bal, need)
+	}
+	if u := s.unmined.Load(); u != nil {
+		if _, err := s.backend.TransactionReceipt(ctx, u.hash); err != nil {
+			return fmt.Errorf("evm: relayer transaction %s, sent %s ago, is not mined: later settlements wait behind it",
+				u.hash.Hex(), time.Since(u.since).Round(time.Second))
+		}
+		s.unmined.CompareAndSwap(u, nil) // mined since: the queue moves again
 	}
 	return nil
 }
@@ -138,6 +155,7 @@ func (s *Settler) Settle(ctx context.Context, p *x402.Payment, req *x402.Require
 	}
 	receipt, err := s.wait(ctx, tx.Hash())
 	if err != nil {
+		s.unmined.CompareAndSwap(nil, &unminedTx{hash: tx.Hash(), since: time.Now()})
 		// Broadcast but not mined in time: it may still be mined, so the
 		// receipt keeps its hash.
 		rc.ErrorReason, rc.Transaction = x402.ReasonSettlementPending, tx.Hash().Hex()

@@ -3,6 +3,7 @@ package evm_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,5 +38,18 @@ func TestSettleGivesUpOnAStuckTransactionWhenItsContextEnds(t *testing.T) {
 	rc, err := s.Settle(sctx, p, req)
 	if !errors.Is(err, evm.ErrNotMined) || rc.Success || rc.ErrorReason == "" {
 		t.Fatalf("settle = %+v, %v; want a failure wrapping ErrNotMined", rc, err)
+	}
+	// Readiness reports the stuck relayer transaction until it is mined.
+	if err := s.Ready(ctx); err == nil || !strings.Contains(err.Error(), rc.Transaction) {
+		t.Errorf("Ready with a stuck transaction = %v, want an error naming %s", err, rc.Transaction)
+	}
+	if err := rpc.CallContext(ctx, nil, "evm_setAutomine", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := rpc.CallContext(ctx, nil, "evm_mine"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ready(ctx); err != nil {
+		t.Errorf("Ready once the transaction is mined: %v", err)
 	}
 }
