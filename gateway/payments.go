@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/big"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -230,7 +229,7 @@ func (p *payments) authorize(c echo.Context, rt *route, resource string) (*charg
 		xe := asX402(err, "unexpected_verify_error")
 		return nil, p.refuse(c, o, http.StatusPaymentRequired, xe.Reason, "Payment refused: "+xe.Message)
 	}
-	ch := &charge{payment: pay, req: req, key: pay.Key(req.Network), expires: unixTime(pay.Authorization.ValidBefore)}
+	ch := &charge{payment: pay, req: req, key: pay.Key(req.Network), expires: pay.Authorization.Expires()}
 	if err := p.store.Reserve(c.Request().Context(), ch.key, ch.expires); err != nil {
 		if errors.Is(err, x402.ErrReplay) {
 			return nil, p.refuse(c, o, http.StatusPaymentRequired, "invalid_exact_evm_nonce_already_used",
@@ -342,11 +341,4 @@ func asX402(err error, fallback string) *x402.Error {
 		return xe
 	}
 	return &x402.Error{Reason: fallback, Message: err.Error()}
-}
-
-func unixTime(v *big.Int) time.Time {
-	if v == nil || !v.IsInt64() {
-		return time.Now().Add(24 * time.Hour)
-	}
-	return time.Unix(v.Int64(), 0)
 }

@@ -14,7 +14,6 @@ type route struct {
 	name        string
 	model       responses.Model
 	price       *big.Int // atomic USDC units; zero = free
-	priceText   string   // as configured, for /v1/models
 	description string
 
 	offer atomic.Pointer[offer] // the last computed offer, by resource URL
@@ -61,7 +60,7 @@ func (s *Server) buildRoutes(opts Options) error {
 		if desc == "" {
 			desc = "One call to " + mc.Name + " for " + x402.FormatUSDC(price) + " USDC"
 		}
-		s.routes[mc.Name] = &route{name: mc.Name, model: m, price: price, priceText: mc.Price, description: desc}
+		s.routes[mc.Name] = &route{name: mc.Name, model: m, price: price, description: desc}
 		s.order = append(s.order, mc.Name)
 	}
 	return nil
