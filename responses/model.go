@@ -16,6 +16,18 @@ type Model interface {
 	Respond(ctx context.Context, req *Request, em *Emitter) error
 }
 
+// Output is the half of *Emitter a model writes to: what upstream
+// adapters depend on when they only feed output and never end a response.
+type Output interface {
+	Text(delta string) error
+	StartCall(callID, name string) error
+	Arguments(delta string) error
+	SetUsage(u Usage)
+	Incomplete(reason string)
+}
+
+var _ Output = (*Emitter)(nil)
+
 // Usage is token accounting reported by a model.
 type Usage struct {
 	InputTokens     int64

@@ -11,14 +11,8 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// emitter is the part of *responses.Emitter a Chat stream feeds.
-type emitter interface {
-	Text(delta string) error
-	StartCall(callID, name string) error
-	Arguments(delta string) error
-	SetUsage(u responses.Usage)
-	Incomplete(reason string)
-}
+// emitter is what a Chat stream feeds.
+type emitter = responses.Output
 
 // pendingCall is one tool call being assembled from Chat deltas.
 type pendingCall struct {

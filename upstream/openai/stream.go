@@ -9,14 +9,8 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// emitter is the part of *responses.Emitter a Responses stream feeds.
-type emitter interface {
-	Text(delta string) error
-	StartCall(callID, name string) error
-	Arguments(delta string) error
-	SetUsage(u responses.Usage)
-	Incomplete(reason string)
-}
+// emitter is what a Responses stream feeds.
+type emitter = responses.Output
 
 type itemKind int
 
