@@ -42,11 +42,14 @@ var (
 )
 
 // devChain is one in-process chain shared by the package's tests (each
-// test reads balance differences, never absolute balances).
+// test reads balance differences, never absolute balances), closed by
+// TestMain.
 func devChain(t testing.TB) *devchain.Chain {
 	t.Helper()
 	chainOnce.Do(func() {
-		chain, chainErr = devchain.Start(context.Background(), devchain.Config{V1Name: "farebox-dev"})
+		if chain, chainErr = devchain.Start(context.Background(), devchain.Config{V1Name: "farebox-dev"}); chainErr == nil {
+			afterAll(func() { chain.Close() })
+		}
 	})
 	if chainErr != nil {
 		t.Fatal(chainErr)
