@@ -227,18 +227,10 @@ func itemMeta(w where, f *itemFields, it *Item) *Error {
 	default:
 		return errType(w.at("id"), "a string", f.id)
 	}
-	switch f.status.Type {
-	case gjson.Null:
+	if f.status.Type == gjson.Null {
 		return nil
-	case gjson.String:
-		switch f.status.Str {
-		case "in_progress", "completed", "incomplete":
-			it.Status = f.status.Str
-			return nil
-		}
-		return errValue(w.at("status"), f.status.Str, "in_progress", "completed", "incomplete")
 	}
-	return errType(w.at("status"), "a string", f.status)
+	return optEnum(w.at("status"), f.status, &it.Status, "in_progress", "completed", "incomplete")
 }
 
 // reqString reads a required, non-empty string field; at builds its param

@@ -107,18 +107,10 @@ func parseImagePart(w where, f *partFields, p *Part) *Error {
 	if p.ImageURL == "" && p.FileID == "" {
 		return Invalid(w.at(""), "missing_required_parameter", "Invalid '%s': an input_image needs one of 'image_url' or 'file_id'.", w.at(""))
 	}
-	switch f.detail.Type {
-	case gjson.Null:
+	if f.detail.Type == gjson.Null {
 		return nil
-	case gjson.String:
-		switch f.detail.Str {
-		case "low", "high", "auto":
-			p.Detail = f.detail.Str
-			return nil
-		}
-		return errValue(w.at("detail"), f.detail.Str, "low", "high", "auto")
 	}
-	return errType(w.at("detail"), "a string", f.detail)
+	return optEnum(w.at("detail"), f.detail, &p.Detail, "low", "high", "auto")
 }
 
 func parseFilePart(w where, f *partFields, p *Part) *Error {
