@@ -276,25 +276,26 @@ func (e *Emitter) Fail(err *Error, extra map[string]json.RawMessage) error {
 	e.closeOpen(respIncomplete)
 	e.start()
 	e.err = err
-	b := e.begin("error")
-	b = outKey(b, "code")
-	b = outString(b, outErrorCode(err))
-	b = outKey(b, "message")
-	b = outString(b, err.Message)
-	b = outKey(b, "param")
-	b = outParam(b, err.Param)
+	// Flat fields and the nested object alike: only the nested one makes
+	// all three SDKs raise (wire.md §3).
+	b := outErrorFields(e.begin("error"), err)
 	b = append(b, `,"error":{"type":`...)
 	b = outString(b, outOr(err.Type, "server_error"))
-	b = outKey(b, "code")
-	b = outString(b, outErrorCode(err))
-	b = outKey(b, "message")
-	b = outString(b, err.Message)
-	b = outKey(b, "param")
-	b = outParam(b, err.Param)
+	b = outErrorFields(b, err)
 	b = append(b, "}}"...)
 	_ = e.emit("error", b)
 	e.status = respFailed
 	return e.finish("response.failed", extra)
+}
+
+// outErrorFields appends ,"code":..,"message":..,"param":.. for err.
+func outErrorFields(b []byte, err *Error) []byte {
+	b = outKey(b, "code")
+	b = outString(b, outErrorCode(err))
+	b = outKey(b, "message")
+	b = outString(b, err.Message)
+	b = outKey(b, "param")
+	return outParam(b, err.Param)
 }
 
 func outParam(dst []byte, p string) []byte {
