@@ -247,14 +247,22 @@ func TestUSDCOnAnvilPaidCallMovesExactlyThePrice(t *testing.T) {
 				t.Fatalf("payment headers sent %v, want one %s", sent, paymentHeaderName(version))
 			}
 			checkMinedReceipt(t, f.a, receipts[0], f.a.Payer, networkName(version))
-			spent := new(big.Int).Sub(payerBefore, usdcBalance(t, f.a, f.a.Payer))
-			if got := usdcBalance(t, f.a, f.payTo); spent.Int64() != atomics || got.Int64() != atomics {
-				t.Errorf("payer spent %s, payTo received %s, want %d each", spent, got, atomics)
-			}
-			if n := f.model.calls.Load(); n != 1 {
-				t.Errorf("model called %d times, want 1", n)
-			}
+			f.checkPaidOnce(t, f.a.Payer, payerBefore)
 		})
+	}
+}
+
+// checkPaidOnce asserts one paid call: payer's balance (before: its
+// balance before the call) dropped by exactly the price, payTo received
+// exactly the price, and the model ran once.
+func (f *usdcFarebox) checkPaidOnce(t *testing.T, payer common.Address, before *big.Int) {
+	t.Helper()
+	spent := new(big.Int).Sub(before, usdcBalance(t, f.a, payer))
+	if got := usdcBalance(t, f.a, f.payTo); spent.Int64() != atomics || got.Int64() != atomics {
+		t.Errorf("payer spent %s, payTo received %s, want %d each", spent, got, atomics)
+	}
+	if n := f.model.calls.Load(); n != 1 {
+		t.Errorf("model called %d times, want 1", n)
 	}
 }
 
@@ -393,13 +401,7 @@ func TestUSDCOnAnvilContractWalletPays(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkMinedReceipt(t, f.a, rc, f.a.Wallet, networkName(version))
-			paid := new(big.Int).Sub(walletBefore, usdcBalance(t, f.a, f.a.Wallet))
-			if got := usdcBalance(t, f.a, f.payTo); paid.Int64() != atomics || got.Int64() != atomics {
-				t.Errorf("wallet paid %s, payTo received %s, want %d each", paid, got, atomics)
-			}
-			if n := f.model.calls.Load(); n != 1 {
-				t.Errorf("model called %d times, want 1", n)
-			}
+			f.checkPaidOnce(t, f.a.Wallet, walletBefore)
 		})
 	}
 }

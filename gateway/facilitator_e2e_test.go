@@ -2,7 +2,6 @@ package gateway_test
 
 import (
 	"context"
-	"math/big"
 	"strings"
 	"sync"
 	"testing"
@@ -91,13 +90,7 @@ func TestReferenceFacilitatorSettlesFareboxPayments(t *testing.T) {
 				if err != nil || tx.To() == nil || *tx.To() != f.a.Network.Asset {
 					t.Fatalf("settlement transaction %v is not a call to the token: %v", tx, err)
 				}
-				spent := new(big.Int).Sub(payerBefore, usdcBalance(t, f.a, f.a.Payer))
-				if got := usdcBalance(t, f.a, f.payTo); spent.Int64() != atomics || got.Int64() != atomics {
-					t.Errorf("payer spent %s, payTo received %s, want %d each", spent, got, atomics)
-				}
-				if n := f.model.calls.Load(); n != 1 {
-					t.Errorf("model called %d times, want 1", n)
-				}
+				f.checkPaidOnce(t, f.a.Payer, payerBefore)
 			})
 		}
 	}
