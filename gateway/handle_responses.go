@@ -42,7 +42,7 @@ func (s *Server) handleResponses(c echo.Context) error {
 		// Paid: the answer must not be retried into a second payment.
 		c.Response().Header().Set("X-Should-Retry", "false")
 		if !r.Success && !pending(r) {
-			return s.pay.refuse(c, s.pay.requirements(rt, s.resourceURL(c)), http.StatusPaymentRequired,
+			return s.pay.refuse(c, ch.offer, http.StatusPaymentRequired,
 				r.ErrorReason, "Payment could not be settled: "+r.ErrorReason)
 		}
 	}
@@ -97,7 +97,7 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 		if !req.Stream {
 			receiptHeader(c.Response().Header(), ch)
 			if !r.Success && !pending(r) {
-				return s.pay.refuse(c, s.pay.requirements(rt, s.resourceURL(c)), http.StatusPaymentRequired,
+				return s.pay.refuse(c, ch.offer, http.StatusPaymentRequired,
 					r.ErrorReason, "Payment could not be settled: "+r.ErrorReason)
 			}
 		}

@@ -79,6 +79,7 @@ type charge struct {
 	key     x402.Key
 	expires time.Time
 	receipt *x402.Receipt
+	offer   *offer // what was asked for, for a refusal after settling
 }
 
 func (p *payments) enabled() bool { return p.payTo != (common.Address{}) && len(p.networks) > 0 }
@@ -229,7 +230,7 @@ func (p *payments) authorize(c echo.Context, rt *route, resource string) (*charg
 		xe := asX402(err, "unexpected_verify_error")
 		return nil, p.refuse(c, o, http.StatusPaymentRequired, xe.Reason, "Payment refused: "+xe.Message)
 	}
-	ch := &charge{payment: pay, req: req, key: pay.Key(req.Network), expires: pay.Authorization.Expires()}
+	ch := &charge{payment: pay, req: req, offer: o, key: pay.Key(req.Network), expires: pay.Authorization.Expires()}
 	if err := p.store.Reserve(c.Request().Context(), ch.key, ch.expires); err != nil {
 		if errors.Is(err, x402.ErrReplay) {
 			return nil, p.refuse(c, o, http.StatusPaymentRequired, "invalid_exact_evm_nonce_already_used",
