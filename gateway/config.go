@@ -209,6 +209,7 @@ func (c Config) withDefaults() Config {
 	if c.Addr == "" {
 		c.Addr = "127.0.0.1:8402"
 	}
+	c.PublicURL = strings.TrimSuffix(c.PublicURL, "/") // the path is appended to it
 	if c.BodyLimit == 0 {
 		c.BodyLimit = 20 << 20
 	}
