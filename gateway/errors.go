@@ -6,8 +6,68 @@ import (
 	"strconv"
 
 	"github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/x402"
 	"github.com/labstack/echo/v4"
 )
+
+// refusal is a payment refusal: it is answered as a 402 offer (the v2
+// PAYMENT-REQUIRED header, the v1 body with accepts, and the OpenAI error
+// object, all three at once) so every kind of client can pay again.
+type refusal struct {
+	err   *responses.Error
+	offer *offer
+	// charge, when the refusal comes after a settlement attempt, carries the
+	// receipt the client gets in the payment response header.
+	charge *charge
+}
+
+func (r *refusal) Error() string { return r.err.Error() }
+func (r *refusal) Unwrap() error { return r.err }
+
+// writeError is the one place an error becomes an HTTP response: a
+// refusal becomes a 402 offer, anything else the OpenAI error object of
+// its client-safe form. Internal causes are logged by the request logger,
+// never sent.
+func (s *Server) writeError(c echo.Context, err error) error {
+	var r *refusal
+	if errors.As(err, &r) {
+		return s.writeRefusal(c, r)
+	}
+	e := toError(err)
+	h := c.Response().Header()
+	if e.RetryAfter > 0 {
+		secs := int(e.RetryAfter.Seconds())
+		if secs < 1 {
+			secs = 1
+		}
+		h.Set("Retry-After", strconv.Itoa(secs))
+		h.Set("Retry-After-Ms", strconv.FormatInt(e.RetryAfter.Milliseconds(), 10))
+	}
+	if e.Status == http.StatusPaymentRequired || e.Status == http.StatusBadRequest {
+		h.Set("X-Should-Retry", "false")
+	}
+	setCause(c, e)
+	return c.Blob(e.Status, echo.MIMEApplicationJSON, errorBody(e))
+}
+
+func (s *Server) writeRefusal(c echo.Context, r *refusal) error {
+	h := c.Response().Header()
+	if r.charge != nil && r.charge.receipt != nil {
+		receiptHeader(h, r.charge)
+	}
+	h.Set(x402.HeaderPaymentRequired, x402.PaymentRequiredHeader(r.offer.reqs, r.err.Code))
+	h.Set("X-Should-Retry", "false")
+	if r.err.Code != codePaymentRequired {
+		s.pay.counts.refused.Add(1)
+	}
+	b := append(make([]byte, 0, 512+len(r.offer.v1)), `{"error":`...)
+	b = appendErrorObject(b, r.err)
+	b = append(b, `,"x402Version":1,"accepts":`...)
+	b = append(b, r.offer.v1...)
+	b = append(b, '}')
+	setCause(c, r.err)
+	return c.Blob(r.err.Status, echo.MIMEApplicationJSON, b)
+}
 
 // errorBody renders the OpenAI error object. Every error farebox sends has
 // an object under "error" (a string there breaks openai-go's error type).
@@ -39,25 +99,6 @@ func appendNullable(b []byte, s string) []byte {
 
 func appendString(b []byte, s string) []byte { return responses.AppendJSONString(b, s) }
 
-// writeError is the one place errors become HTTP responses. Internal causes
-// are logged by the request logger, never sent.
-func writeError(c echo.Context, e *responses.Error) error {
-	h := c.Response().Header()
-	if e.RetryAfter > 0 {
-		secs := int(e.RetryAfter.Seconds())
-		if secs < 1 {
-			secs = 1
-		}
-		h.Set("Retry-After", strconv.Itoa(secs))
-		h.Set("Retry-After-Ms", strconv.FormatInt(e.RetryAfter.Milliseconds(), 10))
-	}
-	if e.Status == http.StatusPaymentRequired || e.Status == http.StatusBadRequest {
-		h.Set("X-Should-Retry", "false")
-	}
-	setCause(c, e)
-	return c.Blob(e.Status, echo.MIMEApplicationJSON, errorBody(e))
-}
-
 // toError turns any error into the client-safe error type.
 func toError(err error) *responses.Error {
 	var e *responses.Error
@@ -66,30 +107,22 @@ func toError(err error) *responses.Error {
 	}
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
-		msg := http.StatusText(he.Code)
-		if s, ok := he.Message.(string); ok {
-			msg = s
-		}
-		typ := "invalid_request_error"
-		if he.Code >= 500 {
-			typ = "server_error"
-		}
-		return &responses.Error{Status: he.Code, Type: typ, Message: msg, Cause: err}
+		return fromHTTPError(he)
 	}
-	return &responses.Error{Status: 500, Type: "server_error", Message: "Internal error.", Cause: err}
+	return &responses.Error{Status: 500, Type: "server_error", Message: messageInternalError, Cause: err}
 }
 
-// httpErrorHandler answers errors that escape handlers and echo's own
-// (404 route, 405 method) in the OpenAI shape.
-func httpErrorHandler(err error, c echo.Context) {
+// httpErrorHandler is echo's error handler: every error a handler returns,
+// and echo's own (404 route, 405 method), goes through writeError.
+func (s *Server) httpErrorHandler(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
-	e := toError(err)
-	if e.Status == http.StatusNotFound && e.Code == "" {
-		e = &responses.Error{Status: 404, Type: "invalid_request_error", Message: "Unknown request URL: " + c.Request().Method + " " + c.Request().URL.Path + ".", Code: "unknown_url"}
+	var he *echo.HTTPError
+	if errors.As(err, &he) && he.Code == http.StatusNotFound {
+		err = errUnknownURL(c.Request().Method, c.Request().URL.Path)
 	}
-	_ = writeError(c, e)
+	_ = s.writeError(c, err)
 }
 
 const causeKey = "farebox.cause"

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/farebox/farebox/responses"
 	"github.com/labstack/echo/v4"
 )
 
@@ -28,7 +27,7 @@ func (s *Server) handleModels(c echo.Context) error {
 func (s *Server) handleModel(c echo.Context) error {
 	rt, ok := s.routes[c.Param("model")]
 	if !ok {
-		return writeError(c, modelNotFound(c.Param("model")))
+		return errModelNotFound(c.Param("model"))
 	}
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, rt.appendModel(nil))
 }
@@ -44,15 +43,9 @@ func (s *Server) handleReadyz(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), 5*time.Second)
 	defer cancel()
 	if err := s.pay.ready(ctx); err != nil {
-		return writeError(c, &responses.Error{Status: http.StatusServiceUnavailable, Type: "server_error",
-			Code: "not_ready", Message: "Not ready: " + err.Error(), Cause: err})
+		return errNotReady(err)
 	}
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, []byte(`{"status":"ready"}`))
-}
-
-func modelNotFound(name string) *responses.Error {
-	return &responses.Error{Status: http.StatusNotFound, Type: "invalid_request_error", Param: "model",
-		Code: "model_not_found", Message: "The model '" + name + "' does not exist or you do not have access to it."}
 }
 
 // handleMetrics serves GET /metrics: payment outcomes in the Prometheus
@@ -68,9 +61,14 @@ func (s *Server) handleMetrics(c echo.Context) error {
 		{"farebox_settlement_failures_total", "Settlements that failed.", pc.failed.Load()},
 		{"farebox_settlements_pending_total", "Settlements submitted whose outcome was unknown when answering.", pc.pending.Load()},
 		{"farebox_authorizations_released_total", "Payments released because nothing was served.", pc.released.Load()},
+		{"farebox_authorizations_kept_total", "Answers served whose settlement failed: the authorization stays spent.", pc.kept.Load()},
 		{"farebox_payments_refused_total", "Payments refused or malformed.", pc.refused.Load()},
 	} {
 		b = fmt.Appendf(b, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", m.name, m.help, m.name, m.name, m.v)
+	}
+	b = append(b, "# HELP farebox_charges_total Paid calls by the outcome of their charge.\n# TYPE farebox_charges_total counter\n"...)
+	for o := settled; o <= kept; o++ {
+		b = fmt.Appendf(b, "farebox_charges_total{outcome=%q} %d\n", o, pc.outcomes[o].Load())
 	}
 	return c.Blob(http.StatusOK, "text/plain; version=0.0.4", b)
 }

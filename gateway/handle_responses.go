@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -10,47 +9,48 @@ import (
 
 	"github.com/farebox/farebox/responses"
 	"github.com/labstack/echo/v4"
-	"github.com/tidwall/gjson"
 )
 
 // handleResponses serves POST /v1/responses: parse and validate, price,
 // take the payment, call the model, stream or accumulate, settle, receipt.
+// Every error it returns is written by writeError.
 func (s *Server) handleResponses(c echo.Context) error {
-	body, rerr := readBody(c.Request(), s.cfg.BodyLimit)
-	if rerr != nil {
-		return writeError(c, rerr)
+	body, err := readBody(c.Request(), s.cfg.BodyLimit)
+	if err != nil {
+		return err
 	}
 	req, perr := responses.Parse(body)
 	if perr != nil {
-		return writeError(c, perr)
+		return perr
 	}
 	c.Set(modelKey, req.Model)
 	rt, ok := s.routes[req.Model]
 	if !ok {
-		return writeError(c, modelNotFound(req.Model))
+		return errModelNotFound(req.Model)
 	}
 	if rt.free() {
 		return s.serve(c, rt, req, nil)
 	}
-	ch, err := s.pay.authorize(c, rt, s.resourceURL(c))
-	if ch == nil {
-		return err // the 402/400 is written
+	ch, err := s.pay.authorize(c.Request().Context(), c.Request().Header, rt, s.resourceURL(c))
+	if err != nil {
+		return err
 	}
 	if s.pay.before {
-		r := s.pay.settle(c.Request().Context(), ch, false)
-		receiptHeader(c.Response().Header(), ch)
-		// Paid: the answer must not be retried into a second payment.
+		// Paid before the model runs: whatever happens next, the answer
+		// must not be retried into a second payment.
 		c.Response().Header().Set("X-Should-Retry", "false")
-		if !r.Success && !pending(r) {
-			return s.pay.refuse(c, ch.offer, http.StatusPaymentRequired,
-				r.ErrorReason, "Payment could not be settled: "+r.ErrorReason)
+		s.pay.settle(c.Request().Context(), ch, false)
+		if ch.settleFailed() {
+			return refuseUnsettled(ch)
 		}
+		receiptHeader(c.Response().Header(), ch)
 	}
 	return s.serve(c, rt, req, ch)
 }
 
-// serve runs the model through one emitter; the sink decides between SSE
-// and one JSON object, so both answers are built by the same code.
+// serve runs the model through one emitter (the sink decides between SSE
+// and one JSON object, so both answers are built by the same code), then
+// charges for what was delivered and writes the end of the answer.
 func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *charge) error {
 	ctx := c.Request().Context()
 	var sink responses.Sink = responses.Discard{}
@@ -61,113 +61,75 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	}
 	em := responses.NewEmitter(req, sink, responses.EmitterOptions{Model: rt.name})
 	err := rt.model.Respond(ctx, req, em)
-	due := ch != nil && !s.pay.before
-
-	// Nothing produced: nothing is charged; the client may retry with the
-	// same authorization.
-	if !em.Started() || (err != nil && !req.Stream && ctx.Err() == nil) {
-		if due {
-			s.pay.release(ctx, ch)
-		}
-		if err != nil {
-			return writeError(c, upstreamError(err))
-		}
-		if denied := em.Denied(); denied != nil {
-			return writeError(c, denied) // the model only called tools the client may not get
-		}
-		em.Complete(nil)
-		return s.finish(c, em, sse)
+	denied := em.Denied() // the model only called tools the client may not get
+	d := delivery{produced: em.Started() && denied == nil, failed: err != nil, stream: req.Stream, clientGone: ctx.Err() != nil}
+	if ch != nil {
+		s.charge(c, ch, d)
 	}
-	clientGone := ctx.Err() != nil
-	if err != nil && !clientGone {
-		// The upstream broke mid-stream: the answer is not whole, so it is
-		// not charged.
-		if due {
-			s.pay.release(ctx, ch)
-		}
-		em.Fail(upstreamError(err), nil)
-		return s.finish(c, em, sse)
+	switch {
+	case d.clientGone && d.produced:
+		return nil // nobody to tell; a stream's charge is settled above
+	case err != nil && (!em.Started() || !d.stream):
+		return errUpstream(err)
+	case denied != nil && (!em.Started() || !d.stream):
+		return denied
+	case err != nil:
+		em.Fail(errUpstream(err), nil) // the upstream broke mid-stream
+		return sse.Done()
+	case ch != nil && ch.settleFailed() && !d.stream:
+		return refuseUnsettled(ch) // the answer is withheld, the authorization released
+	case ch != nil && ch.settleFailed():
+		em.Fail(errSettleFailedAfterAnswer(ch.receipt.ErrorReason), receiptField(ch))
+		return sse.Done()
 	}
-	var extra map[string]json.RawMessage
-	if due {
-		r := s.pay.settle(ctx, ch, req.Stream || clientGone)
-		if clientGone {
-			return nil
-		}
-		if !req.Stream {
-			receiptHeader(c.Response().Header(), ch)
-			if !r.Success && !pending(r) {
-				return s.pay.refuse(c, ch.offer, http.StatusPaymentRequired,
-					r.ErrorReason, "Payment could not be settled: "+r.ErrorReason)
-			}
-		}
-		extra = map[string]json.RawMessage{"x402": receiptJSON(r)}
-		if !r.Success && !pending(r) {
-			em.Fail(&responses.Error{Status: 402, Type: "payment_error", Code: r.ErrorReason,
-				Message: "The answer was produced but the payment could not be settled: " + r.ErrorReason}, extra)
-			return s.finish(c, em, sse)
-		}
-	} else if ch != nil {
-		extra = map[string]json.RawMessage{"x402": receiptJSON(ch.receipt)}
-	}
-	if clientGone {
-		return nil
-	}
-	em.Complete(extra)
-	return s.finish(c, em, sse)
-}
-
-// finish writes the end of the answer: [DONE] after a stream, or the final
-// object (a failed response without output becomes an HTTP error).
-func (s *Server) finish(c echo.Context, em *responses.Emitter, sse *responses.SSEWriter) error {
+	em.Complete(receiptField(ch))
 	if sse != nil {
 		return sse.Done()
 	}
-	body := em.Response()
-	if em.Status() == "failed" {
-		msg := gjson.GetBytes(body, "error.message").String()
-		code := gjson.GetBytes(body, "error.code").String()
-		return writeError(c, &responses.Error{Status: http.StatusBadGateway, Type: "server_error", Code: code, Message: msg})
+	if ch != nil {
+		receiptHeader(c.Response().Header(), ch)
 	}
-	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, body)
+	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, em.Response())
 }
 
-func receiptJSON(r any) json.RawMessage {
-	b, _ := json.Marshal(r)
-	return b
+// charge decides a charge's outcome from what happened to the answer: the
+// one place a call is charged. A charge settled before the model ran
+// already has its outcome.
+func (s *Server) charge(c echo.Context, ch *charge, d delivery) {
+	ctx := c.Request().Context()
+	switch {
+	case ch.outcome != reserved:
+	case due(d):
+		s.pay.settle(ctx, ch, d.stream)
+	default:
+		s.pay.finish(ctx, ch, released)
+	}
 }
 
-// upstreamError is the client's view of a model failure.
-func upstreamError(err error) *responses.Error {
-	var e *responses.Error
-	if errors.As(err, &e) {
-		return e
+// receiptField is the in-band receipt of a charge: the "x402" field of the
+// final response object.
+func receiptField(ch *charge) map[string]json.RawMessage {
+	if ch == nil || ch.receipt == nil {
+		return nil
 	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return &responses.Error{Status: http.StatusGatewayTimeout, Type: "server_error", Code: "upstream_timeout", Message: "The upstream model did not answer in time.", Cause: err}
-	}
-	return &responses.Error{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_error", Message: "The upstream model failed.", Cause: err}
+	b, _ := json.Marshal(ch.receipt)
+	return map[string]json.RawMessage{"x402": b}
 }
 
 // readBody reads at most limit bytes; a larger body is a 413.
-func readBody(r *http.Request, limit int64) ([]byte, *responses.Error) {
+func readBody(r *http.Request, limit int64) ([]byte, error) {
 	if r.ContentLength > limit {
-		return nil, tooLarge(limit)
+		return nil, errTooLarge(limit)
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, tooLarge(limit)
+			return nil, errTooLarge(limit)
 		}
-		return nil, &responses.Error{Status: 400, Type: "invalid_request_error", Message: "Could not read the request body.", Cause: err}
+		return nil, errUnreadableBody(err)
 	}
 	return body, nil
-}
-
-func tooLarge(limit int64) *responses.Error {
-	return &responses.Error{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error", Code: "request_too_large",
-		Message: "The request body is larger than this server's limit of " + itoa(limit) + " bytes."}
 }
 
 // resourceURL is the absolute URL of this call for the x402 offer.

@@ -11,9 +11,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/x402"
-	"github.com/labstack/echo/v4"
 )
 
 // payments holds the payment side of the gateway: what is accepted, how it
@@ -69,17 +67,10 @@ type paymentCounts struct {
 	failed   atomic.Int64 // settlements that failed (after an answer: the operator's alarm)
 	pending  atomic.Int64 // settlements submitted whose outcome is unknown
 	released atomic.Int64 // authorizations released: nothing was served
+	kept     atomic.Int64 // answers served whose settlement failed: the authorization stays spent
 	refused  atomic.Int64 // payments refused (402) or malformed (400)
-}
 
-// charge is one verified payment riding along a request.
-type charge struct {
-	payment *x402.Payment
-	req     *x402.Requirement
-	key     x402.Key
-	expires time.Time
-	receipt *x402.Receipt
-	offer   *offer // what was asked for, for a refusal after settling
+	outcomes [kept + 1]atomic.Int64 // charges by outcome, once each
 }
 
 func (p *payments) enabled() bool { return p.payTo != (common.Address{}) && len(p.networks) > 0 }
@@ -184,85 +175,64 @@ type offer struct {
 	v1       []byte
 }
 
-// paymentError is a refusal sent as a 402 offer with the x402 reason.
-func (p *payments) refuse(c echo.Context, o *offer, status int, reason, msg string) error {
-	h := c.Response().Header()
-	h.Set(x402.HeaderPaymentRequired, x402.PaymentRequiredHeader(o.reqs, reason))
-	h.Set("X-Should-Retry", "false")
-	if reason != "payment_required" {
-		p.counts.refused.Add(1)
-	}
-	e := &responses.Error{Status: status, Type: "payment_error", Code: reason, Message: msg}
-	b := append(make([]byte, 0, 512+len(o.v1)), `{"error":`...)
-	b = appendErrorObject(b, e)
-	b = append(b, `,"x402Version":1,"accepts":`...)
-	b = append(b, o.v1...)
-	b = append(b, '}')
-	setCause(c, e)
-	return c.Blob(status, echo.MIMEApplicationJSON, b)
-}
-
-// authorize turns the request's payment header into a reserved charge, or
-// answers the client itself (402 offer, 400 malformed, 402 refused) and
-// returns nil.
-func (p *payments) authorize(c echo.Context, rt *route, resource string) (*charge, error) {
+// authorize turns the request's payment header into a reserved charge. A
+// request without one, or with one that does not pay, gets an error the
+// writer answers with (a 402 offer, or a 400 for a header that cannot be
+// decoded).
+func (p *payments) authorize(ctx context.Context, h http.Header, rt *route, resource string) (*charge, error) {
 	o := p.requirements(rt, resource)
-	hdr, version := c.Request().Header.Get(x402.HeaderPaymentSignature), 2
+	hdr, version := h.Get(x402.HeaderPaymentSignature), 2
 	if hdr == "" {
-		hdr, version = c.Request().Header.Get(x402.HeaderXPayment), 1
+		hdr, version = h.Get(x402.HeaderXPayment), 1
 	}
 	if hdr == "" {
-		return nil, p.refuse(c, o, http.StatusPaymentRequired, "payment_required",
-			"Payment required: "+rt.name+" costs "+x402.FormatUSDC(rt.price)+" USDC per call. Pay with x402: send a PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1) header for one of the offers in PAYMENT-REQUIRED / accepts.")
+		return nil, refusePaymentRequired(o, rt)
 	}
 	pay, err := x402.DecodePayment(hdr, version)
 	if err != nil {
-		xe := asX402(err, "invalid_payload")
+		xe := asX402(err, x402.ReasonInvalidPayload)
 		if xe.Malformed {
 			p.counts.refused.Add(1)
-			return nil, writeError(c, &responses.Error{Status: http.StatusBadRequest, Type: "invalid_request_error",
-				Code: xe.Reason, Param: headerParam(version), Message: "Malformed payment header: " + xe.Message})
+			return nil, errMalformedPayment(xe, version)
 		}
-		return nil, p.refuse(c, o, http.StatusPaymentRequired, xe.Reason, xe.Message)
+		return nil, refuse(o, xe.Reason, xe.Message)
 	}
-	req, err := p.verifier.Verify(c.Request().Context(), pay, o.reqs)
+	req, err := p.verifier.Verify(ctx, pay, o.reqs)
 	if err != nil {
-		xe := asX402(err, "unexpected_verify_error")
-		return nil, p.refuse(c, o, http.StatusPaymentRequired, xe.Reason, "Payment refused: "+xe.Message)
+		xe := asX402(err, x402.ReasonUnexpectedVerifyError)
+		return nil, refuse(o, xe.Reason, "Payment refused: "+xe.Message)
 	}
 	ch := &charge{payment: pay, req: req, offer: o, key: pay.Key(req.Network), expires: pay.Authorization.Expires()}
-	if err := p.store.Reserve(c.Request().Context(), ch.key, ch.expires); err != nil {
+	if err := p.store.Reserve(ctx, ch.key, ch.expires); err != nil {
 		if errors.Is(err, x402.ErrReplay) {
-			return nil, p.refuse(c, o, http.StatusPaymentRequired, "invalid_exact_evm_nonce_already_used",
-				"Payment refused: this authorization was already used (or is in use by another request). Sign a new one.")
+			return nil, refuseNonceUsed(o)
 		}
-		return nil, writeError(c, &responses.Error{Status: http.StatusServiceUnavailable, Type: "server_error",
-			Code: "replay_store_unavailable", Message: "Payments are temporarily unavailable.", RetryAfter: time.Second, Cause: err})
+		return nil, errReplayStoreDown(err)
 	}
 	return ch, nil
 }
 
-// settle settles ch on a context of its own: a client that disconnects
-// does not stop a settlement that is due. served says whether the client
-// already got (some of) the answer.
-func (p *payments) settle(ctx context.Context, ch *charge, served bool) *x402.Receipt {
+// settleReceipt runs the settler on a context of its own (a client that
+// disconnects does not stop a settlement that is due) and returns the
+// receipt the client gets, counting the result.
+func (p *payments) settleReceipt(ctx context.Context, ch *charge) *x402.Receipt {
 	p.inflight.add(1)
 	defer p.inflight.add(-1)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.timeout)
 	defer cancel()
 	r, err := p.settler.Settle(ctx, ch.payment, ch.req)
 	if r == nil {
-		r = &x402.Receipt{Network: networkName(ch), Payer: ch.payment.Authorization.From.Hex()}
+		r = &x402.Receipt{}
 	}
-	if err != nil && r.Success {
+	if err != nil {
 		r.Success = false
-	}
-	if err != nil && r.ErrorReason == "" {
-		r.ErrorReason = asX402(err, "unexpected_settle_error").Reason
-	}
-	if err != nil && (errors.Is(err, x402.ErrSettlementPending) || errors.Is(err, context.DeadlineExceeded)) {
-		// Submitted, outcome unknown: the money may still move.
-		r.Success, r.ErrorReason = false, x402.ReasonSettlementPending
+		if r.ErrorReason == "" {
+			r.ErrorReason = asX402(err, x402.ReasonUnexpectedSettleError).Reason
+		}
+		if errors.Is(err, x402.ErrSettlementPending) || errors.Is(err, context.DeadlineExceeded) {
+			// Submitted, outcome unknown: the money may still move.
+			r.ErrorReason = x402.ReasonSettlementPending
+		}
 	}
 	// A v1 client reads its receipt's network by v1 name ("base-sepolia");
 	// settlers answer with the CAIP-2 id.
@@ -282,19 +252,6 @@ func (p *payments) settle(ctx context.Context, ch *charge, served bool) *x402.Re
 		p.counts.failed.Add(1)
 		p.log.Error("settlement failed", "payer", r.Payer, "network", r.Network, "reason", r.ErrorReason, "err", err)
 	}
-	ch.receipt = r
-	if !r.Success && !pending(r) && !served {
-		// Nothing moved and nothing was served: the client may try again
-		// with the same authorization (the chain still refuses a nonce
-		// that did get through late).
-		p.release(ctx, ch)
-		return r
-	}
-	// Paid, maybe paid, or used to serve an answer: never accepted again,
-	// whatever the chain said.
-	if err := p.store.Commit(context.WithoutCancel(ctx), ch.key, ch.expires); err != nil {
-		p.log.Error("replay store commit failed", "err", err)
-	}
 	return r
 }
 
@@ -302,15 +259,6 @@ func (p *payments) settle(ctx context.Context, ch *charge, served bool) *x402.Re
 // unknown: it may still move the money, so the client gets its answer.
 func pending(r *x402.Receipt) bool {
 	return !r.Success && r.ErrorReason == x402.ReasonSettlementPending
-}
-
-// release lets the client retry with the same authorization: nothing was
-// served and nothing was settled.
-func (p *payments) release(ctx context.Context, ch *charge) {
-	p.counts.released.Add(1)
-	if err := p.store.Release(context.WithoutCancel(ctx), ch.key); err != nil {
-		p.log.Error("replay store release failed", "err", err)
-	}
 }
 
 // receiptHeader sets the receipt header of the payment's version.

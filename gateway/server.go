@@ -52,7 +52,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 func (s *Server) newEcho() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = httpErrorHandler
+	e.HTTPErrorHandler = s.httpErrorHandler
 	e.Use(middleware.RequestIDWithConfig(middleware.RequestIDConfig{TargetHeader: "X-Request-Id"}))
 	e.Use(s.accessLog)
 	e.Use(middleware.CORSWithConfig(middleware.CORSConfig{

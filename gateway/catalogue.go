@@ -1,0 +1,128 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/x402"
+	"github.com/labstack/echo/v4"
+)
+
+// This file is the catalogue of every error the gateway itself answers
+// with (request parsing has its own, worded as OpenAI words them, in
+// responses): codes and client-safe messages in one place. Payment codes
+// are the x402 reasons, reused from package x402.
+
+// Codes farebox adds to the x402 reasons and OpenAI's own.
+const (
+	codePaymentRequired   = "payment_required"
+	codeUnknownURL        = "unknown_url"
+	codeModelNotFound     = "model_not_found"
+	codeRequestTooLarge   = "request_too_large"
+	codeUpstreamError     = "upstream_error"
+	codeUpstreamTimeout   = "upstream_timeout"
+	codeReplayStoreDown   = "replay_store_unavailable"
+	codeNotReady          = "not_ready"
+	typeInvalidRequest    = "invalid_request_error"
+	typeServerError       = "server_error"
+	typePaymentError      = "payment_error"
+	messageInternalError  = "Internal error."
+	messageSettleFailed   = "Payment could not be settled: "
+	messageSettleFailedAt = "The answer was produced but the payment could not be settled: "
+)
+
+func errUnknownURL(method, path string) *responses.Error {
+	return &responses.Error{Status: http.StatusNotFound, Type: typeInvalidRequest, Code: codeUnknownURL,
+		Message: "Unknown request URL: " + method + " " + path + "."}
+}
+
+func errModelNotFound(name string) *responses.Error {
+	return &responses.Error{Status: http.StatusNotFound, Type: typeInvalidRequest, Param: "model", Code: codeModelNotFound,
+		Message: "The model '" + name + "' does not exist or you do not have access to it."}
+}
+
+func errTooLarge(limit int64) *responses.Error {
+	return &responses.Error{Status: http.StatusRequestEntityTooLarge, Type: typeInvalidRequest, Code: codeRequestTooLarge,
+		Message: "The request body is larger than this server's limit of " + itoa(limit) + " bytes."}
+}
+
+func errUnreadableBody(cause error) *responses.Error {
+	return &responses.Error{Status: http.StatusBadRequest, Type: typeInvalidRequest, Message: "Could not read the request body.", Cause: cause}
+}
+
+func errNotReady(cause error) *responses.Error {
+	return &responses.Error{Status: http.StatusServiceUnavailable, Type: typeServerError, Code: codeNotReady,
+		Message: "Not ready: " + cause.Error(), Cause: cause}
+}
+
+func errReplayStoreDown(cause error) *responses.Error {
+	return &responses.Error{Status: http.StatusServiceUnavailable, Type: typeServerError, Code: codeReplayStoreDown,
+		Message: "Payments are temporarily unavailable.", RetryAfter: time.Second, Cause: cause}
+}
+
+// errUpstream is the client's view of a model failure.
+func errUpstream(err error) *responses.Error {
+	var e *responses.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &responses.Error{Status: http.StatusGatewayTimeout, Type: typeServerError, Code: codeUpstreamTimeout,
+			Message: "The upstream model did not answer in time.", Cause: err}
+	}
+	return &responses.Error{Status: http.StatusBadGateway, Type: typeServerError, Code: codeUpstreamError,
+		Message: "The upstream model failed.", Cause: err}
+}
+
+// fromHTTPError is echo's own errors (405, 413, ...) in the OpenAI shape.
+func fromHTTPError(he *echo.HTTPError) *responses.Error {
+	msg := http.StatusText(he.Code)
+	if s, ok := he.Message.(string); ok {
+		msg = s
+	}
+	typ := typeInvalidRequest
+	if he.Code >= 500 {
+		typ = typeServerError
+	}
+	return &responses.Error{Status: he.Code, Type: typ, Message: msg, Cause: he}
+}
+
+// errMalformedPayment is a payment header that could not be decoded: a
+// 400, since no offer can make it valid.
+func errMalformedPayment(xe *x402.Error, version int) *responses.Error {
+	return &responses.Error{Status: http.StatusBadRequest, Type: typeInvalidRequest, Code: xe.Reason,
+		Param: headerParam(version), Message: "Malformed payment header: " + xe.Message}
+}
+
+// refuse builds a 402 refusal with the x402 reason as its code.
+func refuse(o *offer, reason, msg string) *refusal {
+	return &refusal{offer: o, err: &responses.Error{Status: http.StatusPaymentRequired, Type: typePaymentError, Code: reason, Message: msg}}
+}
+
+func refusePaymentRequired(o *offer, rt *route) *refusal {
+	return refuse(o, codePaymentRequired, "Payment required: "+rt.name+" costs "+x402.FormatUSDC(rt.price)+
+		" USDC per call. Pay with x402: send a PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1) header for one of the offers in PAYMENT-REQUIRED / accepts.")
+}
+
+func refuseNonceUsed(o *offer) *refusal {
+	return refuse(o, x402.ReasonNonceAlreadyUsed,
+		"Payment refused: this authorization was already used (or is in use by another request). Sign a new one.")
+}
+
+// refuseUnsettled withholds an answer whose payment failed to settle: the
+// client gets the failed receipt and may pay again.
+func refuseUnsettled(ch *charge) *refusal {
+	r := refuse(ch.offer, ch.receipt.ErrorReason, messageSettleFailed+ch.receipt.ErrorReason)
+	r.charge = ch
+	return r
+}
+
+// errSettleFailedAfterAnswer ends a stream whose answer was delivered but
+// whose payment did not settle.
+func errSettleFailedAfterAnswer(reason string) *responses.Error {
+	return &responses.Error{Status: http.StatusPaymentRequired, Type: typePaymentError, Code: reason,
+		Message: messageSettleFailedAt + reason}
+}

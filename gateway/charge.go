@@ -1,0 +1,119 @@
+package gateway
+
+import (
+	"context"
+	"time"
+
+	"github.com/farebox/farebox/x402"
+)
+
+// charge is one verified payment riding along a request. It owns the
+// payment's life within the request: reserved when authorize returns it,
+// then exactly one outcome, recorded once by finish.
+type charge struct {
+	payment *x402.Payment
+	req     *x402.Requirement
+	key     x402.Key
+	expires time.Time
+	offer   *offer // what was asked for, for a refusal after settling
+
+	receipt *x402.Receipt // the settlement's receipt, once settled (or failed to)
+	outcome outcome       // reserved until finish
+}
+
+// outcome is where a charge ended.
+type outcome int
+
+const (
+	// reserved: verified and held; no outcome yet.
+	reserved outcome = iota
+	// settled: the money moved, or was submitted and may still move
+	// (pending); the authorization is spent.
+	settled
+	// released: nothing was served and nothing moved; the client may use
+	// the same authorization again.
+	released
+	// kept: the answer was served but its settlement failed; the
+	// authorization stays spent so it cannot buy a second answer.
+	kept
+)
+
+func (o outcome) String() string {
+	return [...]string{"reserved", "settled", "released", "kept"}[o]
+}
+
+// delivery is what happened to the answer a charge pays for.
+type delivery struct {
+	produced   bool // the model produced output the client may see
+	failed     bool // the model returned an error
+	stream     bool // the answer is a stream (output reaches the client as it is made)
+	clientGone bool // the client left before the end
+}
+
+// due decides, from what happened, whether a charge settled after the
+// answer is owed: the one rule for "is this call charged".
+//   - Nothing produced (the model failed first, or only produced calls the
+//     client may not get): not owed.
+//   - A non-streaming answer that failed or whose client left was never
+//     received: not owed.
+//   - A stream the upstream broke while the client listened is not whole:
+//     not owed.
+//   - Otherwise output reached the client (whole, or in part before it
+//     left): owed.
+func due(d delivery) bool {
+	switch {
+	case !d.produced:
+		return false
+	case !d.stream:
+		return !d.failed && !d.clientGone
+	case d.failed && !d.clientGone:
+		return false
+	}
+	return true
+}
+
+// settle settles the charge and records its outcome: settled when the
+// money moved or may still move, else released when the client got
+// nothing (served false) or kept when it did.
+func (p *payments) settle(ctx context.Context, ch *charge, served bool) {
+	ch.receipt = p.settleReceipt(ctx, ch)
+	switch {
+	case ch.receipt.Success || pending(ch.receipt):
+		p.finish(ctx, ch, settled)
+	case served:
+		p.finish(ctx, ch, kept)
+	default:
+		p.finish(ctx, ch, released)
+	}
+}
+
+// finish records a charge's outcome, once: the replay store learns whether
+// the authorization is spent (settled, kept) or free again (released), and
+// the outcome is counted.
+func (p *payments) finish(ctx context.Context, ch *charge, o outcome) {
+	if ch.outcome != reserved {
+		return
+	}
+	ch.outcome = o
+	p.counts.outcomes[o].Add(1)
+	ctx = context.WithoutCancel(ctx)
+	switch o {
+	case released:
+		p.counts.released.Add(1)
+		if err := p.store.Release(ctx, ch.key); err != nil {
+			p.log.Error("replay store release failed", "err", err)
+		}
+	case settled, kept:
+		if o == kept {
+			p.counts.kept.Add(1)
+		}
+		if err := p.store.Commit(ctx, ch.key, ch.expires); err != nil {
+			p.log.Error("replay store commit failed", "err", err)
+		}
+	}
+}
+
+// settledFailed reports a settlement that failed for good (not pending).
+func (ch *charge) settleFailed() bool {
+	return ch.receipt != nil && !ch.receipt.Success && !pending(ch.receipt)
+}

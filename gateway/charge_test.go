@@ -1,0 +1,178 @@
+package gateway_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"io"
+	"math/big"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/farebox/farebox/gateway"
+	fb "github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/evm"
+	"github.com/farebox/farebox/x402/payer"
+	"github.com/tidwall/gjson"
+)
+
+// leavingModel writes some text, tells the test, and waits for the client
+// to leave: the call a client abandons.
+type leavingModel struct{ started chan struct{} }
+
+func (m leavingModel) Respond(ctx context.Context, req *fb.Request, em *fb.Emitter) error {
+	em.Text("an answer nobody reads")
+	m.started <- struct{}{}
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// denyingModel only calls a tool the client did not declare.
+type denyingModel struct{}
+
+func (denyingModel) Respond(ctx context.Context, req *fb.Request, em *fb.Emitter) error {
+	if err := em.StartCall("call_1", "rm_rf"); err != nil {
+		return err
+	}
+	return em.Arguments("{}")
+}
+
+// Every path through a paid call ends in exactly one recorded outcome, and
+// the chain agrees: settled calls moved exactly the price, released and
+// kept ones moved nothing.
+func TestEveryPaidCallEndsInOneOutcome(t *testing.T) {
+	c := devChain(t)
+	leaving := leavingModel{started: make(chan struct{}, 1)}
+	start := func(t *testing.T, settle string) *testServer {
+		st, err := evm.NewSettler(context.Background(), c.Client, c.RelayerKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.PollInterval = 10 * time.Millisecond
+		cfg := paidConfig(c, settle)
+		for _, n := range []string{"broken-early", "broken-midway", "leaving", "denying"} {
+			cfg.Models = append(cfg.Models, gateway.ModelConfig{Name: n, Upstream: "inprocess", Price: price})
+		}
+		return startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st,
+			Models: map[string]fb.Model{"broken-early": brokenModel{}, "broken-midway": brokenModel{before: 3},
+				"leaving": leaving, "denying": denyingModel{}}})
+	}
+	funded := func() *ecdsa.PrivateKey {
+		k, _ := crypto.GenerateKey()
+		if err := c.Fund(context.Background(), crypto.PubkeyToAddress(k.PublicKey), big.NewInt(10*atomics)); err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	broke := func() *ecdsa.PrivateKey { k, _ := crypto.GenerateKey(); return k }
+	for _, tt := range []struct {
+		name    string
+		settle  string
+		model   string
+		stream  bool
+		key     func() *ecdsa.PrivateKey
+		leave   bool
+		status  int
+		outcome string
+		spent   int64
+	}{
+		{"answer delivered", "after", paid, false, funded, false, 200, "settled", atomics},
+		{"stream delivered", "after", paid, true, funded, false, 200, "settled", atomics},
+		{"model failed before output", "after", "broken-early", false, funded, false, 502, "released", 0},
+		{"model failed before a stream started", "after", "broken-early", true, funded, false, 502, "released", 0},
+		{"stream broken mid-way by the upstream", "after", "broken-midway", true, funded, false, 200, "released", 0},
+		{"answer with output then a failure", "after", "broken-midway", false, funded, false, 502, "released", 0},
+		{"only calls the client may not get", "after", "denying", false, funded, false, 502, "released", 0},
+		{"client left before the answer was written", "after", "leaving", false, funded, true, 0, "released", 0},
+		{"client left mid-stream", "after", "leaving", true, funded, true, 0, "settled", atomics},
+		{"answer whose settlement failed", "after", paid, false, broke, false, 402, "released", 0},
+		{"stream whose settlement failed", "after", paid, true, broke, false, 200, "kept", 0},
+		{"settled before, answer delivered", "before", paid, false, funded, false, 200, "settled", atomics},
+		{"settled before, model failed", "before", "broken-early", false, funded, false, 502, "settled", atomics},
+		{"settlement before the model failed", "before", paid, false, broke, false, 402, "released", 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ts := start(t, tt.settle)
+			key := tt.key()
+			from := crypto.PubkeyToAddress(key.PublicKey)
+			name, value, err := payer.NewSigner(key).PaymentHeader(offerFor(t, ts, c), 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := tokenBalance(t, c, from)
+			body := `{"model":"` + tt.model + `","input":"hi","stream":` + map[bool]string{true: "true", false: "false"}[tt.stream] + `}`
+			if tt.leave {
+				leaveCall(t, ts.URL+"/responses", body, leaving.started, name, value)
+			} else {
+				res, b := post(t, ts.URL+"/responses", body, name, value)
+				if res.StatusCode != tt.status {
+					t.Fatalf("status %d, want %d: %s", res.StatusCode, tt.status, b)
+				}
+			}
+			outcomes := waitForOutcome(t, ts)
+			for _, o := range []string{"settled", "released", "kept"} {
+				want := int64(0)
+				if o == tt.outcome {
+					want = 1
+				}
+				if outcomes[o] != want {
+					t.Errorf("outcome %s counted %d times, want %d (all: %v)", o, outcomes[o], want, outcomes)
+				}
+			}
+			if spent := new(big.Int).Sub(before, tokenBalance(t, c, from)); spent.Int64() != tt.spent {
+				t.Errorf("payer spent %s, want %d", spent, tt.spent)
+			}
+		})
+	}
+}
+
+// leaveCall sends a paid call and leaves once the model has started.
+func leaveCall(t *testing.T, url, body string, started chan struct{}, headers ...string) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(headers[0], headers[1])
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+		}
+	}()
+	<-started
+	cancel()
+	<-done
+}
+
+// waitForOutcome reads the charge outcomes from /metrics until one is
+// recorded (a client that left is charged after it left).
+func waitForOutcome(t *testing.T, ts *testServer) map[string]int64 {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		res, err := http.Get(strings.TrimSuffix(ts.URL, "/v1") + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		got := map[string]int64{}
+		var n int64
+		for _, line := range strings.Split(string(b), "\n") {
+			if rest, ok := strings.CutPrefix(line, `farebox_charges_total{outcome="`); ok {
+				o, v, _ := strings.Cut(rest, `"} `)
+				got[o] = gjson.Parse(v).Int()
+				n += got[o]
+			}
+		}
+		if n > 0 || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
