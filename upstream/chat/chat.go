@@ -56,12 +56,8 @@ func New(cfg Config) (*Model, error) {
 	return &Model{cfg: cfg, client: client}, nil
 }
 
-// Respond streams one answer for req from the upstream into em.
-func (m *Model) Respond(ctx context.Context, req *responses.Request, em *responses.Emitter) error {
-	return m.respond(ctx, req, em)
-}
-
-func (m *Model) respond(ctx context.Context, req *responses.Request, em emitter) error {
+// Respond streams one answer for req from the upstream into out.
+func (m *Model) Respond(ctx context.Context, req *responses.Request, out responses.Output) error {
 	body, err := translate(req, m.cfg)
 	if err != nil {
 		return err
@@ -71,7 +67,7 @@ func (m *Model) respond(ctx context.Context, req *responses.Request, em emitter)
 		return err
 	}
 	defer st.Close()
-	a := newAssembler(em)
+	a := newAssembler(out)
 	for !a.sawDone && st.Next() {
 		if err := a.chunk(st.Event().Data); err != nil {
 			return err

@@ -2,13 +2,12 @@
 // the canonical request (function tools only), always streams from the
 // upstream through openai-go, and maps the upstream's events into the
 // emitter. Output items other than messages and function calls (reasoning,
-// hosted tool calls) are dropped and counted, never forwarded.
+// hosted tool calls) are dropped, never forwarded.
 package openai
 
 import (
 	"context"
 	"errors"
-	"sync/atomic"
 
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/upstreamerr"
@@ -26,9 +25,8 @@ type Config struct {
 
 // Model is a Responses API upstream; it implements responses.Model.
 type Model struct {
-	cfg     Config
-	client  sdk.Client
-	dropped atomic.Int64
+	cfg    Config
+	client sdk.Client
 }
 
 var _ responses.Model = (*Model)(nil)
@@ -44,16 +42,8 @@ func New(cfg Config) (*Model, error) {
 	return &Model{cfg: cfg, client: client}, nil
 }
 
-// Dropped counts the upstream output items (reasoning, web_search_call, ...)
-// that were not forwarded, since the model was built.
-func (m *Model) Dropped() int64 { return m.dropped.Load() }
-
-// Respond streams one answer for req from the upstream into em.
-func (m *Model) Respond(ctx context.Context, req *responses.Request, em *responses.Emitter) error {
-	return m.respond(ctx, req, em)
-}
-
-func (m *Model) respond(ctx context.Context, req *responses.Request, em emitter) error {
+// Respond streams one answer for req from the upstream into out.
+func (m *Model) Respond(ctx context.Context, req *responses.Request, out responses.Output) error {
 	body, err := build(req, m.cfg.Model)
 	if err != nil {
 		return err
@@ -63,7 +53,7 @@ func (m *Model) respond(ctx context.Context, req *responses.Request, em emitter)
 		return err
 	}
 	defer st.Close()
-	mp := newMapper(em, &m.dropped)
+	mp := newMapper(out)
 	for !mp.terminal && st.Next() {
 		if err := mp.event(st.Event().Data); err != nil {
 			return err

@@ -2,7 +2,6 @@ package openai
 
 import (
 	"fmt"
-	"sync/atomic"
 
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/upstreamerr"
@@ -26,14 +25,13 @@ const (
 // emitter's: nothing of the upstream's framing is passed through.
 type mapper struct {
 	em       emitter
-	dropped  *atomic.Int64
 	kinds    map[int64]itemKind
 	argsSeen map[int64]bool
 	terminal bool
 }
 
-func newMapper(em emitter, dropped *atomic.Int64) *mapper {
-	return &mapper{em: em, dropped: dropped, kinds: map[int64]itemKind{}, argsSeen: map[int64]bool{}}
+func newMapper(em emitter) *mapper {
+	return &mapper{em: em, kinds: map[int64]itemKind{}, argsSeen: map[int64]bool{}}
 }
 
 // event consumes one SSE data payload.
@@ -110,7 +108,6 @@ func (m *mapper) added(idx int64, item gjson.Result) error {
 		}
 	default:
 		m.kinds[idx] = kindDropped
-		m.dropped.Add(1)
 	}
 	return nil
 }
