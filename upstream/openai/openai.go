@@ -10,7 +10,7 @@ import (
 	"errors"
 
 	"github.com/farebox/farebox/responses"
-	"github.com/farebox/farebox/upstream/upstreamerr"
+	"github.com/farebox/farebox/upstream/upstreamhttp"
 	sdk "github.com/openai/openai-go/v3"
 )
 
@@ -20,7 +20,7 @@ type Config struct {
 	APIKey  string // sent as a bearer token; "" sends none
 	// Model is the upstream's model name; "" passes the client's model on.
 	Model    string
-	Timeouts upstreamerr.Timeouts
+	Timeouts upstreamhttp.Timeouts
 }
 
 // Model is a Responses API upstream; it implements responses.Model.
@@ -38,7 +38,7 @@ func New(cfg Config) (*Model, error) {
 		return nil, errors.New("openai upstream: BaseURL is required")
 	}
 	cfg.Timeouts = cfg.Timeouts.WithDefaults()
-	client := upstreamerr.NewClient(cfg.BaseURL, cfg.APIKey, cfg.Timeouts)
+	client := upstreamhttp.NewClient(cfg.BaseURL, cfg.APIKey, cfg.Timeouts)
 	return &Model{cfg: cfg, client: client}, nil
 }
 
@@ -48,7 +48,7 @@ func (m *Model) Respond(ctx context.Context, req *responses.Request, out respons
 	if err != nil {
 		return err
 	}
-	st, err := upstreamerr.Open(ctx, &m.client, "responses", body, m.cfg.Timeouts)
+	st, err := upstreamhttp.Open(ctx, &m.client, "responses", body, m.cfg.Timeouts)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func (m *Model) Respond(ctx context.Context, req *responses.Request, out respons
 		return err
 	}
 	if !mp.terminal {
-		return upstreamerr.Broken(errNoTerminal)
+		return upstreamhttp.Broken(errNoTerminal)
 	}
 	return nil
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/farebox/farebox/responses"
-	"github.com/farebox/farebox/upstream/upstreamerr"
+	"github.com/farebox/farebox/upstream/upstreamhttp"
 	"github.com/tidwall/gjson"
 )
 
@@ -58,12 +58,12 @@ func (m *mapper) event(data []byte) error {
 		"response.output_item.done", "response.failed", "error":
 	default:
 		if typ.Type != gjson.String && !gjson.ValidBytes(data) {
-			return upstreamerr.Broken(fmt.Errorf("upstream sent an event that is not JSON: %.200q", data))
+			return upstreamhttp.Broken(fmt.Errorf("upstream sent an event that is not JSON: %.200q", data))
 		}
 		return nil
 	}
 	if !gjson.ValidBytes(data) {
-		return upstreamerr.Broken(fmt.Errorf("upstream sent an event that is not JSON: %.200q", data))
+		return upstreamhttp.Broken(fmt.Errorf("upstream sent an event that is not JSON: %.200q", data))
 	}
 	ev := gjson.ParseBytes(data)
 	idx := ev.Get("output_index").Int()
@@ -86,9 +86,9 @@ func (m *mapper) event(data []byte) error {
 			return m.wholeArguments(idx, ev.Get("item.arguments").Str)
 		}
 	case "response.failed":
-		return upstreamerr.Broken(fmt.Errorf("upstream response.failed: %s", ev.Get("response.error").Raw))
+		return upstreamhttp.Broken(fmt.Errorf("upstream response.failed: %s", ev.Get("response.error").Raw))
 	case "error":
-		return upstreamerr.Broken(fmt.Errorf("upstream error event: %s", data))
+		return upstreamhttp.Broken(fmt.Errorf("upstream error event: %s", data))
 	}
 	return nil
 }
