@@ -67,9 +67,9 @@ type countingModel struct {
 	inner fb.Model
 }
 
-func (m *countingModel) Respond(ctx context.Context, req *fb.Request, em *fb.Emitter) error {
+func (m *countingModel) Respond(ctx context.Context, req *fb.Request, out fb.Output) error {
 	m.calls.Add(1)
-	return m.inner.Respond(ctx, req, em)
+	return m.inner.Respond(ctx, req, out)
 }
 
 // usdcFarebox is farebox taking USDC on anvil, built from a gateway.Config.

@@ -216,9 +216,9 @@ func TestPaidCallsSettleOnChain(t *testing.T) {
 // deltas: the one fake here is the model.
 type brokenModel struct{ before int }
 
-func (m brokenModel) Respond(ctx context.Context, req *fb.Request, em *fb.Emitter) error {
+func (m brokenModel) Respond(ctx context.Context, req *fb.Request, out fb.Output) error {
 	for i := 0; i < m.before; i++ {
-		em.Text("partial ")
+		out.Text("partial ")
 	}
 	return &fb.Error{Status: 502, Type: "server_error", Code: "upstream_error", Message: "The upstream model failed."}
 }

@@ -355,9 +355,9 @@ func callOutput[T string | oresponses.ResponseFunctionCallOutputItemListParam](c
 // rogueModel calls a tool nobody declared: the deny-all policy's case.
 type rogueModel struct{}
 
-func (rogueModel) Respond(ctx context.Context, req *fb.Request, em *fb.Emitter) error {
-	em.StartCall("", "rm_rf")
-	em.Arguments(`{"path":"/"}`)
+func (rogueModel) Respond(ctx context.Context, req *fb.Request, out fb.Output) error {
+	out.StartCall("", "rm_rf")
+	out.Arguments(`{"path":"/"}`)
 	return nil
 }
 

@@ -19,7 +19,7 @@ import (
 	"github.com/farebox/farebox/upstream/chat"
 	upopenai "github.com/farebox/farebox/upstream/openai"
 	"github.com/farebox/farebox/upstream/scripted"
-	"github.com/farebox/farebox/upstream/upstreamerr"
+	"github.com/farebox/farebox/upstream/upstreamhttp"
 	"github.com/farebox/farebox/x402"
 )
 
@@ -193,7 +193,7 @@ func newUpstream(mc ModelConfig, opts Options) (responses.Model, error) {
 		if name == "" {
 			name = mc.Name
 		}
-		t := upstreamerr.Timeouts{Connect: time.Duration(mc.Timeouts.Connect), FirstByte: time.Duration(mc.Timeouts.FirstByte),
+		t := upstreamhttp.Timeouts{Connect: time.Duration(mc.Timeouts.Connect), FirstByte: time.Duration(mc.Timeouts.FirstByte),
 			Gap: time.Duration(mc.Timeouts.Idle), Total: time.Duration(mc.Timeouts.Total)}
 		if mc.Upstream == "openai" {
 			return upopenai.New(upopenai.Config{BaseURL: mc.BaseURL, APIKey: key, Model: name, Timeouts: t})

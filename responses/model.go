@@ -3,21 +3,22 @@ package responses
 import "context"
 
 // Model is one upstream behind farebox. Respond produces one response for
-// req by calling em (Text, StartCall, Arguments, SetUsage, Incomplete); it
-// never writes JSON itself and never calls Complete or Fail: the gateway
-// does, after deciding about payment.
+// req by calling out (Text, StartCall, Arguments, SetUsage, Incomplete); it
+// never writes JSON itself and cannot end the response: the gateway holds
+// the *Emitter behind out and calls Complete or Fail after deciding about
+// payment.
 //
 // Respond returns nil when the model finished. A returned error is shown to
-// the client: as an HTTP error when nothing was streamed yet (em.Started()
-// is false), else as an error event followed by response.failed. Return a
-// *Error to choose the status, type and message; any other error becomes a
-// 502 "upstream error" with details only in the log.
+// the client: as an HTTP error when nothing was streamed yet, else as an
+// error event followed by response.failed. Return a *Error to choose the
+// status, type and message; any other error becomes a 502 "upstream error"
+// with details only in the log.
 type Model interface {
-	Respond(ctx context.Context, req *Request, em *Emitter) error
+	Respond(ctx context.Context, req *Request, out Output) error
 }
 
-// Output is the half of *Emitter a model writes to: what upstream
-// adapters depend on when they only feed output and never end a response.
+// Output is the half of *Emitter a model writes to, so a model can feed
+// output but never end a response, read its state or reach the writer.
 type Output interface {
 	Text(delta string) error
 	StartCall(callID, name string) error

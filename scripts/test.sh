@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test farebox has, on a fresh machine with only Go, Node and apt:
-# vet, the Go suite with the race detector (it installs anvil, Circle's USDC
-# and redis-server itself when they are missing), the fuzz seed corpora, the
-# benchmark harness in smoke mode, and the Node interop suite with the real
-# npm clients.
+# vet, staticcheck (pinned, fetched by go run), the Go suite with the race
+# detector (it installs anvil, Circle's USDC and redis-server itself when they
+# are missing), the fuzz seed corpora, the benchmark harness in smoke mode, and
+# the Node interop suite with the real npm clients.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CGO_ENABLED=1
@@ -14,6 +14,9 @@ if [ -n "$unformatted" ]; then echo "gofmt would change: $unformatted"; exit 1; 
 
 echo "== go vet"
 go vet ./...
+
+echo "== staticcheck (checks in staticcheck.conf)"
+go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
 echo "== go test -race"
 go test -race -count=1 -timeout 30m ./...

@@ -29,13 +29,13 @@ import (
 // fixedModel answers with the fake upstream's text, word by word, in process.
 type fixedModel struct{}
 
-func (fixedModel) Respond(_ context.Context, _ *responses.Request, em *responses.Emitter) error {
+func (fixedModel) Respond(_ context.Context, _ *responses.Request, out responses.Output) error {
 	for _, w := range strings.SplitAfter(fakeupstream.DefaultText, " ") {
-		if err := em.Text(w); err != nil {
+		if err := out.Text(w); err != nil {
 			return err
 		}
 	}
-	em.SetUsage(responses.Usage{InputTokens: 10, OutputTokens: 9})
+	out.SetUsage(responses.Usage{InputTokens: 10, OutputTokens: 9})
 	return nil
 }
 

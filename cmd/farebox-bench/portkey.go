@@ -28,7 +28,7 @@ func ensurePortkey(ctx context.Context, root string) (string, error) {
 		return script, nil
 	}
 	if _, err := exec.LookPath("npm"); err != nil {
-		return "", fmt.Errorf("Portkey is not installed in %s and npm is not available", dir)
+		return "", fmt.Errorf("npm is not available to install Portkey in %s", dir)
 	}
 	fmt.Printf("installing Portkey %s (npm ci in %s) ...\n", portkeyVersion, dir)
 	out, err := run(ctx, 3*time.Minute, dir, "npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts")

@@ -10,14 +10,14 @@ import (
 
 	"github.com/farebox/farebox/internal/fakeupstream"
 	"github.com/farebox/farebox/responses"
-	"github.com/farebox/farebox/upstream/upstreamerr"
+	"github.com/farebox/farebox/upstream/upstreamhttp"
 )
 
 // NewModel builds the upstream kind under test: baseURL is the upstream's
 // /v1 address, apiKey the operator's key ("" sends none), model the
 // upstream's model name ("" passes the client's on; against fakeupstream it
 // picks the behaviour), tm the call's timeouts (zero fields take defaults).
-type NewModel func(baseURL, apiKey, model string, tm upstreamerr.Timeouts) (responses.Model, error)
+type NewModel func(baseURL, apiKey, model string, tm upstreamhttp.Timeouts) (responses.Model, error)
 
 // FailureMapping ensures every way the upstream can fail before the first
 // byte (4xx, 5xx, 429 with and without a delay, timeouts) reaches the client
@@ -28,24 +28,24 @@ func FailureMapping(t *testing.T, newModel NewModel) {
 		t.Fatal(err)
 	}
 	defer up.Close()
-	short := upstreamerr.Timeouts{FirstByte: 150 * time.Millisecond, Gap: 150 * time.Millisecond}
+	short := upstreamhttp.Timeouts{FirstByte: 150 * time.Millisecond, Gap: 150 * time.Millisecond}
 	cases := []struct {
 		model      string
-		timeouts   upstreamerr.Timeouts
+		timeouts   upstreamhttp.Timeouts
 		status     int
 		typ, code  string
 		retryAfter time.Duration
 		message    string // a substring the message must hold; "" skips
 	}{
-		{"status:400", upstreamerr.Timeouts{}, 400, "invalid_request_error", "context_length_exceeded", 0, "maximum context length is 8192 tokens"},
-		{"status:400+plain", upstreamerr.Timeouts{}, 400, "invalid_request_error", "", 0, "maximum context length"},
-		{"status:401", upstreamerr.Timeouts{}, 502, "server_error", "upstream_auth_failed", 0, ""},
-		{"status:403", upstreamerr.Timeouts{}, 502, "server_error", "upstream_auth_failed", 0, ""},
-		{"status:429+retry_after=7", upstreamerr.Timeouts{}, 503, "server_error", "upstream_rate_limited", 7 * time.Second, ""},
-		{"status:429+retry_after_ms=1500", upstreamerr.Timeouts{}, 503, "server_error", "upstream_rate_limited", 1500 * time.Millisecond, ""},
-		{"status:429", upstreamerr.Timeouts{}, 503, "server_error", "upstream_rate_limited", time.Second, ""},
-		{"status:500", upstreamerr.Timeouts{}, 502, "server_error", "upstream_error", 0, ""},
-		{"status:503+plain", upstreamerr.Timeouts{}, 502, "server_error", "upstream_error", 0, ""},
+		{"status:400", upstreamhttp.Timeouts{}, 400, "invalid_request_error", "context_length_exceeded", 0, "maximum context length is 8192 tokens"},
+		{"status:400+plain", upstreamhttp.Timeouts{}, 400, "invalid_request_error", "", 0, "maximum context length"},
+		{"status:401", upstreamhttp.Timeouts{}, 502, "server_error", "upstream_auth_failed", 0, ""},
+		{"status:403", upstreamhttp.Timeouts{}, 502, "server_error", "upstream_auth_failed", 0, ""},
+		{"status:429+retry_after=7", upstreamhttp.Timeouts{}, 503, "server_error", "upstream_rate_limited", 7 * time.Second, ""},
+		{"status:429+retry_after_ms=1500", upstreamhttp.Timeouts{}, 503, "server_error", "upstream_rate_limited", 1500 * time.Millisecond, ""},
+		{"status:429", upstreamhttp.Timeouts{}, 503, "server_error", "upstream_rate_limited", time.Second, ""},
+		{"status:500", upstreamhttp.Timeouts{}, 502, "server_error", "upstream_error", 0, ""},
+		{"status:503+plain", upstreamhttp.Timeouts{}, 502, "server_error", "upstream_error", 0, ""},
 		{"status:timeout", short, 504, "server_error", "upstream_timeout", 0, ""},
 		{"fixture:text+gap=2s", short, 504, "server_error", "upstream_timeout", 0, ""},
 	}
@@ -91,7 +91,7 @@ func OperatorKeyIsSentAsBearer(t *testing.T, newModel NewModel) {
 	defer up.Close()
 	t.Setenv("OPENAI_API_KEY", "sk-from-the-environment")
 	for _, key := range []string{"sk-operator", ""} {
-		m, err := newModel(up.URL(), key, "", upstreamerr.Timeouts{})
+		m, err := newModel(up.URL(), key, "", upstreamhttp.Timeouts{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +120,7 @@ func UnreachableUpstreamIs502(t *testing.T, newModel NewModel) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	m, err := newModel("http://"+addr+"/v1", "", "", upstreamerr.Timeouts{})
+	m, err := newModel("http://"+addr+"/v1", "", "", upstreamhttp.Timeouts{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func ClientDisconnectCancelsUpstream(t *testing.T, newModel NewModel) {
 	defer up.Close()
 	for i, model := range []string{"status:timeout", "fixture:text+gap=5s"} {
 		t.Run(model, func(t *testing.T) {
-			m, err := newModel(up.URL(), "", model, upstreamerr.Timeouts{})
+			m, err := newModel(up.URL(), "", model, upstreamhttp.Timeouts{})
 			if err != nil {
 				t.Fatal(err)
 			}

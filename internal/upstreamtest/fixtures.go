@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/farebox/farebox/internal/fakeupstream"
-	"github.com/farebox/farebox/upstream/upstreamerr"
+	"github.com/farebox/farebox/upstream/upstreamhttp"
 )
 
 // GoldenRequest is the client request every fixture is replayed against: a
@@ -32,7 +32,7 @@ func FixturesGolden(t *testing.T, kind string, newModel NewModel, update bool, c
 	}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
-			m, err := newModel(up.URL(), "", "fixture:"+name, upstreamerr.Timeouts{})
+			m, err := newModel(up.URL(), "", "fixture:"+name, upstreamhttp.Timeouts{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,7 +11,7 @@ import (
 	"fmt"
 
 	"github.com/farebox/farebox/responses"
-	"github.com/farebox/farebox/upstream/upstreamerr"
+	"github.com/farebox/farebox/upstream/upstreamhttp"
 	"github.com/openai/openai-go/v3"
 )
 
@@ -21,7 +21,7 @@ type Config struct {
 	APIKey  string // sent as a bearer token; "" sends none
 	// Model is the upstream's model name; "" passes the client's model on.
 	Model    string
-	Timeouts upstreamerr.Timeouts
+	Timeouts upstreamhttp.Timeouts
 	// NoImages says the model takes no image input: requests carrying images
 	// are refused with a clear 400 instead of failing upstream.
 	NoImages bool
@@ -52,26 +52,22 @@ func New(cfg Config) (*Model, error) {
 		return nil, fmt.Errorf("chat upstream: MaxTokensField %q is neither max_completion_tokens nor max_tokens", cfg.MaxTokensField)
 	}
 	cfg.Timeouts = cfg.Timeouts.WithDefaults()
-	client := upstreamerr.NewClient(cfg.BaseURL, cfg.APIKey, cfg.Timeouts)
+	client := upstreamhttp.NewClient(cfg.BaseURL, cfg.APIKey, cfg.Timeouts)
 	return &Model{cfg: cfg, client: client}, nil
 }
 
-// Respond streams one answer for req from the upstream into em.
-func (m *Model) Respond(ctx context.Context, req *responses.Request, em *responses.Emitter) error {
-	return m.respond(ctx, req, em)
-}
-
-func (m *Model) respond(ctx context.Context, req *responses.Request, em emitter) error {
+// Respond streams one answer for req from the upstream into out.
+func (m *Model) Respond(ctx context.Context, req *responses.Request, out responses.Output) error {
 	body, err := translate(req, m.cfg)
 	if err != nil {
 		return err
 	}
-	st, err := upstreamerr.Open(ctx, &m.client, "chat/completions", body, m.cfg.Timeouts)
+	st, err := upstreamhttp.Open(ctx, &m.client, "chat/completions", body, m.cfg.Timeouts)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	a := newAssembler(em)
+	a := newAssembler(out)
 	for !a.sawDone && st.Next() {
 		if err := a.chunk(st.Event().Data); err != nil {
 			return err

@@ -5,11 +5,11 @@ import (
 
 	"github.com/farebox/farebox/internal/upstreamtest"
 	"github.com/farebox/farebox/responses"
-	"github.com/farebox/farebox/upstream/upstreamerr"
+	"github.com/farebox/farebox/upstream/upstreamhttp"
 )
 
 // newModel is New in the shape the shared upstream tests build models.
-func newModel(baseURL, apiKey, model string, tm upstreamerr.Timeouts) (responses.Model, error) {
+func newModel(baseURL, apiKey, model string, tm upstreamhttp.Timeouts) (responses.Model, error) {
 	m, err := New(Config{BaseURL: baseURL, APIKey: apiKey, Model: model, Timeouts: tm})
 	if err != nil {
 		return nil, err

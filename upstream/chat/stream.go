@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/farebox/farebox/responses"
-	"github.com/farebox/farebox/upstream/upstreamerr"
+	"github.com/farebox/farebox/upstream/upstreamhttp"
 	"github.com/tidwall/gjson"
 )
 
@@ -47,11 +47,11 @@ func (a *assembler) chunk(data []byte) error {
 		return nil
 	}
 	if !gjson.ValidBytes(data) {
-		return upstreamerr.Broken(fmt.Errorf("upstream sent a chunk that is not JSON: %.200q", data))
+		return upstreamhttp.Broken(fmt.Errorf("upstream sent a chunk that is not JSON: %.200q", data))
 	}
 	root := gjson.ParseBytes(data)
 	if e := root.Get("error"); e.Exists() && e.Type != gjson.Null {
-		return upstreamerr.Broken(fmt.Errorf("upstream stream error: %s", e.Raw))
+		return upstreamhttp.Broken(fmt.Errorf("upstream stream error: %s", e.Raw))
 	}
 	if u := root.Get("usage"); u.IsObject() {
 		a.em.SetUsage(responses.Usage{
@@ -207,7 +207,7 @@ var errEarlyEnd = errors.New("upstream stream ended without finish_reason or [DO
 // and the finish reason as the response status.
 func (a *assembler) end() error {
 	if a.finish == "" && !a.sawDone {
-		return upstreamerr.Broken(errEarlyEnd)
+		return upstreamhttp.Broken(errEarlyEnd)
 	}
 	if a.cur >= 0 {
 		if err := a.forward(a.calls[a.cur]); err != nil {

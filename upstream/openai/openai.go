@@ -2,16 +2,15 @@
 // the canonical request (function tools only), always streams from the
 // upstream through openai-go, and maps the upstream's events into the
 // emitter. Output items other than messages and function calls (reasoning,
-// hosted tool calls) are dropped and counted, never forwarded.
+// hosted tool calls) are dropped, never forwarded.
 package openai
 
 import (
 	"context"
 	"errors"
-	"sync/atomic"
 
 	"github.com/farebox/farebox/responses"
-	"github.com/farebox/farebox/upstream/upstreamerr"
+	"github.com/farebox/farebox/upstream/upstreamhttp"
 	sdk "github.com/openai/openai-go/v3"
 )
 
@@ -21,14 +20,13 @@ type Config struct {
 	APIKey  string // sent as a bearer token; "" sends none
 	// Model is the upstream's model name; "" passes the client's model on.
 	Model    string
-	Timeouts upstreamerr.Timeouts
+	Timeouts upstreamhttp.Timeouts
 }
 
 // Model is a Responses API upstream; it implements responses.Model.
 type Model struct {
-	cfg     Config
-	client  sdk.Client
-	dropped atomic.Int64
+	cfg    Config
+	client sdk.Client
 }
 
 var _ responses.Model = (*Model)(nil)
@@ -40,30 +38,22 @@ func New(cfg Config) (*Model, error) {
 		return nil, errors.New("openai upstream: BaseURL is required")
 	}
 	cfg.Timeouts = cfg.Timeouts.WithDefaults()
-	client := upstreamerr.NewClient(cfg.BaseURL, cfg.APIKey, cfg.Timeouts)
+	client := upstreamhttp.NewClient(cfg.BaseURL, cfg.APIKey, cfg.Timeouts)
 	return &Model{cfg: cfg, client: client}, nil
 }
 
-// Dropped counts the upstream output items (reasoning, web_search_call, ...)
-// that were not forwarded, since the model was built.
-func (m *Model) Dropped() int64 { return m.dropped.Load() }
-
-// Respond streams one answer for req from the upstream into em.
-func (m *Model) Respond(ctx context.Context, req *responses.Request, em *responses.Emitter) error {
-	return m.respond(ctx, req, em)
-}
-
-func (m *Model) respond(ctx context.Context, req *responses.Request, em emitter) error {
+// Respond streams one answer for req from the upstream into out.
+func (m *Model) Respond(ctx context.Context, req *responses.Request, out responses.Output) error {
 	body, err := build(req, m.cfg.Model)
 	if err != nil {
 		return err
 	}
-	st, err := upstreamerr.Open(ctx, &m.client, "responses", body, m.cfg.Timeouts)
+	st, err := upstreamhttp.Open(ctx, &m.client, "responses", body, m.cfg.Timeouts)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	mp := newMapper(em, &m.dropped)
+	mp := newMapper(out)
 	for !mp.terminal && st.Next() {
 		if err := mp.event(st.Event().Data); err != nil {
 			return err
@@ -73,7 +63,7 @@ func (m *Model) respond(ctx context.Context, req *responses.Request, em emitter)
 		return err
 	}
 	if !mp.terminal {
-		return upstreamerr.Broken(errNoTerminal)
+		return upstreamhttp.Broken(errNoTerminal)
 	}
 	return nil
 }

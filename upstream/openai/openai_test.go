@@ -103,7 +103,7 @@ func checkOutput(t *testing.T, name string, final []byte) {
 	}
 }
 
-func TestNonFunctionItemsAreDroppedAndCounted(t *testing.T) {
+func TestNonFunctionItemsAreDropped(t *testing.T) {
 	up, err := fakeupstream.Start(fakeupstream.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -115,9 +115,6 @@ func TestNonFunctionItemsAreDroppedAndCounted(t *testing.T) {
 	}
 	rec := upstreamtest.NewRecorder(t)
 	upstreamtest.Run(t, m, upstreamtest.Parse(t, upstreamtest.GoldenRequest), rec)
-	if got := m.Dropped(); got != 2 {
-		t.Errorf("Dropped() = %d, want 2 (a reasoning item and a web_search_call)", got)
-	}
 	for _, bad := range []string{`"type":"reasoning"`, "web_search", "rs_up1", "ws_up1", "Thinking"} {
 		if strings.Contains(rec.String(), bad) {
 			t.Errorf("%q reached the client", bad)

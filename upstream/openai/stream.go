@@ -2,10 +2,9 @@ package openai
 
 import (
 	"fmt"
-	"sync/atomic"
 
 	"github.com/farebox/farebox/responses"
-	"github.com/farebox/farebox/upstream/upstreamerr"
+	"github.com/farebox/farebox/upstream/upstreamhttp"
 	"github.com/tidwall/gjson"
 )
 
@@ -26,14 +25,13 @@ const (
 // emitter's: nothing of the upstream's framing is passed through.
 type mapper struct {
 	em       emitter
-	dropped  *atomic.Int64
 	kinds    map[int64]itemKind
 	argsSeen map[int64]bool
 	terminal bool
 }
 
-func newMapper(em emitter, dropped *atomic.Int64) *mapper {
-	return &mapper{em: em, dropped: dropped, kinds: map[int64]itemKind{}, argsSeen: map[int64]bool{}}
+func newMapper(em emitter) *mapper {
+	return &mapper{em: em, kinds: map[int64]itemKind{}, argsSeen: map[int64]bool{}}
 }
 
 // event consumes one SSE data payload.
@@ -60,12 +58,12 @@ func (m *mapper) event(data []byte) error {
 		"response.output_item.done", "response.failed", "error":
 	default:
 		if typ.Type != gjson.String && !gjson.ValidBytes(data) {
-			return upstreamerr.Broken(fmt.Errorf("upstream sent an event that is not JSON: %.200q", data))
+			return upstreamhttp.Broken(fmt.Errorf("upstream sent an event that is not JSON: %.200q", data))
 		}
 		return nil
 	}
 	if !gjson.ValidBytes(data) {
-		return upstreamerr.Broken(fmt.Errorf("upstream sent an event that is not JSON: %.200q", data))
+		return upstreamhttp.Broken(fmt.Errorf("upstream sent an event that is not JSON: %.200q", data))
 	}
 	ev := gjson.ParseBytes(data)
 	idx := ev.Get("output_index").Int()
@@ -88,9 +86,9 @@ func (m *mapper) event(data []byte) error {
 			return m.wholeArguments(idx, ev.Get("item.arguments").Str)
 		}
 	case "response.failed":
-		return upstreamerr.Broken(fmt.Errorf("upstream response.failed: %s", ev.Get("response.error").Raw))
+		return upstreamhttp.Broken(fmt.Errorf("upstream response.failed: %s", ev.Get("response.error").Raw))
 	case "error":
-		return upstreamerr.Broken(fmt.Errorf("upstream error event: %s", data))
+		return upstreamhttp.Broken(fmt.Errorf("upstream error event: %s", data))
 	}
 	return nil
 }
@@ -110,7 +108,6 @@ func (m *mapper) added(idx int64, item gjson.Result) error {
 		}
 	default:
 		m.kinds[idx] = kindDropped
-		m.dropped.Add(1)
 	}
 	return nil
 }

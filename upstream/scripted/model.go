@@ -60,47 +60,47 @@ func New(opts Options) *Model {
 	return &Model{opts: opts}
 }
 
-// Respond answers req through em (see the package comment), honouring
+// Respond answers req through out (see the package comment), honouring
 // max_output_tokens (text is cut there, at 4 bytes a token, and the
 // response marked incomplete; calls are never cut), reporting usage
 // approximated from bytes (instructions, input and tools in; text, names
 // and arguments out), and returning ctx.Err() promptly when ctx ends, also
 // during a pace wait.
-func (m *Model) Respond(ctx context.Context, req *responses.Request, em *responses.Emitter) error {
+func (m *Model) Respond(ctx context.Context, req *responses.Request, out responses.Output) error {
 	p := makePlan(req)
 	s := &stream{ctx: ctx, pace: m.opts.Pace, chunk: m.opts.ChunkSize}
 	defer s.stop()
 
-	out := 0
+	sent := 0
 	cut := false
 	for _, c := range p.calls {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := em.StartCall(c.ID, c.Name); err != nil {
+		if err := out.StartCall(c.ID, c.Name); err != nil {
 			return err
 		}
-		if err := s.send(c.Arguments, em.Arguments); err != nil {
+		if err := s.send(c.Arguments, out.Arguments); err != nil {
 			return err
 		}
-		out += len(c.Name) + len(c.Arguments)
+		sent += len(c.Name) + len(c.Arguments)
 	}
 	if len(p.calls) == 0 {
 		text := p.text
 		if req.MaxOutputTokens != nil {
 			text, cut = clip(text, *req.MaxOutputTokens*bytesPerToken)
 		}
-		if err := s.send(text, em.Text); err != nil {
+		if err := s.send(text, out.Text); err != nil {
 			return err
 		}
-		out += len(text)
+		sent += len(text)
 	}
-	em.SetUsage(responses.Usage{
+	out.SetUsage(responses.Usage{
 		InputTokens:  tokens(inputBytes(req)),
-		OutputTokens: tokens(out),
+		OutputTokens: tokens(sent),
 	})
 	if cut {
-		em.Incomplete("max_output_tokens")
+		out.Incomplete("max_output_tokens")
 	}
 	return nil
 }

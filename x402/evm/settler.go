@@ -74,9 +74,6 @@ func NewSettler(ctx context.Context, backend Backend, key *ecdsa.PrivateKey) (*S
 	}, nil
 }
 
-// Relayer is the address that pays gas for settlements.
-func (s *Settler) Relayer() common.Address { return s.from }
-
 // ChainID is the chain the settler sends to.
 func (s *Settler) ChainID() *big.Int { return new(big.Int).Set(s.chainID) }
 

@@ -1,4 +1,4 @@
-package upstreamerr
+package upstreamhttp
 
 import (
 	"context"
@@ -7,17 +7,52 @@ import (
 	"time"
 )
 
-// The timeout causes a Watchdog cancels its context with. They map to 504.
+// Timeouts bounds one upstream call. A zero field takes its default; a
+// negative field disables that bound.
+type Timeouts struct {
+	Connect   time.Duration // TCP (and TLS) connection setup
+	FirstByte time.Duration // request sent -> first stream event
+	Gap       time.Duration // between two stream events
+	Total     time.Duration // the whole call
+}
+
+// DefaultTimeouts are generous enough for slow reasoning models yet short
+// enough that a dead upstream is noticed.
+var DefaultTimeouts = Timeouts{
+	Connect:   10 * time.Second,
+	FirstByte: 120 * time.Second,
+	Gap:       60 * time.Second,
+	Total:     10 * time.Minute,
+}
+
+// WithDefaults returns t with every zero field replaced by its default.
+func (t Timeouts) WithDefaults() Timeouts {
+	if t.Connect == 0 {
+		t.Connect = DefaultTimeouts.Connect
+	}
+	if t.FirstByte == 0 {
+		t.FirstByte = DefaultTimeouts.FirstByte
+	}
+	if t.Gap == 0 {
+		t.Gap = DefaultTimeouts.Gap
+	}
+	if t.Total == 0 {
+		t.Total = DefaultTimeouts.Total
+	}
+	return t
+}
+
+// The timeout causes a watchdog cancels its context with. They map to 504.
 var (
 	ErrFirstByteTimeout = errors.New("upstream sent nothing before the first-byte timeout")
 	ErrGapTimeout       = errors.New("upstream stalled between two stream events")
 	ErrTotalTimeout     = errors.New("upstream call exceeded its total timeout")
 )
 
-// Watchdog cancels an upstream call's context when the first byte, the next
+// watchdog cancels an upstream call's context when the first byte, the next
 // event, or the end of the call does not come in time. One timer re-armed per
 // event keeps the per-chunk cost to a Reset.
-type Watchdog struct {
+type watchdog struct {
 	t      Timeouts
 	cancel context.CancelCauseFunc
 
@@ -30,10 +65,10 @@ type Watchdog struct {
 
 // Watch derives the context of one upstream call from parent and starts its
 // first-byte and total timers. Call Stop when the call is over.
-func Watch(parent context.Context, t Timeouts) (context.Context, *Watchdog) {
+func watch(parent context.Context, t Timeouts) (context.Context, *watchdog) {
 	t = t.WithDefaults()
 	ctx, cancel := context.WithCancelCause(parent)
-	w := &Watchdog{t: t, cancel: cancel}
+	w := &watchdog{t: t, cancel: cancel}
 	if t.FirstByte > 0 {
 		w.idle = time.AfterFunc(t.FirstByte, w.fireIdle)
 	}
@@ -43,7 +78,7 @@ func Watch(parent context.Context, t Timeouts) (context.Context, *Watchdog) {
 	return ctx, w
 }
 
-func (w *Watchdog) fireIdle() {
+func (w *watchdog) fireIdle() {
 	w.mu.Lock()
 	seen := w.seen
 	w.mu.Unlock()
@@ -56,7 +91,7 @@ func (w *Watchdog) fireIdle() {
 
 // Seen records that a stream event arrived: from now on the gap timeout
 // applies, counted from this event.
-func (w *Watchdog) Seen() {
+func (w *watchdog) Seen() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.done {
@@ -77,7 +112,7 @@ func (w *Watchdog) Seen() {
 }
 
 // Stop disarms the timers and releases the call's context.
-func (w *Watchdog) Stop() {
+func (w *watchdog) Stop() {
 	w.mu.Lock()
 	w.done = true
 	if w.idle != nil {
@@ -88,4 +123,11 @@ func (w *Watchdog) Stop() {
 	}
 	w.mu.Unlock()
 	w.cancel(context.Canceled)
+}
+
+func positive(d time.Duration) time.Duration {
+	if d < 0 {
+		return 0
+	}
+	return d
 }

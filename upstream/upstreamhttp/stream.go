@@ -1,4 +1,4 @@
-package upstreamerr
+package upstreamhttp
 
 import (
 	"context"
@@ -13,11 +13,11 @@ import (
 )
 
 // Stream is one streaming upstream call in progress: the SSE events of a
-// 200 answer, read under the Watchdog's timers. Errors it reports are
+// 200 answer, read under the watchdog's timers. Errors it reports are
 // already mapped for the client.
 type Stream struct {
 	ctx context.Context
-	w   *Watchdog
+	w   *watchdog
 	dec ssestream.Decoder
 	err error
 }
@@ -26,7 +26,7 @@ type Stream struct {
 // once the upstream answered 200. A non-2xx answer, a failure to connect or
 // a timeout is returned as the client's error (see FromStatus, Transport).
 func Open(ctx context.Context, client *openai.Client, path string, body []byte, t Timeouts) (*Stream, error) {
-	cctx, w := Watch(ctx, t)
+	cctx, w := watch(ctx, t)
 	var raw *http.Response
 	err := client.Post(cctx, path, nil, &raw,
 		option.WithRequestBody("application/json", body),

@@ -1,4 +1,4 @@
-package upstreamerr
+package upstreamhttp
 
 import (
 	"context"
@@ -33,7 +33,7 @@ func FromStatus(status int, h http.Header, body []byte) *responses.Error {
 	cause := fmt.Errorf("upstream answered %d: %s", status, truncate(strings.TrimSpace(string(body)), 500))
 	switch {
 	case status == 400 || status == 413 || status == 422:
-		msg := Message(body)
+		msg := errorMessage(body)
 		if msg == "" {
 			msg = "The upstream model rejected the request."
 		}
@@ -47,7 +47,7 @@ func FromStatus(status int, h http.Header, body []byte) *responses.Error {
 		return &responses.Error{Status: 502, Type: "server_error", Code: "upstream_auth_failed",
 			Message: "The upstream model refused farebox's credentials.", Cause: cause}
 	case status == 429:
-		ra := RetryAfter(h)
+		ra := retryAfter(h)
 		return &responses.Error{Status: 503, Type: "server_error", Code: "upstream_rate_limited",
 			Message:    fmt.Sprintf("The upstream model is rate limited; retry after %s.", ra),
 			RetryAfter: ra, Cause: cause}
@@ -60,10 +60,10 @@ func FromStatus(status int, h http.Header, body []byte) *responses.Error {
 	}
 }
 
-// Message extracts an error message from an upstream error body in the
+// errorMessage extracts an error message from an upstream error body in the
 // shapes servers use: {"error":{"message"}}, {"error":"..."} (Ollama),
 // {"message"}, {"detail"} (FastAPI-based servers).
-func Message(body []byte) string {
+func errorMessage(body []byte) string {
 	for _, path := range []string{"error.message", "error", "message", "detail"} {
 		if r := gjson.GetBytes(body, path); r.Type == gjson.String && r.Str != "" {
 			return r.Str
@@ -72,9 +72,9 @@ func Message(body []byte) string {
 	return ""
 }
 
-// RetryAfter reads Retry-After-Ms, then Retry-After (seconds or an HTTP
+// retryAfter reads Retry-After-Ms, then Retry-After (seconds or an HTTP
 // date); DefaultRetryAfter when neither is usable.
-func RetryAfter(h http.Header) time.Duration {
+func retryAfter(h http.Header) time.Duration {
 	if v := h.Get("Retry-After-Ms"); v != "" {
 		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
 			return time.Duration(ms * float64(time.Millisecond))

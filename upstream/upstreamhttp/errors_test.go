@@ -1,4 +1,4 @@
-package upstreamerr
+package upstreamhttp
 
 import (
 	"context"
@@ -21,12 +21,12 @@ func TestRetryAfterReadsEveryForm(t *testing.T) {
 		{http.Header{}, DefaultRetryAfter},
 	}
 	for _, tc := range cases {
-		if got := RetryAfter(tc.h); got != tc.want {
-			t.Errorf("RetryAfter(%v) = %s, want %s", tc.h, got, tc.want)
+		if got := retryAfter(tc.h); got != tc.want {
+			t.Errorf("retryAfter(%v) = %s, want %s", tc.h, got, tc.want)
 		}
 	}
 	future := time.Now().Add(30 * time.Second).UTC().Format(http.TimeFormat)
-	if got := RetryAfter(http.Header{"Retry-After": {future}}); got < 25*time.Second || got > 31*time.Second {
+	if got := retryAfter(http.Header{"Retry-After": {future}}); got < 25*time.Second || got > 31*time.Second {
 		t.Errorf("HTTP-date Retry-After gave %s", got)
 	}
 }
@@ -39,8 +39,8 @@ func TestMessageReadsServerShapes(t *testing.T) {
 		`{"detail":"unprocessable"}`:                                      "unprocessable",
 		`not json`:                                                        "",
 	} {
-		if got := Message([]byte(body)); got != want {
-			t.Errorf("Message(%s) = %q, want %q", body, got, want)
+		if got := errorMessage([]byte(body)); got != want {
+			t.Errorf("errorMessage(%s) = %q, want %q", body, got, want)
 		}
 	}
 }
@@ -62,7 +62,7 @@ func TestFromStatusNeverEchoesAuthFailures(t *testing.T) {
 }
 
 func TestTransportTellsTimeoutsFromDisconnects(t *testing.T) {
-	ctx, w := Watch(context.Background(), Timeouts{FirstByte: time.Millisecond, Gap: -1, Total: -1})
+	ctx, w := watch(context.Background(), Timeouts{FirstByte: time.Millisecond, Gap: -1, Total: -1})
 	<-ctx.Done()
 	var e interface{ Error() string }
 	err := Transport(ctx, ctx.Err())
@@ -72,20 +72,10 @@ func TestTransportTellsTimeoutsFromDisconnects(t *testing.T) {
 	w.Stop()
 
 	parent, cancel := context.WithCancel(context.Background())
-	ctx, w = Watch(parent, Timeouts{})
+	ctx, w = watch(parent, Timeouts{})
 	defer w.Stop()
 	cancel()
 	if err := Transport(ctx, ctx.Err()); !errors.Is(err, context.Canceled) {
 		t.Errorf("client disconnect mapped to %v", err)
-	}
-}
-
-func TestWatchdogSeenSwitchesToGapTimeout(t *testing.T) {
-	ctx, w := Watch(context.Background(), Timeouts{FirstByte: time.Hour, Gap: time.Millisecond, Total: -1})
-	defer w.Stop()
-	w.Seen()
-	<-ctx.Done()
-	if !errors.Is(context.Cause(ctx), ErrGapTimeout) {
-		t.Errorf("cause %v, want ErrGapTimeout", context.Cause(ctx))
 	}
 }

@@ -1,4 +1,4 @@
-package upstreamerr
+package upstreamhttp
 
 import (
 	"context"
