@@ -23,7 +23,7 @@ import (
 // to leave: the call a client abandons.
 type leavingModel struct{ started chan struct{} }
 
-func (m leavingModel) Respond(ctx context.Context, req *fb.Request, em *fb.Emitter) error {
+func (m leavingModel) Respond(ctx context.Context, req *fb.Request, em fb.Output) error {
 	em.Text("an answer nobody reads")
 	m.started <- struct{}{}
 	<-ctx.Done()
@@ -33,7 +33,7 @@ func (m leavingModel) Respond(ctx context.Context, req *fb.Request, em *fb.Emitt
 // denyingModel only calls a tool the client did not declare.
 type denyingModel struct{}
 
-func (denyingModel) Respond(ctx context.Context, req *fb.Request, em *fb.Emitter) error {
+func (denyingModel) Respond(ctx context.Context, req *fb.Request, em fb.Output) error {
 	if err := em.StartCall("call_1", "rm_rf"); err != nil {
 		return err
 	}
