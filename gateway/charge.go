@@ -11,6 +11,7 @@ import (
 // payment's life within the request: reserved when authorize returns it,
 // then exactly one outcome, recorded once by finish.
 type charge struct {
+	route   *route
 	payment *x402.Payment
 	req     *x402.Requirement
 	key     x402.Key
@@ -96,6 +97,9 @@ func (p *payments) finish(ctx context.Context, ch *charge, o outcome) {
 	}
 	ch.outcome = o
 	p.counts.outcomes[o].Add(1)
+	if o == settled {
+		ch.route.charged.Add(ch.req.Amount.Int64())
+	}
 	ctx = context.WithoutCancel(ctx)
 	switch o {
 	case released:

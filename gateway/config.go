@@ -39,7 +39,8 @@ type Config struct {
 type ModelConfig struct {
 	// Name is the public model name clients send.
 	Name string `yaml:"name"`
-	// Upstream is the kind: scripted, openai (Responses API) or chat (Chat Completions).
+	// Upstream is the kind: scripted, openai (Responses API), chat (Chat
+	// Completions) or x402 (a Responses endpoint that charges with x402: resold).
 	Upstream string `yaml:"upstream"`
 	// UpstreamModel is the model name sent upstream (default: Name).
 	UpstreamModel string `yaml:"upstream_model"`
@@ -58,6 +59,20 @@ type ModelConfig struct {
 	Timeouts UpstreamTimeouts `yaml:"timeouts"`
 	// Pace is the scripted model's delay between deltas.
 	Pace Duration `yaml:"pace"`
+
+	// PayerKeyEnv (upstream x402) names the environment variable holding
+	// the key of the wallet that pays the upstream.
+	PayerKeyEnv string `yaml:"payer_key_env"`
+	// MaxUpstreamPrice (upstream x402) is the most one call may cost
+	// upstream, in USDC; an offer above it is never signed.
+	MaxUpstreamPrice string `yaml:"max_upstream_price"`
+	// MaxSpendPerDay (upstream x402) caps what the wallet signs for the
+	// upstream per UTC day, in USDC; empty = no cap.
+	MaxSpendPerDay string `yaml:"max_spend_per_day"`
+	// RPCURL (upstream x402) is a chain endpoint to read the wallet's
+	// balance, so a call it cannot pay is refused before anything is
+	// signed; default payments.chain.rpc_url.
+	RPCURL string `yaml:"rpc_url"`
 }
 
 // UpstreamTimeouts bound each phase of an upstream call.

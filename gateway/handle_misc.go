@@ -70,5 +70,37 @@ func (s *Server) handleMetrics(c echo.Context) error {
 	for o := settled; o <= kept; o++ {
 		b = fmt.Appendf(b, "farebox_charges_total{outcome=%q} %d\n", o, pc.outcomes[o].Load())
 	}
+	b = s.appendMargins(b)
 	return c.Blob(http.StatusOK, "text/plain; version=0.0.4", b)
+}
+
+// appendMargins writes, per model, what its answers were charged and, for
+// a resold model, what it paid upstream and whether its wallet runs low.
+func (s *Server) appendMargins(b []byte) []byte {
+	b = append(b, "# HELP farebox_charged_atomic_total USDC (atomic units) settled for each model's answers.\n# TYPE farebox_charged_atomic_total counter\n"...)
+	for _, name := range s.order {
+		b = fmt.Appendf(b, "farebox_charged_atomic_total{model=%q} %d\n", name, s.routes[name].charged.Load())
+	}
+	var resold []string
+	for _, name := range s.order {
+		if _, ok := s.routes[name].model.(reseller); ok {
+			resold = append(resold, name)
+		}
+	}
+	if len(resold) == 0 {
+		return b
+	}
+	family := func(name, typ, help string, v func(r reseller) string) {
+		b = fmt.Appendf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, typ)
+		for _, m := range resold {
+			b = fmt.Appendf(b, "%s{model=%q} %s\n", name, m, v(s.routes[m].model.(reseller)))
+		}
+	}
+	family("farebox_upstream_signed_atomic_total", "counter", "USDC (atomic units) the wallet signed for a resold model's upstream.",
+		func(r reseller) string { signed, _ := r.Spent(); return signed.String() })
+	family("farebox_upstream_paid_atomic_total", "counter", "USDC (atomic units) the upstream's receipts show settled.",
+		func(r reseller) string { _, paid := r.Spent(); return paid.String() })
+	family("farebox_reseller_wallet_low", "gauge", "1 when the wallet could not pay the upstream at its last check: the operator's alert.",
+		func(r reseller) string { return map[bool]string{true: "1", false: "0"}[r.WalletLow()] })
+	return b
 }

@@ -202,7 +202,7 @@ func (p *payments) authorize(ctx context.Context, h http.Header, rt *route, reso
 		xe := asX402(err, x402.ReasonUnexpectedVerifyError)
 		return nil, refuse(o, xe.Reason, "Payment refused: "+xe.Message)
 	}
-	ch := &charge{payment: pay, req: req, offer: o, key: pay.Key(req.Network), expires: pay.Authorization.Expires()}
+	ch := &charge{route: rt, payment: pay, req: req, offer: o, key: pay.Key(req.Network), expires: pay.Authorization.Expires()}
 	if err := p.store.Reserve(ctx, ch.key, ch.expires); err != nil {
 		if errors.Is(err, x402.ErrReplay) {
 			return nil, refuseNonceUsed(o)

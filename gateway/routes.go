@@ -17,6 +17,15 @@ type route struct {
 	description string
 
 	offer atomic.Pointer[offer] // the last computed offer, by resource URL
+
+	charged atomic.Int64 // atomic units settled for this model's answers
+}
+
+// reseller is a model that buys its answers from a paid upstream
+// (upstream/x402): what it paid is the other half of the margin.
+type reseller interface {
+	Spent() (signed, settled *big.Int)
+	WalletLow() bool
 }
 
 func (rt *route) free() bool { return rt.price.Sign() == 0 }
@@ -52,7 +61,7 @@ func (s *Server) buildRoutes(opts Options) error {
 		if price.Sign() > 0 && !s.pay.enabled() {
 			return fmt.Errorf("models[%d] (%s) has a price but payments are not configured (payments.pay_to and payments.networks)", i, mc.Name)
 		}
-		m, err := newUpstream(mc, opts)
+		m, err := s.newUpstream(mc, opts)
 		if err != nil {
 			return fmt.Errorf("models[%d] (%s): %w", i, mc.Name, err)
 		}

@@ -175,8 +175,10 @@ func dialChain(url string) (*ethclient.Client, error) {
 }
 
 // newUpstream makes the model behind one public name.
-func newUpstream(mc ModelConfig, opts Options) (responses.Model, error) {
+func (s *Server) newUpstream(mc ModelConfig, opts Options) (responses.Model, error) {
 	switch mc.Upstream {
+	case "x402":
+		return s.newResold(mc, opts)
 	case "scripted":
 		return scripted.New(scripted.Options{Pace: mc.Pace.D(0)}), nil
 	case "openai", "chat":
@@ -193,8 +195,7 @@ func newUpstream(mc ModelConfig, opts Options) (responses.Model, error) {
 		if name == "" {
 			name = mc.Name
 		}
-		t := upstreamhttp.Timeouts{Connect: time.Duration(mc.Timeouts.Connect), FirstByte: time.Duration(mc.Timeouts.FirstByte),
-			Gap: time.Duration(mc.Timeouts.Idle), Total: time.Duration(mc.Timeouts.Total)}
+		t := mc.Timeouts.upstream()
 		if mc.Upstream == "openai" {
 			return upopenai.New(upopenai.Config{BaseURL: mc.BaseURL, APIKey: key, Model: name, Timeouts: t})
 		}
@@ -205,7 +206,12 @@ func newUpstream(mc ModelConfig, opts Options) (responses.Model, error) {
 		}
 		return nil, fmt.Errorf("upstream inprocess: no in-process model named %q", mc.Name)
 	case "":
-		return nil, fmt.Errorf("upstream is required (scripted, openai or chat)")
+		return nil, fmt.Errorf("upstream is required (scripted, openai, chat or x402)")
 	}
-	return nil, fmt.Errorf("unknown upstream %q (want scripted, openai or chat)", mc.Upstream)
+	return nil, fmt.Errorf("unknown upstream %q (want scripted, openai, chat or x402)", mc.Upstream)
+}
+
+func (t UpstreamTimeouts) upstream() upstreamhttp.Timeouts {
+	return upstreamhttp.Timeouts{Connect: time.Duration(t.Connect), FirstByte: time.Duration(t.FirstByte),
+		Gap: time.Duration(t.Idle), Total: time.Duration(t.Total)}
 }

@@ -82,7 +82,7 @@ func (a *Anvil) deployUSDC(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("chaintest: deploying FiatTokenV2_2: %w", err)
 	}
-	call := func(method string, args ...any) error {
+	call := func(ctx context.Context, method string, args ...any) error {
 		data, err := fiat.ABI.Pack(method, args...)
 		if err != nil {
 			return fmt.Errorf("chaintest: packing %s: %w", method, err)
@@ -103,12 +103,12 @@ func (a *Anvil) deployUSDC(ctx context.Context) error {
 		{"configureMinter", []any{owner, new(big.Int).Lsh(big.NewInt(1), 200)}},
 	}
 	for _, s := range steps {
-		if err := call(s.method, s.args...); err != nil {
+		if err := call(ctx, s.method, s.args...); err != nil {
 			return err
 		}
 	}
 	a.mint = func(ctx context.Context, to common.Address, amount int64) error {
-		return call("mint", to, big.NewInt(amount))
+		return call(ctx, "mint", to, big.NewInt(amount))
 	}
 	a.Network = x402.NewNetwork("", "base-sepolia", big.NewInt(ChainID), usdc, "USDC", "2")
 	if err := a.mint(ctx, a.Payer, PayerFunds); err != nil {

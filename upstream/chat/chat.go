@@ -52,7 +52,7 @@ func New(cfg Config) (*Model, error) {
 		return nil, fmt.Errorf("chat upstream: MaxTokensField %q is neither max_completion_tokens nor max_tokens", cfg.MaxTokensField)
 	}
 	cfg.Timeouts = cfg.Timeouts.WithDefaults()
-	client := upstreamhttp.NewClient(cfg.BaseURL, cfg.APIKey, cfg.Timeouts)
+	client := upstreamhttp.NewClient(cfg.BaseURL, cfg.APIKey, cfg.Timeouts, nil)
 	return &Model{cfg: cfg, client: client}, nil
 }
 

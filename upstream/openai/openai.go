@@ -8,6 +8,7 @@ package openai
 import (
 	"context"
 	"errors"
+	"net/http"
 
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/upstreamhttp"
@@ -21,6 +22,9 @@ type Config struct {
 	// Model is the upstream's model name; "" passes the client's model on.
 	Model    string
 	Timeouts upstreamhttp.Timeouts
+	// Transport, when set, wraps the HTTP transport: a paying one for an
+	// upstream that charges with x402 (upstream/x402).
+	Transport func(http.RoundTripper) http.RoundTripper
 }
 
 // Model is a Responses API upstream; it implements responses.Model.
@@ -38,12 +42,19 @@ func New(cfg Config) (*Model, error) {
 		return nil, errors.New("openai upstream: BaseURL is required")
 	}
 	cfg.Timeouts = cfg.Timeouts.WithDefaults()
-	client := upstreamhttp.NewClient(cfg.BaseURL, cfg.APIKey, cfg.Timeouts)
+	client := upstreamhttp.NewClient(cfg.BaseURL, cfg.APIKey, cfg.Timeouts, cfg.Transport)
 	return &Model{cfg: cfg, client: client}, nil
 }
 
 // Respond streams one answer for req from the upstream into out.
 func (m *Model) Respond(ctx context.Context, req *responses.Request, out responses.Output) error {
+	return m.RespondFinal(ctx, req, out, nil)
+}
+
+// RespondFinal is Respond that also hands final the raw response object
+// of the upstream's terminal event (for an x402 upstream: the in-band
+// receipt of a stream it was paid for).
+func (m *Model) RespondFinal(ctx context.Context, req *responses.Request, out responses.Output, final func(response []byte)) error {
 	body, err := build(req, m.cfg.Model)
 	if err != nil {
 		return err
@@ -54,6 +65,7 @@ func (m *Model) Respond(ctx context.Context, req *responses.Request, out respons
 	}
 	defer st.Close()
 	mp := newMapper(out)
+	mp.final = final
 	for !mp.terminal && st.Next() {
 		if err := mp.event(st.Event().Data); err != nil {
 			return err

@@ -28,6 +28,7 @@ type mapper struct {
 	kinds    map[int64]itemKind
 	argsSeen map[int64]bool
 	terminal bool
+	final    func(response []byte) // told the terminal event's response object
 }
 
 func newMapper(em emitter) *mapper {
@@ -43,10 +44,12 @@ func (m *mapper) event(data []byte) error {
 	case "response.completed":
 		m.terminal = true
 		m.usage(gjson.GetBytes(data, "response.usage"))
+		m.tellFinal(data)
 		return nil
 	case "response.incomplete":
 		m.terminal = true
 		m.usage(gjson.GetBytes(data, "response.usage"))
+		m.tellFinal(data)
 		reason := gjson.GetBytes(data, "response.incomplete_details.reason").Str
 		if reason == "" {
 			reason = "max_output_tokens"
@@ -91,6 +94,12 @@ func (m *mapper) event(data []byte) error {
 		return upstreamhttp.Broken(fmt.Errorf("upstream error event: %s", data))
 	}
 	return nil
+}
+
+func (m *mapper) tellFinal(data []byte) {
+	if m.final != nil {
+		m.final([]byte(gjson.GetBytes(data, "response").Raw))
+	}
 }
 
 func (m *mapper) added(idx int64, item gjson.Result) error {

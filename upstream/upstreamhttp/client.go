@@ -20,11 +20,18 @@ import (
 // httpClient's transport, apiKey as the bearer token ("" sends none, even
 // when OPENAI_API_KEY is set), no organisation or project headers, and no
 // SDK retries (a retry after the first byte would duplicate output).
-func NewClient(baseURL, apiKey string, t Timeouts) openai.Client {
+//
+// wrap, when not nil, wraps the transport (a paying transport, for an
+// upstream that charges with x402).
+func NewClient(baseURL, apiKey string, t Timeouts, wrap func(http.RoundTripper) http.RoundTripper) openai.Client {
+	hc := httpClient(t)
+	if wrap != nil {
+		hc.Transport = wrap(hc.Transport)
+	}
 	return openai.NewClient(
 		option.WithBaseURL(baseURL),
 		option.WithAPIKey(apiKey), // also overrides any OPENAI_API_KEY in the environment
-		option.WithHTTPClient(httpClient(t)),
+		option.WithHTTPClient(hc),
 		option.WithMaxRetries(0),
 		option.WithHeaderDel("OpenAI-Organization"),
 		option.WithHeaderDel("OpenAI-Project"),

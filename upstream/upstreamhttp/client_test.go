@@ -17,7 +17,7 @@ func TestNewClientSendsOnlyTheOperatorKeyAndNeverRetries(t *testing.T) {
 	defer up.Close()
 	t.Setenv("OPENAI_API_KEY", "sk-from-the-environment")
 	for i, key := range []string{"sk-operator", ""} {
-		c := NewClient(up.URL(), key, Timeouts{})
+		c := NewClient(up.URL(), key, Timeouts{}, nil)
 		body := []byte(`{"model":"status:500","messages":[{"role":"user","content":"hi"}],"stream":true}`)
 		st, err := Open(context.Background(), &c, "chat/completions", body, Timeouts{})
 		if err == nil {

@@ -18,6 +18,10 @@ import (
 // that named no delay of its own.
 const DefaultRetryAfter = time.Second
 
+// CodePaymentRequired is the code of an upstream's 402 answer: the
+// upstream charges and was not (or could not be) paid.
+const CodePaymentRequired = "upstream_payment_required"
+
 // maxMessage bounds how much of an upstream's 400 message is passed on.
 const maxMessage = 2000
 
@@ -26,6 +30,7 @@ const maxMessage = 2000
 //
 //	400, 413, 422  -> 400 invalid_request_error with the upstream's message
 //	401, 403       -> 502, never echoing the upstream's words (they may quote the key)
+//	402            -> 502 upstream_payment_required (an x402 upstream that was not paid)
 //	429            -> 503 with RetryAfter from Retry-After-Ms / Retry-After (default 1 s)
 //	408, 504       -> 504
 //	anything else  -> 502
@@ -46,6 +51,9 @@ func FromStatus(status int, h http.Header, body []byte) *responses.Error {
 	case status == 401 || status == 403:
 		return &responses.Error{Status: 502, Type: "server_error", Code: "upstream_auth_failed",
 			Message: "The upstream model refused farebox's credentials.", Cause: cause}
+	case status == 402:
+		return &responses.Error{Status: 502, Type: "server_error", Code: CodePaymentRequired,
+			Message: "The upstream model asked for a payment.", Cause: cause}
 	case status == 429:
 		ra := retryAfter(h)
 		return &responses.Error{Status: 503, Type: "server_error", Code: "upstream_rate_limited",
