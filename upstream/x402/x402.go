@@ -67,6 +67,7 @@ type Model struct {
 	paid      *big.Int // receipts of successful upstream settlements, all time
 	signed    *big.Int // authorizations signed, all time
 	walletLow bool     // the last balance check found the wallet short
+	inflight  *big.Int // signed for calls still running: not yet off the balance
 }
 
 var _ responses.Model = (*Model)(nil)
@@ -85,7 +86,7 @@ func New(cfg Config) (*Model, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	m := &Model{cfg: cfg, today: new(big.Int), paid: new(big.Int), signed: new(big.Int)}
+	m := &Model{cfg: cfg, today: new(big.Int), paid: new(big.Int), signed: new(big.Int), inflight: new(big.Int)}
 	// The price is checked by authorize, which names the cause; the
 	// transport's own cap would only say "no acceptable offer".
 	opts := []payer.Option{payer.WithSpendCap(nil)}
@@ -201,8 +202,9 @@ func (m *Model) authorize(ctx context.Context, r *fx.Requirement) error {
 		if err != nil {
 			return &limitError{http.StatusServiceUnavailable, CodeWalletLow, "The reseller cannot read its wallet's balance right now."}
 		}
-		low := bal.Cmp(r.Amount) < 0
 		m.mu.Lock()
+		// Calls signed for and still running may not have moved yet.
+		low := new(big.Int).Sub(bal, m.inflight).Cmp(r.Amount) < 0
 		m.walletLow = low
 		m.mu.Unlock()
 		if low {
@@ -221,6 +223,7 @@ func (m *Model) spend(amount *big.Int) {
 	m.rollDay()
 	m.today.Add(m.today, amount)
 	m.signed.Add(m.signed, amount)
+	m.inflight.Add(m.inflight, amount)
 }
 
 func (m *Model) rollDay() {
@@ -234,6 +237,9 @@ func (m *Model) record(p *purchase, err error) {
 	if p.signed == nil {
 		return
 	}
+	m.mu.Lock()
+	m.inflight.Sub(m.inflight, p.req.Amount)
+	m.mu.Unlock()
 	attrs := []any{"upstream", m.cfg.BaseURL, "amount", p.req.Amount.String(), "network", p.req.Network.CAIP2,
 		"payer", p.signed.Authorization.From.Hex(), "nonce", common.Hash(p.signed.Authorization.Nonce).Hex()}
 	if r := p.receipt; r != nil {
