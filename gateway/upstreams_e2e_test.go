@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -128,17 +129,19 @@ func TestUpstreamsEndToEnd(t *testing.T) {
 	}
 }
 
-// A client that disconnects mid-stream cancels farebox's upstream request
-// promptly: the upstream sees its request end within 200 ms.
+// A client that disconnects mid-stream cancels farebox's upstream request.
+// The upstream holds its last frame back until its client leaves, so its
+// request ending at all, cancelled, is the proof.
 func TestClientDisconnectCancelsUpstream(t *testing.T) {
 	up, err := fakeupstream.Start(fakeupstream.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer up.Close()
-	cfg := gateway.Config{Models: []gateway.ModelConfig{{Name: "slow", Upstream: "chat", UpstreamModel: "echo+gap=1s", BaseURL: up.URL(), Price: "0"}}}
+	cfg := gateway.Config{Models: []gateway.ModelConfig{{Name: "slow", Upstream: "chat", UpstreamModel: "echo+stall", BaseURL: up.URL(), Price: "0"}}}
 	ts := startServer(t, cfg, gateway.Options{})
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	// No schema-checking middleware here: it reads whole bodies.
 	client := openai.NewClient(option.WithBaseURL(ts.URL+"/"), option.WithAPIKey("unused"), option.WithMaxRetries(0))
 	stream := client.Responses.NewStreaming(ctx, oresponses.ResponseNewParams{Model: "slow", Input: userText("a long answer that streams slowly")})
@@ -146,19 +149,26 @@ func TestClientDisconnectCancelsUpstream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	first := make(chan struct{})
 	go func() {
+		var once sync.Once
 		for stream.Next() {
+			once.Do(func() { close(first) })
 		}
 	}()
-	time.Sleep(50 * time.Millisecond) // the upstream is mid-answer
-	cancelled := time.Now()
+	// The timers below guard against a hang; they measure nothing.
+	select {
+	case <-first: // the client is mid-answer
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event reached the client")
+	}
 	cancel()
 	select {
 	case <-rec.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("the upstream request never ended")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the upstream request never ended after the client left")
 	}
-	if took := rec.Ended().Sub(cancelled); took > 200*time.Millisecond || !rec.Canceled() {
-		t.Errorf("upstream ended %v after the client left (canceled=%v)", took, rec.Canceled())
+	if !rec.Canceled() {
+		t.Error("the upstream request was answered, not cancelled")
 	}
 }

@@ -20,6 +20,8 @@ type Error struct {
 	Cause error
 }
 
+// Error is the log line: status, type, message and the internal cause,
+// which the client never sees.
 func (e *Error) Error() string {
 	if e.Cause != nil {
 		return fmt.Sprintf("%d %s: %s (%v)", e.Status, e.Type, e.Message, e.Cause)
@@ -27,6 +29,7 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%d %s: %s", e.Status, e.Type, e.Message)
 }
 
+// Unwrap exposes the cause to errors.Is and errors.As.
 func (e *Error) Unwrap() error { return e.Cause }
 
 // Invalid builds a 400 invalid_request_error pointing at param.

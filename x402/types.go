@@ -119,4 +119,5 @@ type Error struct {
 	Malformed bool
 }
 
+// Error joins the reason code and the message, for logs.
 func (e *Error) Error() string { return e.Reason + ": " + e.Message }

@@ -28,6 +28,7 @@ type plan struct {
 	retryAfter   string
 	retryAfterMs string
 	plain        bool
+	stall        bool
 }
 
 func (s *Server) plan(model string) *plan {
@@ -56,6 +57,8 @@ func parsePlan(model string, o Options) *plan {
 			p.retryAfterMs = v
 		case "plain":
 			p.plain = true
+		case "stall":
+			p.stall = true
 		}
 	}
 	kind, arg, _ := strings.Cut(head, ":")
@@ -107,6 +110,7 @@ const (
 )
 
 // write sends a, pacing frames by gap; it stops as soon as the client left.
+// With +stall it holds the last frame back until the client leaves.
 func (c call) write(a *answer) {
 	h := c.w.Header()
 	h.Set("Content-Type", a.contentType)
@@ -114,12 +118,16 @@ func (c call) write(a *answer) {
 		h.Set("Cache-Control", "no-cache")
 	}
 	c.w.WriteHeader(a.status)
-	if c.plan.gap <= 0 || len(a.frames) <= 1 {
+	if (c.plan.gap <= 0 && !c.plan.stall) || len(a.frames) <= 1 {
 		c.w.Write(a.whole)
 		return
 	}
 	rc := http.NewResponseController(c.w)
 	for i, f := range a.frames {
+		if c.plan.stall && i == len(a.frames)-1 {
+			<-c.ctx.Done()
+			return
+		}
 		if i > 0 && !sleep(c.ctx, c.plan.gap) {
 			return
 		}

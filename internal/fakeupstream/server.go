@@ -13,8 +13,10 @@
 //
 // Any of them may carry "+key=value" modifiers: ttfb=DURATION (delay before
 // the first byte), gap=DURATION (delay between stream events),
-// retry_after=SECONDS and retry_after_ms=MS (on a 429), and "+plain" (an
-// error body whose "error" is a bare string, as Ollama sends).
+// retry_after=SECONDS and retry_after_ms=MS (on a 429), "+plain" (an
+// error body whose "error" is a bare string, as Ollama sends) and "+stall"
+// (a stream whose last frame never comes: it stays open until the client
+// leaves, so a test can act mid-stream without guessing a delay).
 package fakeupstream
 
 import (
@@ -97,19 +99,14 @@ type Record struct {
 	Model         string
 	Body          []byte
 	Authorization string
-	Started       time.Time
 
 	done     chan struct{}
-	ended    time.Time
 	canceled bool
 }
 
 // Done is closed when the request ended: answered, or its context ended
 // because the client went away.
 func (r *Record) Done() <-chan struct{} { return r.done }
-
-// Ended is when the request ended (valid after Done is closed).
-func (r *Record) Ended() time.Time { <-r.done; return r.ended }
 
 // Canceled reports whether the request ended because its context was
 // cancelled (the client disconnected) rather than by being answered.
@@ -151,7 +148,7 @@ func (s *Server) WaitRequest(ctx context.Context, n int) (*Record, error) {
 
 func (s *Server) record(r *http.Request, model string, body []byte) *Record {
 	rec := &Record{Path: r.URL.Path, Model: model, Body: body, Authorization: r.Header.Get("Authorization"),
-		Started: time.Now(), done: make(chan struct{})}
+		done: make(chan struct{})}
 	s.mu.Lock()
 	s.records = append(s.records, rec)
 	if len(s.records) > s.opts.KeepRecords {
@@ -188,7 +185,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, a api) {
 	rec := s.record(r, model, body)
 	ctx := r.Context()
 	defer func() {
-		rec.ended = time.Now()
 		rec.canceled = ctx.Err() != nil
 		close(rec.done)
 	}()

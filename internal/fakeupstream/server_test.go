@@ -184,6 +184,42 @@ func TestRecordsNoticeClientDisconnect(t *testing.T) {
 	}
 }
 
+func TestStallHoldsTheLastFrameUntilTheClientLeaves(t *testing.T) {
+	s := start(t, Options{})
+	fixturesOnce.Do(loadFixtures)
+	frames := fixtures["text.chat"].frames
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "POST", s.URL()+"/chat/completions",
+		strings.NewReader(`{"model":"fixture:text+stall","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	// Every frame but the last arrives; reading them is the proof they were sent.
+	want := bytes.Join(frames[:len(frames)-1], nil)
+	got := make([]byte, len(want))
+	if _, err := io.ReadFull(res.Body, got); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("read %q, %v; want every frame but the last", got, err)
+	}
+	rec := s.Records()[0]
+	select {
+	case <-rec.Done():
+		t.Fatal("the request ended before the client left")
+	default:
+	}
+	cancel()
+	select {
+	case <-rec.Done():
+	case <-time.After(10 * time.Second): // a guard against a hang, not a measurement
+		t.Fatal("the server never noticed the client left")
+	}
+	if !rec.Canceled() {
+		t.Error("a stalled request ended without its client leaving")
+	}
+}
+
 // BenchmarkFixedText measures the zero-delay arm's floor: a round trip to
 // the precomputed fixed answer over loopback HTTP.
 func BenchmarkFixedText(b *testing.B) {

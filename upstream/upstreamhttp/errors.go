@@ -55,7 +55,7 @@ func FromStatus(status int, h http.Header, body []byte) *responses.Error {
 		return &responses.Error{Status: 502, Type: "server_error", Code: CodePaymentRequired,
 			Message: "The upstream model asked for a payment.", Cause: cause}
 	case status == 429:
-		ra := retryAfter(h)
+		ra := retryAfter(h, time.Now())
 		return &responses.Error{Status: 503, Type: "server_error", Code: "upstream_rate_limited",
 			Message:    fmt.Sprintf("The upstream model is rate limited; retry after %s.", ra),
 			RetryAfter: ra, Cause: cause}
@@ -81,8 +81,8 @@ func errorMessage(body []byte) string {
 }
 
 // retryAfter reads Retry-After-Ms, then Retry-After (seconds or an HTTP
-// date); DefaultRetryAfter when neither is usable.
-func retryAfter(h http.Header) time.Duration {
+// date, counted from now); DefaultRetryAfter when neither is usable.
+func retryAfter(h http.Header, now time.Time) time.Duration {
 	if v := h.Get("Retry-After-Ms"); v != "" {
 		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
 			return time.Duration(ms * float64(time.Millisecond))
@@ -93,7 +93,7 @@ func retryAfter(h http.Header) time.Duration {
 			return time.Duration(s * float64(time.Second))
 		}
 		if t, err := http.ParseTime(v); err == nil {
-			if d := time.Until(t); d > 0 {
+			if d := t.Sub(now); d > 0 {
 				return d
 			}
 		}

@@ -20,14 +20,19 @@ func TestRetryAfterReadsEveryForm(t *testing.T) {
 		{http.Header{"Retry-After": {"soon"}}, DefaultRetryAfter},
 		{http.Header{}, DefaultRetryAfter},
 	}
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	for _, tc := range cases {
-		if got := retryAfter(tc.h); got != tc.want {
+		if got := retryAfter(tc.h, now); got != tc.want {
 			t.Errorf("retryAfter(%v) = %s, want %s", tc.h, got, tc.want)
 		}
 	}
-	future := time.Now().Add(30 * time.Second).UTC().Format(http.TimeFormat)
-	if got := retryAfter(http.Header{"Retry-After": {future}}); got < 25*time.Second || got > 31*time.Second {
-		t.Errorf("HTTP-date Retry-After gave %s", got)
+	future := now.Add(30 * time.Second).Format(http.TimeFormat)
+	if got := retryAfter(http.Header{"Retry-After": {future}}, now); got != 30*time.Second {
+		t.Errorf("HTTP-date Retry-After 30 s ahead gave %s", got)
+	}
+	past := now.Add(-time.Minute).Format(http.TimeFormat)
+	if got := retryAfter(http.Header{"Retry-After": {past}}, now); got != DefaultRetryAfter {
+		t.Errorf("HTTP-date Retry-After in the past gave %s, want the default", got)
 	}
 }
 
