@@ -218,7 +218,9 @@ type RPCAddrError struct {
 	Err  error
 }
 
-func (e *RPCAddrError) Error() string { return "devchain: JSON-RPC on " + e.Addr + ": " + e.Err.Error() }
+func (e *RPCAddrError) Error() string {
+	return "devchain: JSON-RPC on " + e.Addr + ": " + e.Err.Error()
+}
 
 func (e *RPCAddrError) Unwrap() error { return e.Err }
 
