@@ -30,7 +30,7 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	stream := fs.Bool("stream", false, "stream the answer")
 	maxPrice := fs.String("max-price", "0.1", "the most this call may cost, in USDC")
 	var tools fundFlags
-	fs.Var(&tools, "tool", "declare a function tool NAME (repeatable); its calls are printed, not run")
+	fs.Var(&tools, "tool", "declare a function tool NAME, or NAME(param,...) with string parameters (repeatable); its calls are printed, not run")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: farebox call [flags] PROMPT\n\nThe payer key comes from FAREBOX_PAYER_KEY (hex); without it, the publicly\nknown dev payer key of `farebox dev` is used.")
 		fs.PrintDefaults()
@@ -69,9 +69,12 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	client := openai.NewClient(option.WithBaseURL(strings.TrimSuffix(*base, "/")+"/"), option.WithAPIKey("x402"),
 		option.WithHTTPClient(&http.Client{Transport: tr}), option.WithMaxRetries(0))
 	params := oresponses.ResponseNewParams{Model: *model, Input: oresponses.ResponseNewParamsInputUnion{OfString: openai.String(prompt)}}
-	for _, name := range tools {
-		params.Tools = append(params.Tools, oresponses.ToolUnionParam{OfFunction: &oresponses.FunctionToolParam{
-			Name: name, Parameters: map[string]any{"type": "object", "properties": map[string]any{}}, Strict: openai.Bool(false)}})
+	for _, spec := range tools {
+		tool, err := parseTool(spec)
+		if err != nil {
+			return err
+		}
+		params.Tools = append(params.Tools, oresponses.ToolUnionParam{OfFunction: tool})
 	}
 	var res *oresponses.Response
 	if *stream {
@@ -80,7 +83,7 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		res, err = client.Responses.New(ctx, params)
 	}
 	if err != nil {
-		return err
+		return callError(err)
 	}
 	if !*stream {
 		if t := res.OutputText(); t != "" {
@@ -104,6 +107,71 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 			receipt.Success, receipt.Transaction, x402.FormatUSDC(paid), receipt.Payer, receipt.Network)
 	}
 	return nil
+}
+
+// parseTool reads a --tool: NAME declares a tool without parameters,
+// NAME(a,b) one whose parameters a and b are required strings, so the
+// model has something to fill in ("get_weather(city)").
+func parseTool(spec string) (*oresponses.FunctionToolParam, error) {
+	name, rest, hasParams := strings.Cut(strings.TrimSpace(spec), "(")
+	props, required := map[string]any{}, []string{}
+	if hasParams {
+		list, ok := strings.CutSuffix(rest, ")")
+		if !ok {
+			return nil, fmt.Errorf("--tool %q: want NAME or NAME(param,...)", spec)
+		}
+		for _, p := range strings.Split(list, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				props[p] = map[string]any{"type": "string"}
+				required = append(required, p)
+			}
+		}
+	}
+	if name = strings.TrimSpace(name); name == "" {
+		return nil, fmt.Errorf("--tool %q: the tool needs a name", spec)
+	}
+	schema := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		schema["required"] = required
+	}
+	return &oresponses.FunctionToolParam{Name: name, Parameters: schema, Strict: openai.Bool(false)}, nil
+}
+
+// callError turns a refusal into something to act on: the status, the
+// server's OpenAI error message and, for a 402, the x402 reason (from the
+// failed receipt when there is one, else the error code).
+func callError(err error) error {
+	var apiErr *openai.Error
+	if !errors.As(err, &apiErr) {
+		return err
+	}
+	msg := apiErr.Message
+	if msg == "" {
+		msg = "(no message)"
+	}
+	out := fmt.Sprintf("the server answered %d %s: %s", apiErr.StatusCode, http.StatusText(apiErr.StatusCode), msg)
+	if apiErr.StatusCode == http.StatusPaymentRequired {
+		reason := apiErr.Code
+		if r := failedReceiptReason(apiErr.Response); r != "" {
+			reason = r
+		}
+		if reason != "" {
+			out += " (x402 reason: " + reason + ")"
+		}
+	}
+	return errors.New(out)
+}
+
+func failedReceiptReason(res *http.Response) string {
+	if res == nil {
+		return ""
+	}
+	for _, h := range []string{x402.HeaderPaymentResponse, x402.HeaderXPaymentResponse} {
+		if r, err := x402.DecodeReceipt(res.Header.Get(h)); err == nil && r.ErrorReason != "" {
+			return r.ErrorReason
+		}
+	}
+	return ""
 }
 
 func callStreaming(ctx context.Context, c *openai.Client, p oresponses.ResponseNewParams, stdout io.Writer) (*oresponses.Response, error) {
@@ -146,7 +214,7 @@ func offeredNetworks(ctx context.Context, base, model string) (*x402.Registry, e
 	req.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cannot reach farebox at %s (%s): start it (farebox dev) or point --base-url / FAREBOX_BASE_URL at it", base, rootCause(err))
 	}
 	res.Body.Close()
 	if res.StatusCode != http.StatusPaymentRequired {

@@ -112,6 +112,9 @@ func (m *DevMain) Run(ctx context.Context) error {
 	if err := m.configure(ctx); err != nil {
 		return err
 	}
+	if err := m.build(); err != nil {
+		return err
+	}
 	if err := m.serve(); err != nil {
 		return err
 	}

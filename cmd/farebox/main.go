@@ -14,16 +14,26 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/redis/go-redis/v9"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// go-redis logs each failed dial itself; farebox reports a Redis it
+	// cannot reach in its own words (start-up error, /readyz, request logs).
+	redis.SetLogger(quietRedis{})
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv); err != nil {
 		fmt.Fprintln(os.Stderr, "farebox:", oneLine(err))
 		os.Exit(1)
 	}
 }
+
+// quietRedis drops go-redis's internal log lines.
+type quietRedis struct{}
+
+func (quietRedis) Printf(context.Context, string, ...any) {}
 
 const usage = `farebox: a paid, OpenAI-Responses-compatible gateway (x402, USDC over EIP-3009)
 

@@ -55,9 +55,9 @@ func (m *Main) listen() error {
 	return nil
 }
 
-// serve builds the gateway and serves it on the listener (and pprof, when
-// asked) until Close.
-func (m *Main) serve() error {
+// build makes the gateway (and opens its stores and chain clients), to be
+// closed with the rest.
+func (m *Main) build() error {
 	srv, err := gateway.New(m.Config, m.Options)
 	if err != nil {
 		return err
@@ -68,6 +68,13 @@ func (m *Main) serve() error {
 		defer cancel()
 		return srv.Shutdown(ctx)
 	})
+	return nil
+}
+
+// serve serves the built gateway on the listener (and pprof, when asked)
+// until Close.
+func (m *Main) serve() error {
+	srv := m.server
 	if m.PprofAddr != "" {
 		if err := m.servePprof(); err != nil {
 			return err

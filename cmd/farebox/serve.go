@@ -65,11 +65,14 @@ func (m *ServeMain) Run(ctx context.Context) error {
 	if err := m.listen(); err != nil {
 		return err
 	}
+	if err := m.build(); err != nil {
+		return gatewayError(m.ConfigPath, m.Config, err)
+	}
 	if err := probeFacilitator(ctx, m.Config); err != nil {
 		return err
 	}
 	if err := m.serve(); err != nil {
-		return fmt.Errorf("config %s: %w", m.ConfigPath, err)
+		return err
 	}
 	fmt.Fprintf(m.Stdout, "farebox listening: base URL %s\n", m.BaseURL)
 	return nil

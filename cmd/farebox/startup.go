@@ -72,6 +72,16 @@ func unwrapPath(err error, path string) error {
 	return err
 }
 
+// gatewayError names the config file, and the key when the gateway could
+// not reach the chain it was given (its own message names the call).
+func gatewayError(path string, cfg gateway.Config, err error) error {
+	rpc := cfg.Payments.Chain.RPCURL
+	if rpc != "" && !strings.Contains(err.Error(), "payments.") && strings.Contains(err.Error(), strings.TrimSuffix(rpc, "/")) {
+		return fmt.Errorf("payments.chain.rpc_url %s is unreachable (%s): fix the key or FAREBOX_RPC_URL", rpc, rootCause(err))
+	}
+	return fmt.Errorf("config %s: %w", path, err)
+}
+
 // probeFacilitator makes sure the facilitator answers HTTP at all before
 // farebox takes traffic it could not settle; any status counts as an answer.
 func probeFacilitator(ctx context.Context, cfg gateway.Config) error {
