@@ -202,10 +202,10 @@ func callStreaming(ctx context.Context, c *openai.Client, p oresponses.ResponseN
 
 // offeredNetworks asks the server which networks it takes for model (the
 // 402 offer of an unpaid request, answered before any model runs) and
-// trusts those the user chose by naming the base URL; the spend cap bounds
-// what any of them can cost.
+// trusts those the user chose by naming the base URL, ahead of the
+// built-in ones (a rehearsal on a Base Sepolia fork offers its own token on
+// eip155:84532); the spend cap bounds what any of them can cost.
 func offeredNetworks(ctx context.Context, base, model string) (*x402.Registry, error) {
-	reg := x402.DefaultRegistry()
 	body := `{"model":` + fmt.Sprintf("%q", model) + `,"input":"."}`
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(base, "/")+"/responses", strings.NewReader(body))
 	if err != nil {
@@ -218,26 +218,28 @@ func offeredNetworks(ctx context.Context, base, model string) (*x402.Registry, e
 	}
 	res.Body.Close()
 	if res.StatusCode != http.StatusPaymentRequired {
-		return reg, nil
+		return x402.DefaultRegistry(), nil
 	}
 	offers, err := x402.DecodePaymentRequired(res.Header.Get(x402.HeaderPaymentRequired))
 	if err != nil {
 		return nil, fmt.Errorf("reading the server's offer: %w", err)
 	}
+	var nets []*x402.Network
+	taken := map[string]bool{}
 	for _, o := range offers {
 		var id int64
-		if _, err := fmt.Sscanf(o.Network, "eip155:%d", &id); err != nil || !common.IsHexAddress(o.Asset) {
+		if _, err := fmt.Sscanf(o.Network, "eip155:%d", &id); err != nil || !common.IsHexAddress(o.Asset) || taken[o.Network] {
 			continue
 		}
-		if reg.ByCAIP2(o.Network) != nil {
-			continue
-		}
-		n := x402.NewNetwork(o.Network, "", big.NewInt(id), common.HexToAddress(o.Asset), o.ExtraName, o.ExtraVersion)
-		if err := reg.Add(n); err != nil {
-			return nil, err
+		taken[o.Network] = true
+		nets = append(nets, x402.NewNetwork(o.Network, "", big.NewInt(id), common.HexToAddress(o.Asset), o.ExtraName, o.ExtraVersion))
+	}
+	for _, n := range x402.DefaultRegistry().Networks() {
+		if !taken[n.CAIP2] {
+			nets = append(nets, n)
 		}
 	}
-	return reg, nil
+	return x402.NewRegistry(nets...)
 }
 
 func priceOf(ctx context.Context, base, model string) *big.Int {
