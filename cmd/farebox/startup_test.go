@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/farebox/farebox/gateway"
 )
 
 // TestMain lets a test run this binary as the real farebox command (exit
@@ -137,5 +140,40 @@ func TestHelpExitsZero(t *testing.T) {
 		if !strings.Contains(stderr, "-addr") && !strings.Contains(stderr, "-base-url") {
 			t.Errorf("farebox %s -h printed no flags:\n%s", cmd, stderr)
 		}
+	}
+}
+
+// TestServeCloseFreesEveryListener runs ServeMain without flags (the Main
+// shape) with pprof on: after Close, the gateway's and pprof's addresses
+// can be listened on again.
+func TestServeCloseFreesEveryListener(t *testing.T) {
+	gw, pp := closedAddr(t), closedAddr(t)
+	m := NewServeMain(&syncBuffer{}, &syncBuffer{}, func(string) string { return "" })
+	m.Config = gateway.Config{Addr: gw, LogLevel: "warn",
+		Models: []gateway.ModelConfig{{Name: "free", Upstream: "scripted", Price: "0"}}}
+	m.PprofAddr = pp
+	if err := m.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, url := range []string{m.BaseURL + "/models", "http://" + pp + "/debug/pprof/"} {
+		res, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Errorf("GET %s: %d", url, res.StatusCode)
+		}
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, addr := range []string{gw, pp} {
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Errorf("%s still taken after Close: %v", addr, err)
+			continue
+		}
+		l.Close()
 	}
 }
