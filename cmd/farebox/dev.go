@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/gateway"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
@@ -198,7 +200,7 @@ func parseFund(spec string) (common.Address, *big.Int, error) {
 // commands that work as printed.
 func (m *DevMain) banner(w io.Writer) {
 	n := m.net
-	key := fmt.Sprintf("%x", n.payerKey.D.FillBytes(make([]byte, 32)))
+	key := hex.EncodeToString(crypto.FromECDSA(n.payerKey))
 	public := "a publicly known test key: never send it anything of value"
 	if key != devchain.DevPayerKey {
 		public = "a generated test key: it holds test dollars only"
