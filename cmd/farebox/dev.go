@@ -44,8 +44,7 @@ type devFlags struct {
 // behind one gateway.
 type DevMain struct {
 	Main
-	// Flags are what ParseFlags read; tests set them directly.
-	Flags  devFlags
+	flags  devFlags
 	getenv func(string) string
 	net    *devNet
 }
@@ -59,7 +58,7 @@ func NewDevMain(stdout, stderr io.Writer, getenv func(string) string) *DevMain {
 func (m *DevMain) ParseFlags(args []string) error {
 	fs := flag.NewFlagSet("dev", flag.ContinueOnError)
 	fs.SetOutput(m.Stderr)
-	f := &m.Flags
+	f := &m.flags
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8402", "listen address")
 	fs.Int64Var(&f.chainID, "chain-id", 1337, "chain id of the in-process dev chain (CAIP-2 eip155:<id>)")
 	fs.StringVar(&f.rpcAddr, "rpc-addr", "127.0.0.1:8545", `serve the in-process chain's JSON-RPC here for wallets and tools ("" = off)`)
@@ -80,6 +79,11 @@ func (m *DevMain) ParseFlags(args []string) error {
 		return fmt.Errorf("dev takes no arguments, got %q (flags go before them)", strings.Join(fs.Args(), " "))
 	}
 	f.funds = funds
+	for _, spec := range funds {
+		if _, _, err := parseFund(spec); err != nil {
+			return err
+		}
+	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	if f.chain != "" {
@@ -101,7 +105,7 @@ func (m *DevMain) ParseFlags(args []string) error {
 // Run takes the listen address, starts or attaches the chain, funds the
 // --fund addresses, and serves the gateway; then it prints the banner.
 func (m *DevMain) Run(ctx context.Context) error {
-	m.Config.Addr = m.Flags.addr
+	m.Config.Addr = m.flags.addr
 	if err := m.listen(); err != nil {
 		return err
 	}
@@ -126,10 +130,10 @@ func (m *DevMain) Run(ctx context.Context) error {
 
 func (m *DevMain) startChain(ctx context.Context) error {
 	var err error
-	if m.Flags.chain != "" {
-		m.net, err = attachRemote(ctx, m.Flags, m.getenv)
+	if m.flags.chain != "" {
+		m.net, err = attachRemote(ctx, m.flags, m.getenv)
 	} else {
-		m.net, err = startInProcess(ctx, m.Flags)
+		m.net, err = startInProcess(ctx, m.flags)
 	}
 	if err != nil {
 		return err
@@ -139,7 +143,7 @@ func (m *DevMain) startChain(ctx context.Context) error {
 }
 
 func (m *DevMain) fundAll(ctx context.Context) error {
-	for _, spec := range m.Flags.funds {
+	for _, spec := range m.flags.funds {
 		addr, amount, err := parseFund(spec)
 		if err != nil {
 			return err
@@ -154,7 +158,7 @@ func (m *DevMain) fundAll(ctx context.Context) error {
 // configure is the gateway's config for the dev chain: two scripted
 // models, payments to DevPayTo settled by the chain settler.
 func (m *DevMain) configure(ctx context.Context) error {
-	n, f := m.net, m.Flags
+	n, f := m.net, m.flags
 	settler, err := evm.NewSettler(ctx, n.backend, n.relayerKey)
 	if err != nil {
 		return err

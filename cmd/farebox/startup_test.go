@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -175,5 +176,32 @@ func TestServeCloseFreesEveryListener(t *testing.T) {
 			continue
 		}
 		l.Close()
+	}
+}
+
+// TestDevFlagMistakesAreOneLine: flags that cannot work together, or a
+// chain nobody answers at, stop `farebox dev` with one line naming the flag.
+func TestDevFlagMistakesAreOneLine(t *testing.T) {
+	down := "http://" + closedAddr(t)
+	cases := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"data without chain", []string{"--data", t.TempDir()}, []string{"--data", "--chain"}},
+		{"block time with chain", []string{"--chain", down, "--block-time", "2s"}, []string{"--block-time", "anvil --block-time"}},
+		{"unreachable chain", []string{"--chain", down}, []string{"--chain " + down, "unreachable", "connection refused"}},
+		{"bad deployer key", []string{"--chain", down, "--deployer-key", "0xnothex"}, []string{"--deployer-key"}},
+		{"bad fund", []string{"--fund", "0x12=1"}, []string{"--fund", "0xADDRESS=AMOUNT"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"dev", "--addr", "127.0.0.1:0", "--rpc-addr", ""}, c.args...)
+			if slices.Contains(c.args, "--chain") {
+				args = append([]string{"dev", "--addr", "127.0.0.1:0"}, c.args...)
+			}
+			code, _, stderr := farebox(t, nil, args...)
+			assertOneLineFailure(t, code, stderr, c.want...)
+		})
 	}
 }
