@@ -38,7 +38,7 @@ func (quietRedis) Printf(context.Context, string, ...any) {}
 const usage = `farebox: a paid, OpenAI-Responses-compatible gateway (x402, USDC over EIP-3009)
 
 Usage:
-  farebox dev   [flags]            run everything on one machine (in-memory chain, scripted model)
+  farebox dev   [flags]            run everything on one machine (in-memory chain or --chain URL, scripted model)
   farebox serve --config FILE      run the gateway from a config file (see farebox.example.yaml)
   farebox call  [flags] PROMPT     make one paid call and print the answer and the receipt
 
