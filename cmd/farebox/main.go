@@ -108,6 +108,8 @@ func runMain(ctx context.Context, m mainCommand, args []string) (err error) {
 	}
 }
 
+// start runs m.Run, turning a panic inside a dependency (go-ethereum's
+// node panics when it cannot start) into a one-line error.
 func start(ctx context.Context, m mainCommand) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
