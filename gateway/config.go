@@ -30,6 +30,8 @@ type Config struct {
 	IdleTimeout       Duration `yaml:"idle_timeout"`
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `yaml:"log_level"`
+	// DataDir is the directory for durable state: the settlement journal.
+	DataDir string `yaml:"data_dir"`
 
 	Payments PaymentsConfig `yaml:"payments"`
 	Models   []ModelConfig  `yaml:"models"`

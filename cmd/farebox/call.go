@@ -30,7 +30,7 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	stream := fs.Bool("stream", false, "stream the answer")
 	maxPrice := fs.String("max-price", "0.1", "the most this call may cost, in USDC")
 	var tools fundFlags
-	fs.Var(&tools, "tool", "declare a function tool NAME (repeatable); its calls are printed, not run")
+	fs.Var(&tools, "tool", "declare a function tool NAME, or NAME(param,...) with string parameters (repeatable); its calls are printed, not run")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: farebox call [flags] PROMPT\n\nThe payer key comes from FAREBOX_PAYER_KEY (hex); without it, the publicly\nknown dev payer key of `farebox dev` is used.")
 		fs.PrintDefaults()
@@ -69,9 +69,12 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	client := openai.NewClient(option.WithBaseURL(strings.TrimSuffix(*base, "/")+"/"), option.WithAPIKey("x402"),
 		option.WithHTTPClient(&http.Client{Transport: tr}), option.WithMaxRetries(0))
 	params := oresponses.ResponseNewParams{Model: *model, Input: oresponses.ResponseNewParamsInputUnion{OfString: openai.String(prompt)}}
-	for _, name := range tools {
-		params.Tools = append(params.Tools, oresponses.ToolUnionParam{OfFunction: &oresponses.FunctionToolParam{
-			Name: name, Parameters: map[string]any{"type": "object", "properties": map[string]any{}}, Strict: openai.Bool(false)}})
+	for _, spec := range tools {
+		tool, err := parseTool(spec)
+		if err != nil {
+			return err
+		}
+		params.Tools = append(params.Tools, oresponses.ToolUnionParam{OfFunction: tool})
 	}
 	var res *oresponses.Response
 	if *stream {
@@ -80,7 +83,7 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		res, err = client.Responses.New(ctx, params)
 	}
 	if err != nil {
-		return err
+		return callError(err)
 	}
 	if !*stream {
 		if t := res.OutputText(); t != "" {
@@ -104,6 +107,71 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 			receipt.Success, receipt.Transaction, x402.FormatUSDC(paid), receipt.Payer, receipt.Network)
 	}
 	return nil
+}
+
+// parseTool reads a --tool: NAME declares a tool without parameters,
+// NAME(a,b) one whose parameters a and b are required strings, so the
+// model has something to fill in ("get_weather(city)").
+func parseTool(spec string) (*oresponses.FunctionToolParam, error) {
+	name, rest, hasParams := strings.Cut(strings.TrimSpace(spec), "(")
+	props, required := map[string]any{}, []string{}
+	if hasParams {
+		list, ok := strings.CutSuffix(rest, ")")
+		if !ok {
+			return nil, fmt.Errorf("--tool %q: want NAME or NAME(param,...)", spec)
+		}
+		for _, p := range strings.Split(list, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				props[p] = map[string]any{"type": "string"}
+				required = append(required, p)
+			}
+		}
+	}
+	if name = strings.TrimSpace(name); name == "" {
+		return nil, fmt.Errorf("--tool %q: the tool needs a name", spec)
+	}
+	schema := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		schema["required"] = required
+	}
+	return &oresponses.FunctionToolParam{Name: name, Parameters: schema, Strict: openai.Bool(false)}, nil
+}
+
+// callError turns a refusal into something to act on: the status, the
+// server's OpenAI error message and, for a 402, the x402 reason (from the
+// failed receipt when there is one, else the error code).
+func callError(err error) error {
+	var apiErr *openai.Error
+	if !errors.As(err, &apiErr) {
+		return err
+	}
+	msg := apiErr.Message
+	if msg == "" {
+		msg = "(no message)"
+	}
+	out := fmt.Sprintf("the server answered %d %s: %s", apiErr.StatusCode, http.StatusText(apiErr.StatusCode), msg)
+	if apiErr.StatusCode == http.StatusPaymentRequired {
+		reason := apiErr.Code
+		if r := failedReceiptReason(apiErr.Response); r != "" {
+			reason = r
+		}
+		if reason != "" {
+			out += " (x402 reason: " + reason + ")"
+		}
+	}
+	return errors.New(out)
+}
+
+func failedReceiptReason(res *http.Response) string {
+	if res == nil {
+		return ""
+	}
+	for _, h := range []string{x402.HeaderPaymentResponse, x402.HeaderXPaymentResponse} {
+		if r, err := x402.DecodeReceipt(res.Header.Get(h)); err == nil && r.ErrorReason != "" {
+			return r.ErrorReason
+		}
+	}
+	return ""
 }
 
 func callStreaming(ctx context.Context, c *openai.Client, p oresponses.ResponseNewParams, stdout io.Writer) (*oresponses.Response, error) {
@@ -134,10 +202,10 @@ func callStreaming(ctx context.Context, c *openai.Client, p oresponses.ResponseN
 
 // offeredNetworks asks the server which networks it takes for model (the
 // 402 offer of an unpaid request, answered before any model runs) and
-// trusts those the user chose by naming the base URL; the spend cap bounds
-// what any of them can cost.
+// trusts those the user chose by naming the base URL, ahead of the
+// built-in ones (a rehearsal on a Base Sepolia fork offers its own token on
+// eip155:84532); the spend cap bounds what any of them can cost.
 func offeredNetworks(ctx context.Context, base, model string) (*x402.Registry, error) {
-	reg := x402.DefaultRegistry()
 	body := `{"model":` + fmt.Sprintf("%q", model) + `,"input":"."}`
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(base, "/")+"/responses", strings.NewReader(body))
 	if err != nil {
@@ -146,30 +214,32 @@ func offeredNetworks(ctx context.Context, base, model string) (*x402.Registry, e
 	req.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cannot reach farebox at %s (%s): start it (farebox dev) or point --base-url / FAREBOX_BASE_URL at it", base, rootCause(err))
 	}
 	res.Body.Close()
 	if res.StatusCode != http.StatusPaymentRequired {
-		return reg, nil
+		return x402.DefaultRegistry(), nil
 	}
 	offers, err := x402.DecodePaymentRequired(res.Header.Get(x402.HeaderPaymentRequired))
 	if err != nil {
 		return nil, fmt.Errorf("reading the server's offer: %w", err)
 	}
+	var nets []*x402.Network
+	taken := map[string]bool{}
 	for _, o := range offers {
 		var id int64
-		if _, err := fmt.Sscanf(o.Network, "eip155:%d", &id); err != nil || !common.IsHexAddress(o.Asset) {
+		if _, err := fmt.Sscanf(o.Network, "eip155:%d", &id); err != nil || !common.IsHexAddress(o.Asset) || taken[o.Network] {
 			continue
 		}
-		if reg.ByCAIP2(o.Network) != nil {
-			continue
-		}
-		n := x402.NewNetwork(o.Network, "", big.NewInt(id), common.HexToAddress(o.Asset), o.ExtraName, o.ExtraVersion)
-		if err := reg.Add(n); err != nil {
-			return nil, err
+		taken[o.Network] = true
+		nets = append(nets, x402.NewNetwork(o.Network, "", big.NewInt(id), common.HexToAddress(o.Asset), o.ExtraName, o.ExtraVersion))
+	}
+	for _, n := range x402.DefaultRegistry().Networks() {
+		if !taken[n.CAIP2] {
+			nets = append(nets, n)
 		}
 	}
-	return reg, nil
+	return x402.NewRegistry(nets...)
 }
 
 func priceOf(ctx context.Context, base, model string) *big.Int {

@@ -2,15 +2,18 @@ package main
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math/big"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/gateway"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
@@ -27,87 +30,159 @@ type fundFlags []string
 func (f *fundFlags) String() string     { return strings.Join(*f, ",") }
 func (f *fundFlags) Set(v string) error { *f = append(*f, v); return nil }
 
-// devSetup is what `farebox dev` runs: the chain and the gateway's config.
-type devSetup struct {
-	chain *devchain.Chain
-	cfg   gateway.Config
-	opts  gateway.Options
+// devFlags are `farebox dev`'s flags.
+type devFlags struct {
+	addr, rpcAddr, price, settle, logLevel string
+	chainID                                int64
+	pace, blockTime                        time.Duration
+	funds                                  []string
+	chain, dataDir, deployerKey            string
 }
 
-func runDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+// DevMain is `farebox dev`: a chain (in process, or --chain) with the dev
+// token and a funded payer, the chain settler and the scripted models
+// behind one gateway.
+type DevMain struct {
+	Main
+	flags  devFlags
+	getenv func(string) string
+	net    *devNet
+}
+
+// NewDevMain returns a dev command writing to stdout and stderr.
+func NewDevMain(stdout, stderr io.Writer, getenv func(string) string) *DevMain {
+	return &DevMain{Main: Main{Stdout: stdout, Stderr: stderr, AddrFlag: "--addr"}, getenv: getenv}
+}
+
+// ParseFlags reads `farebox dev`'s flags; -h prints them and is no error.
+func (m *DevMain) ParseFlags(args []string) error {
 	fs := flag.NewFlagSet("dev", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:8402", "listen address")
-	chainID := fs.Int64("chain-id", 1337, "chain id of the embedded dev chain (CAIP-2 eip155:<id>)")
-	rpcAddr := fs.String("rpc-addr", "127.0.0.1:8545", `serve the dev chain's JSON-RPC here for wallets and tools ("" = off)`)
-	price := fs.String("price", "0.001", "USDC per call of farebox-scripted")
-	pace := fs.Duration("pace", 0, "the scripted model's delay between deltas (e.g. 30ms)")
-	settle := fs.String("settle", "after", "settle after the answer (after) or before the model is called (before)")
-	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	fs.SetOutput(m.Stderr)
+	f := &m.flags
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8402", "listen address")
+	fs.Int64Var(&f.chainID, "chain-id", 1337, "chain id of the in-process dev chain (CAIP-2 eip155:<id>)")
+	fs.StringVar(&f.rpcAddr, "rpc-addr", "127.0.0.1:8545", `serve the in-process chain's JSON-RPC here for wallets and tools ("" = off)`)
+	fs.DurationVar(&f.blockTime, "block-time", 0, "mine the in-process chain at this interval, like a real chain (e.g. 2s; 0 = a block per transaction)")
+	fs.StringVar(&f.chain, "chain", "", "JSON-RPC URL of an external chain (anvil, a testnet fork) to deploy the dev token on and settle on, instead of the in-process chain")
+	fs.StringVar(&f.dataDir, "data", "", "keep the --chain deployment (token, generated keys, who was funded) and the gateway's settlement journal in this directory")
+	fs.StringVar(&f.deployerKey, "deployer-key", m.getenv("FAREBOX_DEPLOYER_KEY"), "hex key that deploys the dev token on --chain and funds (env FAREBOX_DEPLOYER_KEY; default: the node's eth_accounts[0])")
+	fs.StringVar(&f.price, "price", "0.001", "USDC per call of farebox-scripted")
+	fs.DurationVar(&f.pace, "pace", 0, "the scripted model's delay between deltas (e.g. 30ms)")
+	fs.StringVar(&f.settle, "settle", "after", "settle after the answer (after) or before the model is called (before)")
+	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	var funds fundFlags
 	fs.Var(&funds, "fund", "fund another payer with test USDC: 0xADDR=AMOUNT (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	d, err := startDev(ctx, devFlags{addr: *addr, chainID: *chainID, rpcAddr: *rpcAddr, price: *price,
-		pace: *pace, settle: *settle, logLevel: *logLevel, funds: funds})
+	if fs.NArg() > 0 {
+		return fmt.Errorf("dev takes no arguments, got %q (flags go before them)", strings.Join(fs.Args(), " "))
+	}
+	f.funds = funds
+	for _, spec := range funds {
+		if _, _, err := parseFund(spec); err != nil {
+			return err
+		}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if f.chain != "" {
+		for _, name := range []string{"chain-id", "rpc-addr", "block-time"} {
+			if set[name] {
+				return fmt.Errorf("--%s is for the in-process chain; with --chain, the external chain sets it (e.g. anvil --block-time 2)", name)
+			}
+		}
+	} else if f.dataDir != "" {
+		return errors.New("--data keeps a deployment on an external chain, but the in-process chain lives in memory: use --data with --chain URL")
+	}
+	if f.blockTime < 0 {
+		return fmt.Errorf("--block-time %s: want a positive interval, or 0 to mine on demand", f.blockTime)
+	}
+	m.PprofAddr = m.getenv("FAREBOX_PPROF_ADDR")
+	return nil
+}
+
+// Run takes the listen address, starts or attaches the chain, funds the
+// --fund addresses, and serves the gateway; then it prints the banner.
+func (m *DevMain) Run(ctx context.Context) error {
+	m.Config.Addr = m.flags.addr
+	if err := m.listen(); err != nil {
+		return err
+	}
+	if err := m.startChain(ctx); err != nil {
+		return err
+	}
+	if err := m.fundAll(ctx); err != nil {
+		return err
+	}
+	if err := m.configure(ctx); err != nil {
+		return err
+	}
+	if err := m.build(); err != nil {
+		return err
+	}
+	if err := m.serve(); err != nil {
+		return err
+	}
+	m.banner(m.Stdout)
+	return nil
+}
+
+func (m *DevMain) startChain(ctx context.Context) error {
+	var err error
+	if m.flags.chain != "" {
+		m.net, err = attachRemote(ctx, m.flags, m.getenv)
+	} else {
+		m.net, err = startInProcess(ctx, m.flags)
+	}
 	if err != nil {
 		return err
 	}
-	defer d.chain.Close()
-	srv, err := gateway.New(d.cfg, d.opts)
-	if err != nil {
-		return err
-	}
-	return serveUntilDone(ctx, srv, d.cfg, func(base string) { d.banner(stdout, base) })
+	m.onClose(m.net.close)
+	return nil
 }
 
-type devFlags struct {
-	addr, rpcAddr, price, settle, logLevel string
-	chainID                                int64
-	pace                                   time.Duration
-	funds                                  []string
-}
-
-// startDev starts the in-process chain and builds the gateway's config
-// for it. Tests use it to run exactly what `farebox dev` runs.
-func startDev(ctx context.Context, f devFlags) (*devSetup, error) {
-	chain, err := devchain.Start(ctx, devchain.Config{ChainID: f.chainID, RPCAddr: f.rpcAddr})
-	if err != nil {
-		return nil, fmt.Errorf("dev chain: %w", err)
-	}
-	fail := func(err error) (*devSetup, error) { chain.Close(); return nil, err }
-	for _, spec := range f.funds {
+func (m *DevMain) fundAll(ctx context.Context) error {
+	for _, spec := range m.flags.funds {
 		addr, amount, err := parseFund(spec)
 		if err != nil {
-			return fail(err)
+			return err
 		}
-		if err := chain.Fund(ctx, addr, amount); err != nil {
-			return fail(fmt.Errorf("--fund %s: %w", spec, err))
+		if err := m.net.fund(ctx, addr, amount); err != nil {
+			return fmt.Errorf("--fund %s: %w", spec, err)
 		}
 	}
-	settler, err := evm.NewSettler(ctx, chain.Client, chain.RelayerKey)
+	return nil
+}
+
+// configure is the gateway's config for the dev chain: two scripted
+// models, payments to DevPayTo settled by the chain settler.
+func (m *DevMain) configure(ctx context.Context) error {
+	n, f := m.net, m.flags
+	settler, err := evm.NewSettler(ctx, n.backend, n.relayerKey)
 	if err != nil {
-		return fail(err)
+		return err
 	}
-	settler.PollInterval = 10 * time.Millisecond // the dev chain mines at once
-	cfg := gateway.Config{
+	settler.PollInterval = n.pollInterval
+	m.Config = gateway.Config{
 		Addr:     f.addr,
 		LogLevel: f.logLevel,
+		DataDir:  f.dataDir,
 		Models: []gateway.ModelConfig{
 			{Name: "farebox-scripted", Upstream: "scripted", Price: f.price, Pace: gateway.Duration(f.pace),
 				Description: "farebox's scripted dev model"},
 			{Name: "farebox-scripted-free", Upstream: "scripted", Price: "0", Pace: gateway.Duration(f.pace)},
 		},
-		Payments: gateway.PaymentsConfig{PayTo: DevPayTo, Networks: []string{chain.Network.CAIP2}, Settle: f.settle},
+		Payments: gateway.PaymentsConfig{PayTo: DevPayTo, Networks: []string{n.network.CAIP2}, Settle: f.settle},
 	}
-	opts := gateway.Options{
-		Networks: []*x402.Network{chain.Network},
+	m.Options = gateway.Options{
+		Networks: []*x402.Network{n.network},
 		Settler:  settler,
-		Checker:  evm.NewChecker(chain.Client, true),
+		Checker:  evm.NewChecker(n.backend, true),
 		Ready:    settler.Ready,
+		Getenv:   m.getenv,
 	}
-	return &devSetup{chain: chain, cfg: cfg, opts: opts}, nil
+	return nil
 }
 
 func parseFund(spec string) (common.Address, *big.Int, error) {
@@ -125,24 +200,42 @@ func parseFund(spec string) (common.Address, *big.Int, error) {
 	return common.HexToAddress(a), n, nil
 }
 
-func (d *devSetup) banner(w io.Writer, base string) {
-	c := d.chain
+// banner tells a newcomer everything needed for the first paid call, with
+// commands that work as printed.
+func (m *DevMain) banner(w io.Writer) {
+	n := m.net
+	key := hex.EncodeToString(crypto.FromECDSA(n.payerKey))
+	public := "a publicly known test key: never send it anything of value"
+	if key != devchain.DevPayerKey {
+		public = "a generated test key: it holds test dollars only"
+	}
 	fmt.Fprintf(w, `farebox dev is running.
 
   base URL        %s
   models          farebox-scripted (%s USDC per call), farebox-scripted-free
-  chain           in-process dev chain %s (state lives in memory and is gone on exit)
+  chain           %s
   chain RPC       %s
   token (USDC)    %s  (EIP-712 %q version %q)
   payments to     %s
 
-  DEV PAYER (a publicly known test key: never send it anything of value)
+  DEV PAYER (%s)
   address         %s
   private key     0x%s
 
-Try it:  FAREBOX_PAYER_KEY=0x%s farebox call --base-url %s "hello"
-`, base, d.cfg.Models[0].Price, c.Network.CAIP2, orNone(c.RPCURL), c.Network.Asset.Hex(), c.Network.Name, c.Network.Version,
-		DevPayTo, c.Payer.Hex(), devchain.DevPayerKey, devchain.DevPayerKey, base)
+Try it:  FAREBOX_PAYER_KEY=0x%s %s call --base-url %s "hello"
+`, m.BaseURL, m.Config.Models[0].Price, n.about, orNone(n.rpcURL), n.network.Asset.Hex(), n.network.Name, n.network.Version,
+		DevPayTo, public, n.payer().Hex(), key, key, selfCommand(), m.BaseURL)
+}
+
+// selfCommand is how to run this farebox again: `go run ./cmd/farebox`
+// under go run (its binary is deleted on exit), else the path it was
+// started by.
+func selfCommand() string {
+	exe := os.Args[0]
+	if strings.Contains(exe, "go-build") {
+		return "go run ./cmd/farebox"
+	}
+	return exe
 }
 
 func orNone(s string) string {

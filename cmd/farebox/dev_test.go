@@ -10,6 +10,7 @@ import (
 	"math/big"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -24,15 +25,21 @@ import (
 	oresponses "github.com/openai/openai-go/v3/responses"
 )
 
-// syncBuffer is stdout shared between the command and the test.
+// syncBuffer is stdout shared between the command and the test; wrote,
+// when made, is signalled after each write.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu    sync.Mutex
+	b     bytes.Buffer
+	wrote chan struct{}
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	select {
+	case s.wrote <- struct{}{}:
+	default:
+	}
 	return s.b.Write(p)
 }
 func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
@@ -41,20 +48,8 @@ func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return 
 // call with openai-go and the paying transport: the receipt names a mined
 // transaction and the payer's balance dropped by exactly 0.001 USDC.
 func TestFareboxDevPaidCall(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	out := &syncBuffer{}
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"dev", "--addr", "127.0.0.1:0", "--rpc-addr", "127.0.0.1:0", "--log-level", "warn",
-			"--fund", "0x1111111111111111111111111111111111111111=2.5"}, out, &syncBuffer{}, func(string) string { return "" })
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("farebox dev exited with %v", err)
-		}
-	})
-	banner := waitFor(t, out, "Try it:")
+	ctx := context.Background()
+	_, banner := startDevCommand(t, "--fund", "0x1111111111111111111111111111111111111111=2.5")
 	base := field(t, banner, `base URL\s+(\S+)`)
 	rpcURL := field(t, banner, `chain RPC\s+(\S+)`)
 	tokenAddr := common.HexToAddress(field(t, banner, `token \(USDC\)\s+(0x[0-9a-fA-F]{40})`))
@@ -120,17 +115,59 @@ func TestFareboxDevPaidCall(t *testing.T) {
 	}
 }
 
-func waitFor(t *testing.T, out *syncBuffer, marker string) string {
+// startDevCommand runs `farebox dev` (on free loopback ports, plus extra
+// flags) as a user would, until the test ends or stop is called, and
+// returns its output and banner.
+func startDevCommand(t *testing.T, extra ...string) (stop func(), banner string) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
-	for time.Now().Before(deadline) {
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{wrote: make(chan struct{}, 1)}
+	args := []string{"dev", "--addr", "127.0.0.1:0", "--log-level", "warn"}
+	if !slices.Contains(extra, "--chain") {
+		args = append(args, "--rpc-addr", "127.0.0.1:0")
+	}
+	args = append(args, extra...)
+	var runErr error
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		runErr = run(ctx, args, out, &syncBuffer{}, func(string) string { return "" })
+	}()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			<-exited
+			if runErr != nil {
+				t.Errorf("farebox dev exited with %v", runErr)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop, waitFor(t, out, "Try it:", exited, &runErr)
+}
+
+// waitFor waits for marker in out, written by a command that closes exited
+// (with *runErr set) when it ends.
+func waitFor(t *testing.T, out *syncBuffer, marker string, exited <-chan struct{}, runErr *error) string {
+	t.Helper()
+	timeout := time.After(3 * time.Minute)
+	for {
+		// A write between the check and the wait is not lost: wrote holds one signal.
 		if s := out.String(); strings.Contains(s, marker) {
 			return s
 		}
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case <-out.wrote:
+		case <-exited:
+			if s := out.String(); strings.Contains(s, marker) {
+				return s
+			}
+			t.Fatalf("farebox dev ended before %q: %v\n%s", marker, *runErr, out.String())
+		case <-timeout:
+			t.Fatalf("no %q in output:\n%s", marker, out.String())
+		}
 	}
-	t.Fatalf("no %q in output:\n%s", marker, out.String())
-	return ""
 }
 
 func field(t *testing.T, s, re string) string {

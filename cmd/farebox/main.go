@@ -14,23 +14,31 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/redis/go-redis/v9"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// go-redis logs each failed dial itself; farebox reports a Redis it
+	// cannot reach in its own words (start-up error, /readyz, request logs).
+	redis.SetLogger(quietRedis{})
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "farebox:", err)
-		}
+		fmt.Fprintln(os.Stderr, "farebox:", oneLine(err))
 		os.Exit(1)
 	}
 }
 
+// quietRedis drops go-redis's internal log lines.
+type quietRedis struct{}
+
+func (quietRedis) Printf(context.Context, string, ...any) {}
+
 const usage = `farebox: a paid, OpenAI-Responses-compatible gateway (x402, USDC over EIP-3009)
 
 Usage:
-  farebox dev   [flags]            run everything on one machine (in-memory chain, scripted model)
+  farebox dev   [flags]            run everything on one machine (in-memory chain or --chain URL, scripted model)
   farebox serve --config FILE      run the gateway from a config file (see farebox.example.yaml)
   farebox call  [flags] PROMPT     make one paid call and print the answer and the receipt
 
@@ -38,17 +46,26 @@ Run "farebox COMMAND -h" for the flags of a command.
 `
 
 // run is main without the process: tests call it with their own
-// arguments, output and environment.
+// arguments, output and environment. Asking for help (-h) is not an error.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	err := dispatch(ctx, args, stdout, stderr, getenv)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return err
+}
+
+// dispatch runs one subcommand: a new one is one more case.
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return errors.New("a command is required")
 	}
 	switch args[0] {
 	case "serve":
-		return runServe(ctx, args[1:], stdout, stderr, getenv)
+		return runMain(ctx, NewServeMain(stdout, stderr, getenv), args[1:])
 	case "dev":
-		return runDev(ctx, args[1:], stdout, stderr, getenv)
+		return runMain(ctx, NewDevMain(stdout, stderr, getenv), args[1:])
 	case "call":
 		return runCall(ctx, args[1:], stdout, stderr, getenv)
 	case "help", "-h", "--help":
@@ -57,4 +74,47 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	}
 	fmt.Fprint(stderr, usage)
 	return fmt.Errorf("unknown command %q", args[0])
+}
+
+// mainCommand is a long-running command (serve, dev): ParseFlags reads
+// flags and environment, Run opens everything and returns once it serves,
+// Done reports a server that stopped by itself, Close closes it all.
+type mainCommand interface {
+	ParseFlags(args []string) error
+	Run(ctx context.Context) error
+	Done() <-chan error
+	Close() error
+}
+
+// runMain runs m until ctx ends (SIGINT, SIGTERM) or it fails, and closes
+// it either way; a start-up panic inside a dependency becomes an error.
+func runMain(ctx context.Context, m mainCommand, args []string) (err error) {
+	if err := m.ParseFlags(args); err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := m.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	if err := start(ctx, m); err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-m.Done():
+		return err
+	}
+}
+
+// start runs m.Run, turning a panic inside a dependency (go-ethereum's
+// node panics when it cannot start) into a one-line error.
+func start(ctx context.Context, m mainCommand) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("start-up failed: %v", r)
+		}
+	}()
+	return m.Run(ctx)
 }

@@ -5,28 +5,46 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
-	"net/http/pprof"
-	"time"
+	"strings"
 
 	"github.com/farebox/farebox/gateway"
 )
 
-func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+// ServeMain is `farebox serve`: the gateway from a config file, the
+// environment and flags.
+type ServeMain struct {
+	Main
+	// ConfigPath is the YAML file read by ParseFlags.
+	ConfigPath string
+	getenv     func(string) string
+}
+
+// NewServeMain returns a serve command writing to stdout and stderr and
+// reading the environment through getenv.
+func NewServeMain(stdout, stderr io.Writer, getenv func(string) string) *ServeMain {
+	return &ServeMain{Main: Main{Stdout: stdout, Stderr: stderr, AddrFlag: "--addr (or addr in the config, FAREBOX_ADDR)"}, getenv: getenv}
+}
+
+// ParseFlags reads the flags, the config file and the FAREBOX_* variables,
+// in that order of increasing precedence: file < environment < flags.
+func (m *ServeMain) ParseFlags(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	path := fs.String("config", getenvOr(getenv, "FAREBOX_CONFIG", "farebox.yaml"), "config file (env FAREBOX_CONFIG)")
+	fs.SetOutput(m.Stderr)
+	path := fs.String("config", getenvOr(m.getenv, "FAREBOX_CONFIG", "farebox.yaml"), "config file (env FAREBOX_CONFIG)")
 	addr := fs.String("addr", "", "listen address, overrides the config (env FAREBOX_ADDR)")
 	logLevel := fs.String("log-level", "", "debug, info, warn or error (env FAREBOX_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("serve takes no arguments, got %q (flags go before them)", strings.Join(fs.Args(), " "))
+	}
+	m.ConfigPath = *path
 	cfg, err := gateway.LoadConfig(*path)
 	if err != nil {
-		return err
+		return configError(*path, err)
 	}
-	if err := cfg.ApplyEnv(getenv); err != nil {
+	if err := cfg.ApplyEnv(m.getenv); err != nil {
 		return err
 	}
 	if *addr != "" {
@@ -35,42 +53,29 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if *logLevel != "" {
 		cfg.LogLevel = *logLevel
 	}
-	srv, err := gateway.New(cfg, gateway.Options{})
-	if err != nil {
-		return err
-	}
-	if a := getenv("FAREBOX_PPROF_ADDR"); a != "" {
-		if err := servePprof(a, stderr); err != nil {
-			return err
-		}
-	}
-	return serveUntilDone(ctx, srv, cfg, func(base string) {
-		fmt.Fprintf(stdout, "farebox listening: base URL %s\n", base)
-	})
+	m.Config = cfg
+	m.Options.Getenv = m.getenv
+	m.PprofAddr = m.getenv("FAREBOX_PPROF_ADDR")
+	return nil
 }
 
-// serveUntilDone listens, tells ready the base URL and serves until ctx
-// ends; then it lets open streams finish within the shutdown deadline.
-func serveUntilDone(ctx context.Context, srv *gateway.Server, cfg gateway.Config, ready func(baseURL string)) error {
-	addr := cfg.Addr
-	if addr == "" {
-		addr = "127.0.0.1:8402"
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
+// Run listens, checks the facilitator answers, builds the gateway and
+// serves; it returns once farebox takes requests.
+func (m *ServeMain) Run(ctx context.Context) error {
+	if err := m.listen(); err != nil {
 		return err
 	}
-	ready("http://" + ln.Addr().String() + "/v1")
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
+	if err := m.build(); err != nil {
+		return gatewayError(m.ConfigPath, m.Config, err)
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout.D(30*time.Second))
-	defer cancel()
-	return srv.Shutdown(sctx)
+	if err := probeFacilitator(ctx, m.Config); err != nil {
+		return err
+	}
+	if err := m.serve(); err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "farebox listening: base URL %s\n", m.BaseURL)
+	return nil
 }
 
 func getenvOr(getenv func(string) string, name, def string) string {
@@ -78,22 +83,4 @@ func getenvOr(getenv func(string) string, name, def string) string {
 		return v
 	}
 	return def
-}
-
-// servePprof exposes net/http/pprof on its own listener (keep it on
-// loopback): profiles of a farebox under real load, for operators and the
-// benchmark harness.
-func servePprof(addr string, stderr io.Writer) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("FAREBOX_PPROF_ADDR: %w", err)
-	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	fmt.Fprintf(stderr, "farebox: pprof on http://%s/debug/pprof/\n", ln.Addr())
-	go http.Serve(ln, mux)
-	return nil
 }

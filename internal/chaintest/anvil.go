@@ -61,13 +61,26 @@ type Anvil struct {
 // PayerFunds is the USDC (atomic units) minted to the payer and the wallet.
 const PayerFunds = 1_000_000_000
 
+// Option changes how anvil runs.
+type Option func(*options)
+
+type options struct {
+	blockTime time.Duration
+}
+
+// WithBlockTime mines a block every d (anvil --block-time, whole seconds,
+// at least one) instead of one per transaction, as real chains do.
+func WithBlockTime(d time.Duration) Option {
+	return func(o *options) { o.blockTime = d }
+}
+
 // StartAnvil installs the npm packages if needed, starts anvil, deploys
 // USDC, and stops it when the test ends. It fails the test on any error.
-func StartAnvil(tb testing.TB) *Anvil {
+func StartAnvil(tb testing.TB, opts ...Option) *Anvil {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	a, err := Start(ctx)
+	a, err := Start(ctx, opts...)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -77,14 +90,18 @@ func StartAnvil(tb testing.TB) *Anvil {
 
 // Start is StartAnvil for TestMain, where there is no testing.TB: the
 // caller must call Stop.
-func Start(ctx context.Context) (*Anvil, error) {
+func Start(ctx context.Context, opts ...Option) (*Anvil, error) {
 	if err := Install(); err != nil {
 		return nil, err
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
 	}
 	a := &Anvil{OwnerKey: mustKey(ownerKey), RelayerKey: mustKey(relayerKey),
 		PayerKey: mustKey(payerKey), WalletOwnerKey: mustKey(walletKey), done: make(chan struct{})}
 	a.Payer = crypto.PubkeyToAddress(a.PayerKey.PublicKey)
-	if err := a.launch(ctx); err != nil {
+	if err := a.launch(ctx, o); err != nil {
 		return nil, err
 	}
 	if err := a.deployUSDC(ctx); err != nil {
@@ -95,9 +112,13 @@ func Start(ctx context.Context) (*Anvil, error) {
 }
 
 // launch starts anvil on a free loopback port and dials it.
-func (a *Anvil) launch(ctx context.Context) error {
-	a.cmd = exec.Command(AnvilPath(), "--host", "127.0.0.1", "--port", "0",
-		"--chain-id", fmt.Sprint(ChainID), "--accounts", "4")
+func (a *Anvil) launch(ctx context.Context, o options) error {
+	args := []string{"--host", "127.0.0.1", "--port", "0", "--chain-id", fmt.Sprint(ChainID), "--accounts", "4"}
+	if o.blockTime > 0 {
+		secs := int64(o.blockTime.Round(time.Second) / time.Second)
+		args = append(args, "--block-time", fmt.Sprint(max(secs, 1)))
+	}
+	a.cmd = exec.Command(AnvilPath(), args...)
 	out, err := a.cmd.StdoutPipe()
 	if err != nil {
 		return err

@@ -57,6 +57,10 @@ type Config struct {
 	// clock when many blocks are mined per second (default 2 s): past it,
 	// mining waits, so authorizations' validity windows stay honest.
 	MaxDrift time.Duration
+	// BlockTime, when positive, mines a block at that interval whether or
+	// not transactions are pending, as a real chain (or anvil --block-time)
+	// does; 0 mines on demand, as soon as a transaction arrives.
+	BlockTime time.Duration
 }
 
 // Chain is a running dev chain.
@@ -77,6 +81,7 @@ type Chain struct {
 	rpc      *rpc.Client // over the node's IPC socket, for the miner
 	ipcPath  string
 	maxDrift time.Duration
+	interval time.Duration
 	stop     chan struct{}
 	done     chan struct{}
 	close    sync.Once
@@ -86,7 +91,10 @@ type Chain struct {
 func Start(ctx context.Context, cfg Config) (*Chain, error) {
 	cfg = withDefaults(cfg)
 	payerKey, relayerKey, ownerKey := mustKey(DevPayerKey), mustKey(DevRelayerKey), mustKey(DevOwnerKey)
-	c := &Chain{PayerKey: payerKey, RelayerKey: relayerKey, maxDrift: cfg.MaxDrift,
+	if cfg.BlockTime < 0 {
+		return nil, fmt.Errorf("devchain: block time %s is negative", cfg.BlockTime)
+	}
+	c := &Chain{PayerKey: payerKey, RelayerKey: relayerKey, maxDrift: cfg.MaxDrift, interval: cfg.BlockTime,
 		Payer: crypto.PubkeyToAddress(payerKey.PublicKey), Relayer: crypto.PubkeyToAddress(relayerKey.PublicKey),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	alloc := types.GenesisAlloc{
@@ -102,7 +110,10 @@ func Start(ctx context.Context, cfg Config) (*Chain, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.backend = simulated.NewBackend(alloc, opts)
+	if c.backend, err = newBackend(alloc, opts); err != nil {
+		os.Remove(ipc)
+		return nil, err
+	}
 	c.Client, c.RPCURL = c.backend.Client(), rpcURL
 	if c.rpc, err = rpc.DialIPC(ctx, ipc); err != nil {
 		c.backend.Close()
@@ -158,6 +169,8 @@ func options(cfg Config, ipcPath string) (func(*node.Config, *ethconfig.Config),
 			if port, err = freePort(host); err != nil {
 				return nil, "", err
 			}
+		} else if err := checkFree(net.JoinHostPort(host, strconv.Itoa(port))); err != nil {
+			return nil, "", err
 		}
 	}
 	chainConfig := *params.AllDevChainProtocolChanges
@@ -196,6 +209,45 @@ func freePort(host string) (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// RPCAddrError says the JSON-RPC address cannot be listened on (taken by
+// another process, most often); the caller knows which flag moves it.
+type RPCAddrError struct {
+	Addr string
+	Err  error
+}
+
+func (e *RPCAddrError) Error() string {
+	return "devchain: JSON-RPC on " + e.Addr + ": " + e.Err.Error()
+}
+
+func (e *RPCAddrError) Unwrap() error { return e.Err }
+
+// checkFree listens on addr and lets go at once: go-ethereum's node panics
+// when its HTTP endpoint cannot listen, so a taken address is caught here
+// first (the race with another process is only a few microseconds wide).
+func checkFree(addr string) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return &RPCAddrError{Addr: addr, Err: err}
+	}
+	return l.Close()
+}
+
+// newBackend is simulated.NewBackend with its start-up panics (an address
+// taken in the window after checkFree, a bad data directory) made errors.
+func newBackend(alloc types.GenesisAlloc, opts func(*node.Config, *ethconfig.Config)) (b *simulated.Backend, err error) {
+	defer func() {
+		switch r := recover().(type) {
+		case nil:
+		case error:
+			err = fmt.Errorf("devchain: starting the node: %w", r)
+		default:
+			err = fmt.Errorf("devchain: starting the node: %v", r)
+		}
+	}()
+	return simulated.NewBackend(alloc, opts), nil
 }
 
 // deploy creates the token and mints the payer's funds.

@@ -2,12 +2,16 @@ package devchain
 
 import (
 	"context"
+	"errors"
 	"math/big"
+	"net"
+	"syscall"
 	"testing"
 	"time"
 
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/farebox/farebox/x402/evm/token"
 )
@@ -72,5 +76,60 @@ func TestStartDeploysTokenAndFundsPayerOverHTTP(t *testing.T) {
 	}
 	if err := c.Network.Validate(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestBlockTimeMinesEmptyBlocksAndTransactions(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := Start(ctx, Config{BlockTime: 250 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	heads := make(chan *types.Header, 16)
+	sub, err := c.Client.SubscribeNewHead(ctx, heads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	// Nobody sends anything: blocks still come, one after another.
+	var last uint64
+	for i := 0; i < 3; i++ {
+		select {
+		case h := <-heads:
+			if h.Number.Uint64() <= last {
+				t.Fatalf("block %d after block %d", h.Number, last)
+			}
+			last = h.Number.Uint64()
+		case err := <-sub.Err():
+			t.Fatal(err)
+		case <-ctx.Done():
+			t.Fatalf("no block %d mined by itself", i+1)
+		}
+	}
+	// A transaction is mined by the interval miner too.
+	other := common.HexToAddress("0x00000000000000000000000000000000000000bb")
+	if err := c.Fund(ctx, other, big.NewInt(7)); err != nil {
+		t.Fatal(err)
+	}
+	if got := balanceOf(t, c.Client, c.Network.Asset, other); got.Int64() != 7 {
+		t.Fatalf("funded balance = %s, want 7", got)
+	}
+}
+
+func TestStartRefusesATakenRPCAddress(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, err = Start(context.Background(), Config{RPCAddr: l.Addr().String()})
+	var addrErr *RPCAddrError
+	if !errors.As(err, &addrErr) || addrErr.Addr != l.Addr().String() {
+		t.Fatalf("Start on a taken address: %v, want an RPCAddrError naming %s", err, l.Addr())
+	}
+	if !errors.Is(err, syscall.EADDRINUSE) {
+		t.Fatalf("error %v does not wrap EADDRINUSE", err)
 	}
 }

@@ -13,13 +13,43 @@ import (
 // new-transaction notification arrives.
 const pollInterval = 10 * time.Millisecond
 
-// mine commits a block whenever the transaction pool holds pending
-// transactions, so senders (the settler, viem, cast) never call Commit. It
+// mine commits blocks so senders (the settler, viem, cast) never call
+// Commit: every interval when one is set, else whenever the transaction
+// pool holds pending transactions.
+func (c *Chain) mine() {
+	defer close(c.done)
+	if c.interval > 0 {
+		c.mineEvery(c.interval)
+		return
+	}
+	c.mineOnDemand()
+}
+
+// mineEvery commits a block per tick, empty or not, the way a real chain
+// (or anvil --block-time) advances, so waiting for a receipt costs what it
+// costs on Base.
+func (c *Chain) mineEvery(d time.Duration) {
+	tick := time.NewTicker(d)
+	defer tick.Stop()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-tick.C:
+		}
+		if !c.waitForClock() {
+			return
+		}
+		c.backend.Commit()
+	}
+}
+
+// mineOnDemand commits a block whenever the transaction pool holds pending
+// transactions. It
 // talks to the node over its private IPC socket: a subscription to new
 // pending transactions wakes it at once, txpool_status says what is
 // pending, and a short poll covers anything the subscription misses.
-func (c *Chain) mine() {
-	defer close(c.done)
+func (c *Chain) mineOnDemand() {
 	rc := c.rpc
 	wake := make(chan common.Hash, 256)
 	if rc != nil {
