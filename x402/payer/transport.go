@@ -2,11 +2,13 @@ package payer
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math/big"
 	"net/http"
+	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402"
@@ -16,15 +18,24 @@ import (
 // otherwise: 0.1 USDC, the same default as the reference x402-fetch.
 var DefaultSpendCap = big.NewInt(100_000)
 
-// maxOfferBody bounds how much of a 402 body is read looking for v1 offers.
+// maxOfferBody bounds how much of a 402 body is read looking for offers.
 const maxOfferBody = 64 << 10
 
 // Transport is an http.RoundTripper that pays: a 402 answer is read for
 // offers (the v2 PAYMENT-REQUIRED header first, else the v1 body), the first
-// acceptable one is signed, and the request is sent again, once, with the
-// payment header. Anything else passes through untouched. When no offer is
+// acceptable one is signed, and the request is sent again with the payment
+// header. Anything else passes through untouched. When no offer is
 // acceptable the 402 is returned as is, so SDKs report the server's error.
 // Use it with openai-go via option.WithHTTPClient(&http.Client{Transport: t}).
+//
+// It is retry-safe: once a payment was sent, an unknown outcome (a 5xx, a
+// timeout, a reset connection, a stream cut short) leaves the authorization
+// remembered under the request's method, URL and body, and every retry of
+// that request (openai-go retries 5xx and connection errors by default)
+// presents the same authorization again instead of signing a new one. A
+// new authorization is signed only once the old one provably cannot move
+// money: refused for a reason that proves it was never spendable, or
+// expired and unused on chain (WithChain).
 type Transport struct {
 	base      http.RoundTripper
 	signer    *Signer
@@ -33,6 +44,10 @@ type Transport struct {
 	payTo     map[common.Address]bool
 	onReceipt func(*x402.Receipt)
 	onRefusal func(error)
+	chain     ChainReader
+
+	mu      sync.Mutex
+	pending map[purchaseKey]*purchase // unknown outcomes, by request
 }
 
 // Option configures a Transport.
@@ -64,88 +79,140 @@ func WithPayTo(addrs ...common.Address) Option {
 func OnReceipt(f func(*x402.Receipt)) Option { return func(t *Transport) { t.onReceipt = f } }
 
 // OnRefusal registers a callback told why a 402 was not paid (no acceptable
-// offer, over the spend cap, payTo not allowed, unreadable offer).
+// offer, over the spend cap, payTo not allowed, unreadable offer, refused
+// by a Hooks.Authorize).
 func OnRefusal(f func(error)) Option { return func(t *Transport) { t.onRefusal = f } }
 
 // NewTransport returns a paying transport for signer.
 func NewTransport(signer *Signer, opts ...Option) *Transport {
-	t := &Transport{base: http.DefaultTransport, signer: signer, networks: x402.DefaultRegistry(), cap: DefaultSpendCap}
+	t := &Transport{base: http.DefaultTransport, signer: signer, networks: x402.DefaultRegistry(), cap: DefaultSpendCap,
+		pending: map[purchaseKey]*purchase{}}
 	for _, o := range opts {
 		o(t)
 	}
 	return t
 }
 
-// RoundTrip sends req, paying and retrying once if the answer is a 402.
+// Signer is the key this transport pays with.
+func (t *Transport) Signer() *Signer { return t.signer }
+
+// RoundTrip sends req, paying when the answer is a 402, and presenting a
+// remembered authorization again when req retries a purchase whose outcome
+// is unknown.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Header.Get(x402.HeaderPaymentSignature) != "" || req.Header.Get(x402.HeaderXPayment) != "" {
 		return t.base.RoundTrip(req) // the caller pays by itself
 	}
-	getBody, err := replayableBody(req)
+	body, err := readBody(req)
 	if err != nil {
 		return nil, err
 	}
-	first := req.Clone(req.Context())
-	if first.Body, err = openBody(getBody); err != nil {
+	key := keyOf(req, body)
+	hooks := hooksFrom(req.Context())
+	p, err := t.recall(req.Context(), key)
+	if err != nil {
 		return nil, err
 	}
-	resp, err := t.base.RoundTrip(first)
-	if err != nil || resp.StatusCode != http.StatusPaymentRequired {
-		return resp, err
+	if p == nil {
+		resp, err := t.base.RoundTrip(withBody(req, body))
+		if err != nil || resp.StatusCode != http.StatusPaymentRequired {
+			return resp, err
+		}
+		if p = t.buy(req.Context(), resp, key, hooks); p == nil {
+			return resp, nil // not paid: the caller reads the server's 402
+		}
+		resp.Body.Close()
 	}
-	name, value, err := t.pay(resp)
+	for fresh := p.fresh; ; fresh = true {
+		resp, err := t.present(req, body, p, hooks)
+		if err != nil || resp.StatusCode != http.StatusPaymentRequired {
+			return resp, err
+		}
+		// A refusal of the payment: the reason says whether it can be spent.
+		reason := refusalReason(resp)
+		if !neverSpendable(reason) && !t.provablyUnsettled(req.Context(), p) {
+			return resp, nil // it may have moved money: never sign another for it
+		}
+		t.forget(key, p)
+		if fresh {
+			return resp, nil // a new authorization was refused: the server's answer stands
+		}
+		if p = t.buy(req.Context(), resp, key, hooks); p == nil {
+			return resp, nil
+		}
+		resp.Body.Close()
+	}
+}
+
+// present sends req with p's payment and sorts the outcome: answered
+// (forgotten), unknown (kept for the retry), or a refusal for the caller.
+func (t *Transport) present(req *http.Request, body []byte, p *purchase, hooks *Hooks) (*http.Response, error) {
+	paid := withBody(req, body)
+	paid.Header.Set(p.header, p.value)
+	resp, err := t.base.RoundTrip(paid)
 	if err != nil {
+		if errors.Is(err, context.Canceled) && req.Context().Err() != nil {
+			t.forget(p.key, p) // the caller gave the purchase up
+		}
+		return nil, err
+	}
+	if r := readReceipt(resp); r != nil {
+		t.deliver(r, hooks)
+	}
+	switch {
+	case resp.StatusCode == http.StatusPaymentRequired:
+		return resp, nil
+	case resp.StatusCode == http.StatusRequestTimeout, resp.StatusCode == http.StatusConflict,
+		resp.StatusCode == http.StatusTooManyRequests, resp.StatusCode >= 500:
+		return resp, nil // unknown outcome: a retry presents p again
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		t.forget(p.key, p)
+		resp.Body = &answerBody{ReadCloser: resp.Body, t: t, p: p, ctx: req.Context()}
+		return resp, nil
+	}
+	t.forget(p.key, p) // answered (another 4xx): the purchase is over
+	return resp, nil
+}
+
+// buy signs an acceptable offer of the 402 resp, remembers it under key
+// before it is sent, and returns it; nil when the transport will not pay.
+func (t *Transport) buy(ctx context.Context, resp *http.Response, key purchaseKey, hooks *Hooks) *purchase {
+	p, err := t.sign(resp, hooks)
+	if err != nil {
+		if hooks != nil && hooks.Refused != nil {
+			hooks.Refused(err)
+		}
 		if t.onRefusal != nil {
 			t.onRefusal(err)
 		}
-		return resp, nil
+		return nil
 	}
-	resp.Body.Close()
-	second := req.Clone(req.Context())
-	if second.Body, err = openBody(getBody); err != nil {
-		return nil, err
+	p.key, p.fresh = key, true
+	if hooks != nil && hooks.Signed != nil {
+		hooks.Signed(p.req, &p.payment)
 	}
-	second.Header.Set(name, value)
-	resp, err = t.base.RoundTrip(second)
-	if err == nil && t.onReceipt != nil {
-		t.deliverReceipt(resp)
-	}
-	return resp, err
+	t.remember(p)
+	return p
 }
 
-func (t *Transport) deliverReceipt(resp *http.Response) {
-	h := resp.Header.Get(x402.HeaderPaymentResponse)
-	if h == "" {
-		h = resp.Header.Get(x402.HeaderXPaymentResponse)
-	}
-	if h == "" {
-		return
-	}
-	if r, err := x402.DecodeReceipt(h); err == nil {
-		t.onReceipt(r)
-	} else if t.onRefusal != nil {
-		t.onRefusal(err)
-	}
-}
-
-// pay reads the offers of a 402 and signs the first acceptable one. It
+// sign reads the offers of a 402 and signs the first acceptable one. It
 // leaves resp.Body readable by the caller when it reads the body itself.
-func (t *Transport) pay(resp *http.Response) (name, value string, err error) {
+func (t *Transport) sign(resp *http.Response, hooks *Hooks) (*purchase, error) {
 	var offers []x402.Offer
-	if h := resp.Header.Get(x402.HeaderPaymentRequired); h != "" {
+	var err error
+	h := resp.Header.Get(x402.HeaderPaymentRequired)
+	if h != "" {
 		offers, err = x402.DecodePaymentRequired(h)
 	}
 	if len(offers) == 0 {
-		body, rerr := io.ReadAll(io.LimitReader(resp.Body, maxOfferBody))
-		resp.Body.Close()
-		resp.Body = io.NopCloser(bytes.NewReader(body))
+		body, rerr := peekBody(resp)
 		if rerr != nil {
-			return "", "", rerr
+			return nil, rerr
 		}
 		var v1err error
 		offers, v1err = x402.DecodeV1Offers(body)
 		if len(offers) == 0 {
-			return "", "", fmt.Errorf("payer: 402 without a usable offer: %w", errors.Join(err, v1err))
+			return nil, fmt.Errorf("payer: 402 without a usable offer: %w", errors.Join(err, v1err))
 		}
 	}
 	var why []error
@@ -155,9 +222,14 @@ func (t *Transport) pay(resp *http.Response) (name, value string, err error) {
 			why = append(why, err)
 			continue
 		}
-		return t.signer.PaymentHeader(req, offers[i].Version)
+		if hooks != nil && hooks.Authorize != nil {
+			if err := hooks.Authorize(req); err != nil {
+				return nil, err // e.g. over the caller's budget: nothing is signed
+			}
+		}
+		return t.signOffer(req, offers[i].Version, paymentIdentifier(h))
 	}
-	return "", "", fmt.Errorf("payer: no acceptable offer: %w", errors.Join(why...))
+	return nil, fmt.Errorf("payer: no acceptable offer: %w", errors.Join(why...))
 }
 
 // acceptable turns an offer into a requirement this client agrees to pay.
@@ -176,27 +248,66 @@ func (t *Transport) acceptable(o *x402.Offer) (*x402.Requirement, error) {
 	return req, nil
 }
 
-// replayableBody returns a function that yields the request body afresh,
-// buffering it when the request has no GetBody.
-func replayableBody(req *http.Request) (func() (io.ReadCloser, error), error) {
+func (t *Transport) deliver(r *x402.Receipt, hooks *Hooks) {
+	if hooks != nil && hooks.Receipt != nil {
+		hooks.Receipt(r)
+	}
+	if t.onReceipt != nil {
+		t.onReceipt(r)
+	}
+}
+
+// readReceipt decodes the receipt header of resp, if any.
+func readReceipt(resp *http.Response) *x402.Receipt {
+	h := resp.Header.Get(x402.HeaderPaymentResponse)
+	if h == "" {
+		h = resp.Header.Get(x402.HeaderXPaymentResponse)
+	}
+	if h == "" {
+		return nil
+	}
+	r, err := x402.DecodeReceipt(h)
+	if err != nil {
+		return nil
+	}
+	return r
+}
+
+// peekBody reads (a bounded prefix of) resp's body and puts it back.
+func peekBody(resp *http.Response) ([]byte, error) {
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxOfferBody))
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return body, err
+}
+
+// readBody returns the request body, read once (from GetBody when the
+// request can be rewound): it is hashed and sent again.
+func readBody(req *http.Request) ([]byte, error) {
 	if req.Body == nil || req.Body == http.NoBody {
 		return nil, nil
 	}
+	rc := req.Body
 	if req.GetBody != nil {
-		req.Body.Close() // every send reads a fresh copy from GetBody
-		return req.GetBody, nil
+		req.Body.Close()
+		var err error
+		if rc, err = req.GetBody(); err != nil {
+			return nil, err
+		}
 	}
-	b, err := io.ReadAll(req.Body)
-	req.Body.Close()
-	if err != nil {
-		return nil, err
-	}
-	return func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }, nil
+	defer rc.Close()
+	return io.ReadAll(rc)
 }
 
-func openBody(get func() (io.ReadCloser, error)) (io.ReadCloser, error) {
-	if get == nil {
-		return http.NoBody, nil
+// withBody clones req with a fresh copy of body.
+func withBody(req *http.Request, body []byte) *http.Request {
+	c := req.Clone(req.Context())
+	if body == nil {
+		c.Body, c.GetBody = http.NoBody, nil
+		return c
 	}
-	return get()
+	c.Body = io.NopCloser(bytes.NewReader(body))
+	c.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	c.ContentLength = int64(len(body))
+	return c
 }

@@ -1,0 +1,231 @@
+package payer
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/farebox/farebox/x402"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// ErrOutcomeUnknown is returned (wrapped) when a request retries a purchase
+// whose authorization can no longer be presented (it expired) and nothing
+// proves it did not move money: the transport does not pay a second time.
+var ErrOutcomeUnknown = errors.New("payer: the earlier payment for this request may have been spent; not paying again")
+
+// purchaseKey identifies one purchase: the request's method, URL and body.
+type purchaseKey [32]byte
+
+func keyOf(req *http.Request, body []byte) purchaseKey {
+	h := sha256.New()
+	io.WriteString(h, req.Method)
+	h.Write([]byte{0})
+	io.WriteString(h, req.URL.String())
+	h.Write([]byte{0})
+	h.Write(body)
+	var k purchaseKey
+	h.Sum(k[:0])
+	return k
+}
+
+// purchase is a signed authorization whose request has not been answered.
+type purchase struct {
+	key           purchaseKey
+	header, value string // the payment header
+	payment       x402.Payment
+	req           *x402.Requirement
+	id            string // the payment-identifier extension's id, "" when the server declares none
+	fresh         bool   // signed in this RoundTrip (not a retry)
+}
+
+// usableUntil is when presenting the authorization again stops making
+// sense: servers refuse one with less than x402.MinValidity left.
+func (p *purchase) usableUntil() time.Time {
+	return time.Unix(p.payment.Authorization.ValidBefore.Int64(), 0).Add(-x402.MinValidity)
+}
+
+func (t *Transport) remember(p *purchase) {
+	t.mu.Lock()
+	t.pending[p.key] = p
+	t.mu.Unlock()
+}
+
+// forget drops p, unless a newer purchase took its key.
+func (t *Transport) forget(k purchaseKey, p *purchase) {
+	t.mu.Lock()
+	if t.pending[k] == p {
+		delete(t.pending, k)
+	}
+	t.mu.Unlock()
+}
+
+// recall returns the remembered purchase for k (as a retry, not fresh),
+// nil when there is none or when the old one provably cannot move money
+// any more, and ErrOutcomeUnknown when it expired unproven.
+func (t *Transport) recall(ctx context.Context, k purchaseKey) (*purchase, error) {
+	t.mu.Lock()
+	p := t.pending[k]
+	t.mu.Unlock()
+	if p == nil {
+		return nil, nil
+	}
+	if time.Now().Before(p.usableUntil()) {
+		c := *p
+		c.fresh = false
+		return &c, nil
+	}
+	t.forget(k, p) // told once; a later identical request is a new purchase
+	if t.provablyUnsettled(ctx, p) {
+		return nil, nil
+	}
+	return nil, fmt.Errorf("%w (nonce 0x%s expired before an answer arrived; configure payer.WithChain to check it on chain)",
+		ErrOutcomeUnknown, hex.EncodeToString(p.payment.Authorization.Nonce[:]))
+}
+
+// answerBody is a 2xx body: a read that fails before the end (a stream cut
+// short) makes the purchase's outcome unknown again, so a retry of the
+// request presents the same authorization.
+type answerBody struct {
+	io.ReadCloser
+	t   *Transport
+	p   *purchase
+	ctx context.Context
+}
+
+func (b *answerBody) Read(buf []byte) (int, error) {
+	n, err := b.ReadCloser.Read(buf)
+	if err != nil && err != io.EOF && b.ctx.Err() == nil {
+		b.t.mu.Lock()
+		if _, taken := b.t.pending[b.p.key]; !taken {
+			b.t.pending[b.p.key] = b.p
+		}
+		b.t.mu.Unlock()
+	}
+	return n, err
+}
+
+// refusalReason is the x402 reason of a 402: error.code of the body, else
+// the PAYMENT-REQUIRED header's error.
+func refusalReason(resp *http.Response) string {
+	body, _ := peekBody(resp)
+	if c := gjson.GetBytes(body, "error.code").String(); c != "" {
+		return c
+	}
+	if raw, err := base64.StdEncoding.DecodeString(resp.Header.Get(x402.HeaderPaymentRequired)); err == nil {
+		return gjson.GetBytes(raw, "error").String()
+	}
+	return ""
+}
+
+// neverSpendable lists refusals that prove the authorization could never
+// be settled by anyone: a bad signature, the wrong terms, or a transfer the
+// token would refuse (the simulation runs after the nonce check, so a
+// balance refusal also says the nonce was unused). "Already used" and
+// "expired" prove nothing: the money may have moved.
+func neverSpendable(reason string) bool {
+	switch reason {
+	case x402.ReasonSignature, x402.ReasonValue, x402.ReasonRecipientMismatch, x402.ReasonValidAfter,
+		x402.ReasonInvalidNetwork, x402.ReasonInvalidPayload, x402.ReasonInvalidRequirements,
+		x402.ReasonInvalidScheme, x402.ReasonUnsupportedScheme, x402.ReasonInvalidVersion,
+		x402.ReasonInsufficientFunds, "invalid_exact_evm_insufficient_balance":
+		return true
+	}
+	return false
+}
+
+// signOffer signs req, adding the payment-identifier extension when the
+// server declared it (schema is its declaration).
+func (t *Transport) signOffer(req *x402.Requirement, version int, schema string) (*purchase, error) {
+	p, err := t.signer.Sign(req, version)
+	if err != nil {
+		return nil, err
+	}
+	value, err := x402.EncodePayment(p, req)
+	if err != nil {
+		return nil, err
+	}
+	pu := &purchase{header: x402.HeaderPaymentSignature, value: value, payment: *p, req: req}
+	if version == 1 {
+		pu.header = x402.HeaderXPayment
+		return pu, nil
+	}
+	if schema != "" {
+		var id [16]byte
+		if _, err := rand.Read(id[:]); err != nil {
+			return nil, err
+		}
+		pu.id = "pay_" + hex.EncodeToString(id[:])
+		ext := `{"info":{"id":"` + pu.id + `"}}`
+		if s := gjson.Get(schema, "schema"); s.Exists() {
+			ext, _ = sjson.SetRaw(ext, "schema", s.Raw)
+		}
+		raw, err := sjson.SetRawBytes(p.Raw, "extensions.payment-identifier", []byte(ext))
+		if err != nil {
+			return nil, err
+		}
+		pu.payment.Raw = raw
+		pu.value = base64.StdEncoding.EncodeToString(raw)
+	}
+	return pu, nil
+}
+
+// paymentIdentifier returns the payment-identifier declaration of a v2
+// PAYMENT-REQUIRED header, "" when there is none.
+func paymentIdentifier(header string) string {
+	raw, err := base64.StdEncoding.DecodeString(header)
+	if err != nil {
+		return ""
+	}
+	if d := gjson.GetBytes(raw, `extensions.payment-identifier`); d.IsObject() {
+		return d.Raw
+	}
+	return ""
+}
+
+// PaymentID returns the payment-identifier id sent with the payment
+// header value v (v2), "" when it carries none.
+func PaymentID(v string) string {
+	raw, err := base64.StdEncoding.DecodeString(v)
+	if err != nil {
+		return ""
+	}
+	return gjson.GetBytes(raw, `extensions.payment-identifier.info.id`).String()
+}
+
+// Hooks are per-request callbacks, carried by the request's context (see
+// WithHooks), so one Transport can serve callers with their own budgets
+// and ledgers.
+type Hooks struct {
+	// Authorize is called before an authorization for req is signed; an
+	// error refuses to pay (the caller gets the server's 402) and is passed
+	// to Refused.
+	Authorize func(req *x402.Requirement) error
+	// Signed is called once per authorization signed, before it is sent:
+	// from then on the amount may be spent.
+	Signed func(req *x402.Requirement, p *x402.Payment)
+	// Receipt receives every receipt header of a paid answer.
+	Receipt func(*x402.Receipt)
+	// Refused is told why a 402 was not paid.
+	Refused func(error)
+}
+
+type hooksKey struct{}
+
+// WithHooks returns a context whose requests through a Transport call h.
+func WithHooks(ctx context.Context, h *Hooks) context.Context {
+	return context.WithValue(ctx, hooksKey{}, h)
+}
+
+func hooksFrom(ctx context.Context) *Hooks {
+	h, _ := ctx.Value(hooksKey{}).(*Hooks)
+	return h
+}
