@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -39,13 +40,16 @@ func StartMCP(ctx context.Context, cmd *exec.Cmd) (*MCPServer, error) {
 }
 
 // StartMCPCommand is StartMCP for a command line such as "node server.js"
-// (split on spaces; no shell).
+// (split on spaces; no shell). The server gets its own process group, so
+// a Ctrl-C meant for the client's turn does not kill it.
 func StartMCPCommand(ctx context.Context, line string) (*MCPServer, error) {
 	f := strings.Fields(line)
 	if len(f) == 0 {
 		return nil, errors.New("agent: empty MCP server command")
 	}
-	return StartMCP(ctx, exec.Command(f[0], f[1:]...))
+	cmd := exec.Command(f[0], f[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return StartMCP(ctx, cmd)
 }
 
 // Tools are the server's tools, ready for Config.Tools.

@@ -216,7 +216,7 @@ func (s *chatSession) spentLine(res *agent.Result) {
 	if n := len(res.Receipts); n > 0 {
 		last = "; last transaction " + res.Receipts[n-1].Transaction
 	}
-	fmt.Fprintf(s.stderr, "[paid %s USDC for %d turns%s; session total %s USDC]\n",
+	fmt.Fprintf(s.stderr, "[paid %s USDC for %d turn(s)%s; session total %s USDC]\n",
 		x402.FormatUSDC(res.Spent), len(res.Receipts), last, x402.FormatUSDC(s.agent.Spent()))
 }
 
