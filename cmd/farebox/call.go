@@ -63,7 +63,7 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		payer.OnReceipt(func(r *x402.Receipt) { receipt = r }),
 		payer.OnRefusal(func(err error) { fmt.Fprintln(stderr, "farebox call: not paying:", err) }))
 	client := openai.NewClient(option.WithBaseURL(strings.TrimSuffix(*base, "/")+"/"), option.WithAPIKey("x402"),
-		option.WithHTTPClient(&http.Client{Transport: tr}), option.WithMaxRetries(0))
+		option.WithHTTPClient(&http.Client{Transport: tr})) // default retries: the transport presents one authorization to all of them
 	params := oresponses.ResponseNewParams{Model: *model, Input: oresponses.ResponseNewParamsInputUnion{OfString: openai.String(prompt)}}
 	for _, name := range tools {
 		params.Tools = append(params.Tools, oresponses.ToolUnionParam{OfFunction: &oresponses.FunctionToolParam{

@@ -27,12 +27,13 @@ func Dir() string {
 // keeps parallel test binaries from installing at once.
 func Install(tb testing.TB) {
 	tb.Helper()
-	if err := install(); err != nil {
+	if err := Prepare(); err != nil {
 		tb.Fatal(err)
 	}
 }
 
-func install() error {
+// Prepare is Install for code without a testing.TB (examples).
+func Prepare() error {
 	dir := Dir()
 	if _, err := exec.LookPath("node"); err != nil {
 		return fmt.Errorf("mcptest: node is required (Node 20+): %w", err)
