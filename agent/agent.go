@@ -58,7 +58,9 @@ type Config struct {
 }
 
 // Agent runs conversations to their final answer. Its approvals ("always")
-// and its ledger last as long as it does, so one Agent is one session.
+// and its ledger last as long as it does, so one Agent is one session: run
+// one conversation at a time on it (each turn's receipt is matched to the
+// turn that paid it).
 type Agent struct {
 	cfg    Config
 	tools  map[string]Tool

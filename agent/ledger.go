@@ -62,6 +62,11 @@ func (l *ledger) hooks() *payer.Hooks {
 			l.turnPaid = new(big.Int).Set(req.Amount)
 			l.mu.Unlock()
 		},
+		Void: func(req *x402.Requirement, _ *x402.Payment) {
+			l.mu.Lock()
+			l.spent.Sub(l.spent, req.Amount)
+			l.mu.Unlock()
+		},
 		Receipt: func(r *x402.Receipt) {
 			l.mu.Lock()
 			l.turnRcpt = r

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/farebox/farebox/x402/payer"
 	"github.com/openai/openai-go/v3"
@@ -20,6 +21,9 @@ import (
 // default retries: the paying transport presents the same authorization
 // on every retry of a turn, so a retry never pays twice.
 func NewClient(baseURL string, pay *payer.Transport, opts ...option.RequestOption) openai.Client {
+	if !strings.HasSuffix(baseURL, "/") {
+		baseURL += "/"
+	}
 	o := []option.RequestOption{option.WithBaseURL(baseURL), option.WithAPIKey("x402")}
 	if pay != nil {
 		o = append(o, option.WithHTTPClient(&http.Client{Transport: pay}))
