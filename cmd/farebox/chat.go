@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/farebox/farebox/agent"
 	"github.com/farebox/farebox/x402"
@@ -36,6 +37,7 @@ type chatFlags struct {
 	base, model, prompt, budget, maxPrice, rpcURL string
 	json, yes                                     bool
 	maxTurns                                      int
+	maxTime                                       time.Duration
 	mcp, deny                                     fundFlags
 }
 
@@ -63,6 +65,7 @@ func runChat(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	fs.StringVar(&f.budget, "budget", "", "the most this session may spend, in USDC (default: no limit)")
 	fs.StringVar(&f.maxPrice, "max-price", "0.1", "the most one turn may cost, in USDC")
 	fs.IntVar(&f.maxTurns, "max-turns", agent.DefaultMaxTurns, "the most model turns per prompt")
+	fs.DurationVar(&f.maxTime, "max-time", 0, "the longest one prompt may run, e.g. 2m (default: no limit)")
 	fs.StringVar(&f.rpcURL, "rpc-url", getenv("FAREBOX_RPC_URL"), "a JSON-RPC endpoint of the payment chain, to prove an expired payment unused before paying anew (env FAREBOX_RPC_URL)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: farebox chat [flags]\n\nTalk to a model through farebox; every turn is paid, every tool runs here.\nThe payer key comes from FAREBOX_PAYER_KEY (hex); without it, the publicly\nknown dev payer key of `farebox dev` is used.")
@@ -143,7 +146,7 @@ func newChatSession(ctx context.Context, f *chatFlags, stdout, stderr io.Writer,
 		tools = append(tools, srv.Tools()...)
 	}
 	cfg := agent.Config{Client: agent.NewClient(strings.TrimSuffix(f.base, "/")+"/", pay), Model: f.model, Tools: tools,
-		Deny: f.deny, Budget: budget, MaxTurns: f.maxTurns, Stream: !f.json, OnEvent: s.show}
+		Deny: f.deny, Budget: budget, MaxTurns: f.maxTurns, MaxTime: f.maxTime, Stream: !f.json, OnEvent: s.show}
 	if !f.yes {
 		cfg.Approve = s.approve
 	}
