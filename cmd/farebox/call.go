@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"errors"
 	"flag"
 	"fmt"
@@ -43,14 +44,9 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		fs.Usage()
 		return errors.New("a prompt is required")
 	}
-	keyHex := getenv("FAREBOX_PAYER_KEY")
-	if keyHex == "" {
-		keyHex = devchain.DevPayerKey
-		fmt.Fprintln(stderr, "farebox call: FAREBOX_PAYER_KEY is not set; paying with the publicly known dev payer key")
-	}
-	key, err := crypto.HexToECDSA(strings.TrimPrefix(keyHex, "0x"))
+	key, err := payerKey(getenv, stderr, "farebox call")
 	if err != nil {
-		return fmt.Errorf("FAREBOX_PAYER_KEY: %w", err)
+		return err
 	}
 	capAtomic, err := x402.ParseUSDC(*maxPrice)
 	if err != nil {
@@ -67,7 +63,7 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		payer.OnReceipt(func(r *x402.Receipt) { receipt = r }),
 		payer.OnRefusal(func(err error) { fmt.Fprintln(stderr, "farebox call: not paying:", err) }))
 	client := openai.NewClient(option.WithBaseURL(strings.TrimSuffix(*base, "/")+"/"), option.WithAPIKey("x402"),
-		option.WithHTTPClient(&http.Client{Transport: tr}), option.WithMaxRetries(0))
+		option.WithHTTPClient(&http.Client{Transport: tr})) // default retries: the transport presents one authorization to all of them
 	params := oresponses.ResponseNewParams{Model: *model, Input: oresponses.ResponseNewParamsInputUnion{OfString: openai.String(prompt)}}
 	for _, spec := range tools {
 		tool, err := parseTool(spec)
@@ -172,6 +168,21 @@ func failedReceiptReason(res *http.Response) string {
 		}
 	}
 	return ""
+}
+
+// payerKey is the key clients pay with: FAREBOX_PAYER_KEY (hex), else the
+// publicly known dev payer key of `farebox dev`, said out loud on stderr.
+func payerKey(getenv func(string) string, stderr io.Writer, command string) (*ecdsa.PrivateKey, error) {
+	keyHex := getenv("FAREBOX_PAYER_KEY")
+	if keyHex == "" {
+		keyHex = devchain.DevPayerKey
+		fmt.Fprintln(stderr, command+": FAREBOX_PAYER_KEY is not set; paying with the publicly known dev payer key")
+	}
+	key, err := crypto.HexToECDSA(strings.TrimPrefix(keyHex, "0x"))
+	if err != nil {
+		return nil, fmt.Errorf("FAREBOX_PAYER_KEY: %w", err)
+	}
+	return key, nil
 }
 
 func callStreaming(ctx context.Context, c *openai.Client, p oresponses.ResponseNewParams, stdout io.Writer) (*oresponses.Response, error) {

@@ -3,6 +3,7 @@
 //	farebox dev                      everything on one machine: gateway, dev chain, scripted model
 //	farebox serve --config FILE      production: real upstreams, a real chain or facilitator
 //	farebox call "prompt"            a paid call from the command line
+//	farebox chat                     an agent in the terminal: tools, approvals, a budget
 package main
 
 import (
@@ -41,6 +42,7 @@ Usage:
   farebox dev   [flags]            run everything on one machine (in-memory chain or --chain URL, scripted model)
   farebox serve --config FILE      run the gateway from a config file (see farebox.example.yaml)
   farebox call  [flags] PROMPT     make one paid call and print the answer and the receipt
+  farebox chat  [flags]            talk to a model, run its tools here (MCP too), pay each turn
 
 Run "farebox COMMAND -h" for the flags of a command.
 `
@@ -68,6 +70,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return runMain(ctx, NewDevMain(stdout, stderr, getenv), args[1:])
 	case "call":
 		return runCall(ctx, args[1:], stdout, stderr, getenv)
+	case "chat":
+		return runChat(ctx, args[1:], stdout, stderr, getenv)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -45,6 +45,7 @@ type purchase struct {
 	req           *x402.Requirement
 	id            string // the payment-identifier extension's id, "" when the server declares none
 	fresh         bool   // signed in this RoundTrip (not a retry)
+	hooks         *Hooks // of the request that signed it
 }
 
 // usableUntil is when presenting the authorization again stops making
@@ -53,10 +54,30 @@ func (p *purchase) usableUntil() time.Time {
 	return time.Unix(p.payment.Authorization.ValidBefore.Int64(), 0).Add(-x402.MinValidity)
 }
 
+// forgetAfter is how long past its validBefore an unanswered purchase is
+// kept for a late retry to find; it bounds the memory of a long-lived
+// transport.
+const forgetAfter = time.Hour
+
 func (t *Transport) remember(p *purchase) {
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	t.pending[p.key] = p
-	t.mu.Unlock()
+	if len(t.pending) > 64 {
+		old := time.Now().Add(-forgetAfter).Unix()
+		for k, q := range t.pending {
+			if q.payment.Authorization.ValidBefore.Int64() < old {
+				delete(t.pending, k)
+			}
+		}
+	}
+}
+
+// void tells the hooks that signed p that it can never be spent.
+func (t *Transport) void(p *purchase) {
+	if p.hooks != nil && p.hooks.Void != nil {
+		p.hooks.Void(p.req, &p.payment)
+	}
 }
 
 // forget drops p, unless a newer purchase took its key.
@@ -85,6 +106,7 @@ func (t *Transport) recall(ctx context.Context, k purchaseKey) (*purchase, error
 	}
 	t.forget(k, p) // told once; a later identical request is a new purchase
 	if t.provablyUnsettled(ctx, p) {
+		t.void(p)
 		return nil, nil
 	}
 	return nil, fmt.Errorf("%w (nonce 0x%s expired before an answer arrived; configure payer.WithChain to check it on chain)",
@@ -212,6 +234,9 @@ type Hooks struct {
 	// Signed is called once per authorization signed, before it is sent:
 	// from then on the amount may be spent.
 	Signed func(req *x402.Requirement, p *x402.Payment)
+	// Void is called when an authorization Signed reported is proven never
+	// spendable (refused as such, or expired unused on chain).
+	Void func(req *x402.Requirement, p *x402.Payment)
 	// Receipt receives every receipt header of a paid answer.
 	Receipt func(*x402.Receipt)
 	// Refused is told why a 402 was not paid.

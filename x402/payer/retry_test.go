@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/payer"
@@ -83,6 +84,8 @@ func (s *flakyShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, `{"error":{"message":"upstream failed","type":"server_error"}}`)
 		case "reset":
 			reset(w)
+		case "hang": // until the client gives up
+			<-r.Context().Done()
 		case "cut":
 			w.Header().Set("Content-Type", "text/event-stream")
 			w.WriteHeader(200)
@@ -244,21 +247,54 @@ func TestRefusalThatProvesNothingWasSpentSignsAnew(t *testing.T) {
 			defer srv.Close()
 			tr := payer.NewTransport(payer.NewSigner(payerKey(t)))
 			c := &http.Client{Transport: tr}
+			var signed, voided int
+			ctx := payer.WithHooks(context.Background(), &payer.Hooks{
+				Signed: func(*x402.Requirement, *x402.Payment) { signed++ },
+				Void:   func(*x402.Requirement, *x402.Payment) { voided++ },
+			})
 			var codes []int
 			for i := 0; i < 2; i++ {
-				resp := post(t, c, srv.URL, `{"same":"body"}`)
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader(`{"same":"body"}`))
+				resp, err := c.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
 				codes = append(codes, resp.StatusCode)
 			}
 			mu.Lock()
 			defer mu.Unlock()
 			if tc.replace {
-				if len(nonces) != 3 || nonces[0] != nonces[1] || nonces[2] == nonces[1] || codes[1] != 200 {
-					t.Fatalf("nonces %v codes %v: want the refused authorization replaced once", nonces, codes)
+				if len(nonces) != 3 || nonces[0] != nonces[1] || nonces[2] == nonces[1] || codes[1] != 200 || signed != 2 || voided != 1 {
+					t.Fatalf("nonces %v codes %v signed %d voided %d: want the refused authorization voided and replaced once", nonces, codes, signed, voided)
 				}
-			} else if len(nonces) != 2 || nonces[0] != nonces[1] || codes[1] != 402 {
-				t.Fatalf("nonces %v codes %v: want no second authorization", nonces, codes)
+			} else if len(nonces) != 2 || nonces[0] != nonces[1] || codes[1] != 402 || signed != 1 || voided != 0 {
+				t.Fatalf("nonces %v codes %v signed %d voided %d: want no second authorization", nonces, codes, signed, voided)
 			}
 		})
+	}
+}
+
+// TestTimeoutRetryPresentsTheSameAuthorization: openai-go does not retry
+// an attempt that hit its own timeout; the caller's retry of the same
+// request presents the authorization the server already took.
+func TestTimeoutRetryPresentsTheSameAuthorization(t *testing.T) {
+	s, srv := newFlakyShop(t, 1, "hang")
+	tr := payer.NewTransport(payer.NewSigner(payerKey(t)))
+	client := openai.NewClient(option.WithBaseURL(srv.URL+"/v1/"), option.WithAPIKey("unused"),
+		option.WithHTTPClient(&http.Client{Transport: tr}), option.WithRequestTimeout(300*time.Millisecond))
+	params := responses.ResponseNewParams{Model: "m", Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("slow")}}
+	if _, err := client.Responses.New(context.Background(), params); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("first attempt: %v, want a timeout", err)
+	}
+	res, err := client.Responses.New(context.Background(), params)
+	if err != nil || res.OutputText() != "served" {
+		t.Fatalf("retry: %v", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.nonces) != 2 || s.nonces[0] != s.nonces[1] {
+		t.Fatalf("nonces %v: want the timed-out authorization presented again", s.nonces)
 	}
 }
 

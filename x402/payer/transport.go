@@ -93,9 +93,6 @@ func NewTransport(signer *Signer, opts ...Option) *Transport {
 	return t
 }
 
-// Signer is the key this transport pays with.
-func (t *Transport) Signer() *Signer { return t.signer }
-
 // RoundTrip sends req, paying when the answer is a 402, and presenting a
 // remembered authorization again when req retries a purchase whose outcome
 // is unknown.
@@ -133,6 +130,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if !neverSpendable(reason) && !t.provablyUnsettled(req.Context(), p) {
 			return resp, nil // it may have moved money: never sign another for it
 		}
+		t.void(p)
 		t.forget(key, p)
 		if fresh {
 			return resp, nil // a new authorization was refused: the server's answer stands
@@ -187,7 +185,7 @@ func (t *Transport) buy(ctx context.Context, resp *http.Response, key purchaseKe
 		}
 		return nil
 	}
-	p.key, p.fresh = key, true
+	p.key, p.fresh, p.hooks = key, true, hooks
 	if hooks != nil && hooks.Signed != nil {
 		hooks.Signed(p.req, &p.payment)
 	}
