@@ -1,6 +1,7 @@
 package payer
 
 import (
+	"slices"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -44,8 +45,10 @@ type purchase struct {
 	payment       x402.Payment
 	req           *x402.Requirement
 	id            string // the payment-identifier extension's id, "" when the server declares none
-	fresh         bool   // signed in this RoundTrip (not a retry)
 	hooks         *Hooks // of the request that signed it
+	// busy says a request is presenting it now (guarded by Transport.mu):
+	// an identical request sent meanwhile is another purchase, not a retry.
+	busy bool
 }
 
 // usableUntil is when presenting the authorization again stops making
@@ -59,18 +62,35 @@ func (p *purchase) usableUntil() time.Time {
 // transport.
 const forgetAfter = time.Hour
 
+// remember keeps p under its key, busy: the request that signed it is
+// about to present it.
 func (t *Transport) remember(p *purchase) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.pending[p.key] = p
+	p.busy = true
+	t.pending[p.key] = append(t.pending[p.key], p)
 	if len(t.pending) > 64 {
 		old := time.Now().Add(-forgetAfter).Unix()
-		for k, q := range t.pending {
-			if q.payment.Authorization.ValidBefore.Int64() < old {
+		for k, ps := range t.pending {
+			ps = slices.DeleteFunc(ps, func(q *purchase) bool { return !q.busy && q.payment.Authorization.ValidBefore.Int64() < old })
+			if len(ps) == 0 {
 				delete(t.pending, k)
+			} else {
+				t.pending[k] = ps
 			}
 		}
 	}
+}
+
+// idle marks p presentable again: its outcome is unknown, so the next
+// retry of its request presents it.
+func (t *Transport) idle(p *purchase) {
+	t.mu.Lock()
+	p.busy = false
+	if !slices.Contains(t.pending[p.key], p) {
+		t.pending[p.key] = append(t.pending[p.key], p)
+	}
+	t.mu.Unlock()
 }
 
 // void tells the hooks that signed p that it can never be spent.
@@ -80,31 +100,39 @@ func (t *Transport) void(p *purchase) {
 	}
 }
 
-// forget drops p, unless a newer purchase took its key.
-func (t *Transport) forget(k purchaseKey, p *purchase) {
+// forget drops p: its purchase is over.
+func (t *Transport) forget(p *purchase) {
 	t.mu.Lock()
-	if t.pending[k] == p {
-		delete(t.pending, k)
+	defer t.mu.Unlock()
+	ps := slices.DeleteFunc(t.pending[p.key], func(q *purchase) bool { return q == p })
+	if len(ps) == 0 {
+		delete(t.pending, p.key)
+	} else {
+		t.pending[p.key] = ps
 	}
-	t.mu.Unlock()
 }
 
-// recall returns the remembered purchase for k (as a retry, not fresh),
-// nil when there is none or when the old one provably cannot move money
-// any more, and ErrOutcomeUnknown when it expired unproven.
+// recall takes (marks busy) a remembered purchase for k that no request is
+// presenting, oldest first: nil when there is none or when the old one
+// provably cannot move money any more, and ErrOutcomeUnknown when it
+// expired unproven.
 func (t *Transport) recall(ctx context.Context, k purchaseKey) (*purchase, error) {
 	t.mu.Lock()
-	p := t.pending[k]
+	var p *purchase
+	for _, q := range t.pending[k] {
+		if !q.busy {
+			p, q.busy = q, true
+			break
+		}
+	}
 	t.mu.Unlock()
 	if p == nil {
 		return nil, nil
 	}
 	if time.Now().Before(p.usableUntil()) {
-		c := *p
-		c.fresh = false
-		return &c, nil
+		return p, nil
 	}
-	t.forget(k, p) // told once; a later identical request is a new purchase
+	t.forget(p) // told once; a later identical request is a new purchase
 	if t.provablyUnsettled(ctx, p) {
 		t.void(p)
 		return nil, nil
@@ -126,11 +154,7 @@ type answerBody struct {
 func (b *answerBody) Read(buf []byte) (int, error) {
 	n, err := b.ReadCloser.Read(buf)
 	if err != nil && err != io.EOF && b.ctx.Err() == nil {
-		b.t.mu.Lock()
-		if _, taken := b.t.pending[b.p.key]; !taken {
-			b.t.pending[b.p.key] = b.p
-		}
-		b.t.mu.Unlock()
+		b.t.idle(b.p) // cut short: the outcome is unknown again
 	}
 	return n, err
 }

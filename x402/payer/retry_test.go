@@ -331,3 +331,43 @@ func decodeB64(t *testing.T, s string) string {
 }
 
 func encodeB64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+// TestIdenticalPurchasesAreNotRetries: the same request sent again after
+// its purchase was answered (even through a retry), or sent several times
+// at once, is a new purchase each time, paid with its own authorization.
+func TestIdenticalPurchasesAreNotRetries(t *testing.T) {
+	s, srv := newFlakyShop(t, 1, "502")
+	tr := payer.NewTransport(payer.NewSigner(payerKey(t)))
+	client := openai.NewClient(option.WithBaseURL(srv.URL+"/v1/"), option.WithAPIKey("unused"), option.WithHTTPClient(&http.Client{Transport: tr}))
+	params := responses.ResponseNewParams{Model: "m", Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("same prompt")}}
+	for i := 0; i < 2; i++ {
+		if _, err := client.Responses.New(context.Background(), params); err != nil {
+			t.Fatalf("purchase %d: %v", i, err)
+		}
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 5; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := client.Responses.New(context.Background(), params); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	distinct := map[string]bool{}
+	for _, n := range s.nonces {
+		distinct[n] = true
+	}
+	if len(distinct) != 7 {
+		t.Fatalf("7 identical purchases paid with %d authorizations, want 7: %v", len(distinct), s.nonces)
+	}
+	for n, a := range s.attempts {
+		if a > 2 {
+			t.Errorf("nonce %s presented %d times: a retry is one more, never more", n[:8], a)
+		}
+	}
+}

@@ -47,7 +47,7 @@ type Transport struct {
 	chain     ChainReader
 
 	mu      sync.Mutex
-	pending map[purchaseKey]*purchase // unknown outcomes, by request
+	pending map[purchaseKey][]*purchase // signed and unanswered, by request
 }
 
 // Option configures a Transport.
@@ -86,7 +86,7 @@ func OnRefusal(f func(error)) Option { return func(t *Transport) { t.onRefusal =
 // NewTransport returns a paying transport for signer.
 func NewTransport(signer *Signer, opts ...Option) *Transport {
 	t := &Transport{base: http.DefaultTransport, signer: signer, networks: x402.DefaultRegistry(), cap: DefaultSpendCap,
-		pending: map[purchaseKey]*purchase{}}
+		pending: map[purchaseKey][]*purchase{}}
 	for _, o := range opts {
 		o(t)
 	}
@@ -110,6 +110,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	fresh := p == nil // a retry presents a remembered authorization first
 	if p == nil {
 		resp, err := t.base.RoundTrip(withBody(req, body))
 		if err != nil || resp.StatusCode != http.StatusPaymentRequired {
@@ -120,7 +121,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		resp.Body.Close()
 	}
-	for fresh := p.fresh; ; fresh = true {
+	for ; ; fresh = true {
 		resp, err := t.present(req, body, p, hooks)
 		if err != nil || resp.StatusCode != http.StatusPaymentRequired {
 			return resp, err
@@ -128,10 +129,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// A refusal of the payment: the reason says whether it can be spent.
 		reason := refusalReason(resp)
 		if !neverSpendable(reason) && !t.provablyUnsettled(req.Context(), p) {
+			t.idle(p)
 			return resp, nil // it may have moved money: never sign another for it
 		}
 		t.void(p)
-		t.forget(key, p)
+		t.forget(p)
 		if fresh {
 			return resp, nil // a new authorization was refused: the server's answer stands
 		}
@@ -150,7 +152,9 @@ func (t *Transport) present(req *http.Request, body []byte, p *purchase, hooks *
 	resp, err := t.base.RoundTrip(paid)
 	if err != nil {
 		if errors.Is(err, context.Canceled) && req.Context().Err() != nil {
-			t.forget(p.key, p) // the caller gave the purchase up
+			t.forget(p) // the caller gave the purchase up
+		} else {
+			t.idle(p) // unknown outcome: a retry presents p again
 		}
 		return nil, err
 	}
@@ -162,13 +166,14 @@ func (t *Transport) present(req *http.Request, body []byte, p *purchase, hooks *
 		return resp, nil
 	case resp.StatusCode == http.StatusRequestTimeout, resp.StatusCode == http.StatusConflict,
 		resp.StatusCode == http.StatusTooManyRequests, resp.StatusCode >= 500:
+		t.idle(p)
 		return resp, nil // unknown outcome: a retry presents p again
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
-		t.forget(p.key, p)
+		t.forget(p)
 		resp.Body = &answerBody{ReadCloser: resp.Body, t: t, p: p, ctx: req.Context()}
 		return resp, nil
 	}
-	t.forget(p.key, p) // answered (another 4xx): the purchase is over
+	t.forget(p) // answered (another 4xx): the purchase is over
 	return resp, nil
 }
 
@@ -185,7 +190,7 @@ func (t *Transport) buy(ctx context.Context, resp *http.Response, key purchaseKe
 		}
 		return nil
 	}
-	p.key, p.fresh, p.hooks = key, true, hooks
+	p.key, p.hooks = key, hooks
 	if hooks != nil && hooks.Signed != nil {
 		hooks.Signed(p.req, &p.payment)
 	}
