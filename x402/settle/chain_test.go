@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/big"
 	"os"
 	"testing"
@@ -178,19 +179,40 @@ func (b *buyer) purchase(p *x402.Payment, body string) settle.Purchase {
 	return settle.Purchase{Payment: p, Requirement: b.req, BodyHash: sha256.Sum256([]byte(body))}
 }
 
-// balances reads (payer, payee) on chain.
+// balances reads (payer, payee) on chain at the latest block.
 func (b *buyer) balances(t *testing.T) (int64, int64) {
 	t.Helper()
+	return b.balancesAt(t, nil)
+}
+
+// balancesAfter reads (payer, payee) in the state right after the block
+// that mined tx: the dev chain may show a receipt before its latest state
+// includes the block, so reads after a settlement name the block.
+func (b *buyer) balancesAfter(t *testing.T, tx string) (int64, int64) {
+	t.Helper()
+	r, err := chain.Client.TransactionReceipt(context.Background(), common.HexToHash(tx))
+	if err != nil {
+		t.Fatalf("receipt of %s: %v", tx, err)
+	}
+	return b.balancesAt(t, r.BlockNumber)
+}
+
+func (b *buyer) balancesAt(t *testing.T, block *big.Int) (int64, int64) {
+	t.Helper()
 	ctx := context.Background()
-	from, err := balanceOf(ctx, b.addr)
-	if err != nil {
-		t.Fatal(err)
+	read := func(who common.Address) int64 {
+		asset := chain.Network.Asset
+		out, err := chain.Client.CallContract(ctx, ethereum.CallMsg{To: &asset, Data: tok.PackBalanceOf(who)}, block)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := tok.UnpackBalanceOf(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.Int64()
 	}
-	to, err := balanceOf(ctx, b.req.PayTo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return from.Int64(), to.Int64()
+	return read(b.addr), read(b.req.PayTo)
 }
 
 // events collects an engine's events so tests await them instead of sleeping.
@@ -233,6 +255,9 @@ func newEngine(t *testing.T, cfg settle.Config) (*settle.Engine, events) {
 		cfg.Networks = reg
 	}
 	cfg.OnEvent = ev.on
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(t.Output(), nil))
+	}
 	e, err := settle.NewEngine(cfg)
 	if err != nil {
 		t.Fatal(err)

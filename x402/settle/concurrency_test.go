@@ -131,7 +131,7 @@ func TestPayerFundedForOneCall(t *testing.T) {
 					t.Fatalf("Settle = %+v, %v", rc, err)
 				}
 				ev.await(t, settle.EventConfirmed, ok[0].Entry().Name())
-				if from, to := b.balances(t); from != 0 || to != price {
+				if from, to := b.balancesAfter(t, rc.Transaction); from != 0 || to != price {
 					t.Fatalf("payer %d, payee %d; want 0 and %d", from, to, price)
 				}
 				acct := settle.Account{ChainID: chain.Network.ChainID.String(), Asset: chain.Network.Asset, Payer: b.addr}

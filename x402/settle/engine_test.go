@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/settle"
 )
@@ -73,7 +75,6 @@ func TestBeginOutcomes(t *testing.T) {
 		}, settle.ErrInProgress, false},
 		{"same authorization and body after it settled: replay", func(t *testing.T, v *env) (*settle.Purchase, error) {
 			p := v.b.pay(t)
-			from, to := v.b.balances(t)
 			rc := v.settleNow(t, v.b.purchase(p, "a"))
 			again, err := v.e.Begin(ctx, v.b.purchase(p, "a"))
 			if err != nil {
@@ -83,8 +84,17 @@ func TestBeginOutcomes(t *testing.T) {
 			if err != nil || *rc2 != *rc {
 				t.Fatalf("replay receipt = %+v, %v; want %+v", rc2, err, rc)
 			}
-			if f, tt := v.b.balances(t); from-f != price || tt-to != price {
-				t.Fatalf("charged %d, paid %d; want exactly one price (%d)", from-f, tt-to, price)
+			r, err := chain.Client.TransactionReceipt(ctx, common.HexToHash(rc.Transaction))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// One charge in the transfer's block, and the replay sent nothing.
+			if n := v.e.Count(settle.EventBroadcast); n != 1 {
+				t.Fatalf("%d transfers broadcast, want 1", n)
+			}
+			from, to := v.b.balancesAt(t, new(big.Int).Sub(r.BlockNumber, big.NewInt(1)))
+			if f, tt := v.b.balancesAfter(t, rc.Transaction); from-f != price || tt-to != price {
+				t.Fatalf("charged %d (%d -> %d), paid %d (%d -> %d); want exactly one price (%d)", from-f, from, f, tt-to, to, tt, price)
 			}
 			return again, nil
 		}, nil, true},
@@ -219,7 +229,7 @@ func TestSettleConfirmsInBackground(t *testing.T) {
 			if held, _ := holds.Held(ctx, acct); held.Sign() != 0 {
 				t.Fatalf("held %v after confirmation, want 0", held)
 			}
-			if from, to := b.balances(t); from != 2*price || to != price {
+			if from, to := b.balancesAfter(t, rc.Transaction); from != 2*price || to != price {
 				t.Fatalf("payer %d, payee %d; want %d and %d", from, to, 2*price, price)
 			}
 			if _, err := p.Settle(ctx); err == nil {
@@ -250,7 +260,8 @@ func TestRefusedTransferIsReleased(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p2.Settle(ctx); err != nil {
+	rc2, err := p2.Settle(ctx)
+	if err != nil {
 		t.Fatal(err)
 	}
 	gas, err := chain.Client.BalanceAt(ctx, chain.Relayer, nil)
@@ -267,7 +278,7 @@ func TestRefusedTransferIsReleased(t *testing.T) {
 	if after, _ := chain.Client.BalanceAt(ctx, chain.Relayer, nil); after.Cmp(gas) != 0 {
 		t.Fatalf("the relayer spent %s wei on a refused transfer", new(big.Int).Sub(gas, after))
 	}
-	if from, to := b.balances(t); from != 0 || to != price {
+	if from, to := b.balancesAfter(t, rc2.Transaction); from != 0 || to != price {
 		t.Fatalf("payer %d, payee %d; want 0 and %d", from, to, price)
 	}
 }

@@ -10,8 +10,9 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 )
 
-// ErrInsufficientFunds: the payer's balance minus what it already has in
-// flight does not cover this purchase (HTTP 402, reason insufficient_funds).
+// ErrInsufficientFunds is returned when the payer's balance minus what it
+// already has in flight does not cover this purchase (HTTP 402, reason
+// insufficient_funds).
 var ErrInsufficientFunds = errors.New("settle: the payer's balance minus its payments in flight does not cover this one")
 
 // Account is the balance holds are counted against: one payer's balance of

@@ -61,7 +61,7 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 	f := p.f
 	var signed atomic.Bool
 	rc, err := e.chain.Broadcast(ctx, p.Payment, p.Requirement, func(tx common.Hash) error {
-		if err := f.move(ctx, Settling, func(n *Entry) { n.Tx = tx }); err != nil {
+		if err := f.signed(context.WithoutCancel(ctx), tx); err != nil {
 			return fmt.Errorf("settle: journaling the transaction: %w", err)
 		}
 		if !signed.Swap(true) {
@@ -187,6 +187,24 @@ func (f *flight) move(ctx context.Context, to State, edit func(*Entry)) error {
 	f.entry = next
 	f.finished = to.Finished()
 	return nil
+}
+
+// signed records that the transfer now rides in transaction tx: Reserved
+// becomes Settling; a later state keeps its state (a fee bump or a
+// resubmission after the receipt was given) and its receipt names tx.
+func (f *flight) signed(ctx context.Context, tx common.Hash) error {
+	f.mu.Lock()
+	to := f.entry.State
+	f.mu.Unlock()
+	if to == Reserved {
+		to = Settling
+	}
+	return f.move(ctx, to, func(n *Entry) {
+		n.Tx = tx
+		if n.Receipt != nil {
+			n.Receipt.Transaction = tx.Hex()
+		}
+	})
 }
 
 // drop deletes the entry if it is still in the state last seen.

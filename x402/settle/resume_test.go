@@ -127,7 +127,7 @@ func TestResumeOnChain(t *testing.T) {
 	if en, err := get(answered); err != nil || en.State != settle.Failed || en.Reason != x402.ReasonValidBefore {
 		t.Fatalf("answered entry = %+v, %v", en, err)
 	}
-	if fromNow, toNow := b.balances(t); fromB-fromNow != 2*price || toNow-toB != 2*price {
+	if fromNow, toNow := b.balancesAfter(t, en.Tx.Hex()); fromB-fromNow != 2*price || toNow-toB != 2*price {
 		t.Fatalf("payer charged %d, payee paid %d; want exactly 2 prices (%d)", fromB-fromNow, toNow-toB, 2*price)
 	}
 	if from, to := late.balances(t); from != 2*price || to != 0 {

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math/big"
 	"sync/atomic"
 	"time"
 
@@ -87,14 +88,11 @@ func (e *Engine) follow(ctx context.Context, f *flight, resubmit bool) {
 func (e *Engine) resubmit(ctx context.Context, f *flight) bool {
 	var signed atomic.Bool
 	_, err := e.chain.Broadcast(ctx, f.pay, f.req, func(tx common.Hash) error {
+		if err := f.signed(ctx, tx); err != nil {
+			return err
+		}
 		signed.Store(true)
-		cur := f.snapshot().State
-		return f.move(ctx, cur, func(n *Entry) {
-			n.Tx = tx
-			if n.Receipt != nil {
-				n.Receipt.Transaction = tx.Hex()
-			}
-		})
+		return nil
 	})
 	en := f.snapshot()
 	e.emit(EventResubmitted, en, err)
@@ -187,19 +185,35 @@ func (e *Engine) unhold(ctx context.Context, en *Entry) {
 	}
 }
 
-// Resume takes over what a previous run left in flight: Reserved entries
-// are released (nothing was sent; the client's retry pays again with the
-// same authorization), Settling and Broadcast ones are followed on chain
-// in the background (confirmed, sent again, failed or released). It
-// returns how many entries it took over; Close stops the followers.
+// Resume takes over, once on start, what a previous run left in flight:
+// Reserved entries are released (nothing was sent; the client's retry pays
+// again with the same authorization), Settling and Broadcast ones are held
+// again and followed on chain in the background (confirmed, sent again,
+// failed or released). It takes this instance's entries (all of them when
+// Config.Instance is "") and those idle for StaleAfter, and returns how
+// many it took over; Close stops the followers. Call it before serving.
 func (e *Engine) Resume(ctx context.Context) (int, error) {
+	return e.takeOver(ctx, e.owns)
+}
+
+// Adopt takes over the entries of other instances idle for StaleAfter (a
+// replica that died and does not come back); replicas sharing a journal
+// call it periodically. Unlike Resume it never touches this instance's own
+// entries, which may be in flight right now.
+func (e *Engine) Adopt(ctx context.Context) (int, error) {
+	return e.takeOver(ctx, func(en *Entry) bool {
+		return e.cfg.Instance != "" && en.Owner != e.cfg.Instance && e.cfg.Now().Sub(en.Updated) > e.cfg.StaleAfter
+	})
+}
+
+func (e *Engine) takeOver(ctx context.Context, mine func(*Entry) bool) (int, error) {
 	list, err := e.cfg.Journal.Unfinished(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("settle: listing unfinished entries: %w", err)
 	}
 	n := 0
 	for _, en := range list {
-		if !e.owns(en) {
+		if !mine(en) {
 			continue
 		}
 		f := &flight{e: e, entry: en}
@@ -221,9 +235,31 @@ func (e *Engine) Resume(ctx context.Context) (int, error) {
 			continue
 		}
 		n++
+		e.rehold(ctx, en)
 		e.track(f, true)
 	}
 	return n, nil
+}
+
+// rehold counts a resumed transfer against its payer again (an in-memory
+// hold died with the process; a Redis one is still there and this is a
+// no-op), whatever the balance: the money is already on its way.
+func (e *Engine) rehold(ctx context.Context, en *Entry) {
+	if e.cfg.Balances == nil {
+		return
+	}
+	acct := accountOf(en)
+	held, err := e.cfg.Holds.Held(ctx, acct)
+	if err == nil {
+		expires := e.cfg.Now().Add(e.cfg.HoldTTL)
+		if en.Expires.Before(expires) {
+			expires = en.Expires
+		}
+		err = e.cfg.Holds.Hold(ctx, acct, en.Name(), en.Amount, new(big.Int).Add(held, en.Amount), expires)
+	}
+	if err != nil {
+		e.cfg.Logger.Warn("settle: holding a resumed transfer", "entry", en.Name(), "err", err)
+	}
 }
 
 // owns reports whether Resume should take en over: the journal is this
