@@ -92,6 +92,10 @@ type Config struct {
 	AwaitTimeout time.Duration
 	// RetryInterval spaces attempts after a chain read failed (default 2 s).
 	RetryInterval time.Duration
+	// MaxResubmits bounds how often one follower sends an unused, valid
+	// authorization again (default 3), so a transfer that keeps failing
+	// does not keep costing gas.
+	MaxResubmits int
 	// OnEvent, when set, is called for every step of every purchase (turn
 	// it into metrics); it must not block.
 	OnEvent func(Event)
@@ -139,6 +143,9 @@ func NewEngine(cfg Config) (*Engine, error) {
 	cfg.DebtTTL = orDefault(cfg.DebtTTL, 7*24*time.Hour)
 	cfg.AwaitTimeout = orDefault(cfg.AwaitTimeout, 2*time.Minute)
 	cfg.RetryInterval = orDefault(cfg.RetryInterval, 2*time.Second)
+	if cfg.MaxResubmits == 0 {
+		cfg.MaxResubmits = 3
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}

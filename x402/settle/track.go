@@ -29,13 +29,18 @@ func (e *Engine) track(f *flight, resubmit bool) {
 	}()
 }
 
-// follow is the confirmation loop: wait for the recorded transaction; when
-// its outcome is unknown, ask the token whether the authorization was used;
-// unused and expired: failed (answered) or released (not answered); unused
-// and valid: sent again, or released when resubmit is false.
+// follow is the confirmation loop: wait for the recorded transaction;
+// when it did not carry the transfer (reverted, dropped, not mined in
+// time), ask the token whether the authorization was used. Used: confirmed
+// (or failed, when this transaction's transfer failed: the authorization
+// went elsewhere or was canceled). Unused and expired, or resubmitted
+// MaxResubmits times: failed when the payer was answered, else released.
+// Unused and valid: sent again, or released when resubmit is false.
 func (e *Engine) follow(ctx context.Context, f *flight, resubmit bool) {
+	attempts := 0
 	for ctx.Err() == nil {
 		en := f.snapshot()
+		failed := "" // why the recorded transaction did not carry the transfer
 		if en.Tx != (common.Hash{}) {
 			actx, cancel := context.WithTimeout(ctx, e.cfg.AwaitTimeout)
 			err := e.chain.Await(actx, en.Tx, f.pay)
@@ -46,13 +51,13 @@ func (e *Engine) follow(ctx context.Context, f *flight, resubmit bool) {
 				e.confirm(ctx, f, "")
 				return
 			case errors.As(err, &xe):
-				e.fail(ctx, f, xe.Reason, en.State == Broadcast)
-				return
+				failed = xe.Reason
 			case ctx.Err() != nil:
 				return
+			default:
+				e.cfg.Logger.Warn("settle: transaction not mined in time, asking the token", "entry", en.Name(),
+					"tx", en.Tx.Hex(), "err", err)
 			}
-			e.cfg.Logger.Warn("settle: transaction not mined in time, asking the token", "entry", en.Name(),
-				"tx", en.Tx.Hex(), "err", err)
 		}
 		used, err := e.chain.AuthorizationUsed(ctx, f.pay, f.req)
 		if err != nil {
@@ -62,21 +67,29 @@ func (e *Engine) follow(ctx context.Context, f *flight, resubmit bool) {
 			}
 			continue
 		}
+		expired := !e.cfg.Now().Before(en.Expires)
 		switch {
-		case used:
+		case used && failed == "":
 			e.confirm(ctx, f, "authorization used on chain")
 			return
-		case !e.cfg.Now().Before(en.Expires):
-			if en.State == Broadcast {
-				e.fail(ctx, f, x402.ReasonValidBefore, true)
-			} else {
-				e.release(ctx, f)
-			}
+		case used:
+			e.fail(ctx, f, failed, en.State == Broadcast)
 			return
-		case !resubmit:
-			e.release(ctx, f)
+		case expired || !resubmit || attempts >= e.cfg.MaxResubmits:
+			if en.State != Broadcast {
+				e.release(ctx, f)
+				return
+			}
+			if failed == "" {
+				failed = x402.ReasonValidBefore
+				if !expired {
+					failed = x402.ReasonUnexpectedSettleError
+				}
+			}
+			e.fail(ctx, f, failed, true)
 			return
 		}
+		attempts++
 		if !e.resubmit(ctx, f) {
 			return
 		}
