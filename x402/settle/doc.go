@@ -38,24 +38,35 @@
 // # Debt: "refused until resolved"
 //
 // A transfer that was answered with a receipt (Broadcast) and then fails
-// for good (its transaction reverted, or it is unused and its validBefore
-// passed) puts its payer in debt: a DebtItem in the journal, durable like
-// the entries, logged with slog at error level and reported as EventFailed.
-// While the payer has a live item, Begin refuses it with ErrPayerInDebt.
-// An item lapses after Config.DebtTTL (default 7 days; negative: never) or
-// is cleared by an operator with Engine.Forgive. A transfer that fails
-// before anyone was answered (confirm "mined", or Settling after a crash)
-// creates no debt: the payer was not served on credit.
+// for good puts its payer in debt: a DebtItem in the journal, durable like
+// the entries, logged with slog at error level and reported as EventFailed
+// (Engine.Count, Config.OnEvent: turn them into metrics). "For good" means
+// the chain will not carry it: its transaction reverted or vanished and
+// the authorization is unused but expired, or a resubmission is refused
+// (the balance is gone), or MaxResubmits were spent; or the authorization
+// was used or canceled elsewhere while this transaction failed (the token's
+// authorizationState cannot tell a cancel from a transfer by someone else,
+// so the engine assumes the worse and an operator forgives).
+// While the payer has a live item, Begin refuses it with ErrPayerInDebt,
+// replays included. An item lapses after Config.DebtTTL (default 7 days;
+// negative: never) or is cleared by an operator with Engine.Forgive (e.g.
+// after the payer paid out of band); Engine.Debt shows what is owed. A
+// transfer that fails before anyone was answered (confirm "mined", or
+// Settling after a crash) creates no debt: nobody was served on credit.
 //
 // # Crash and Resume
 //
-// Engine.Resume on start releases Reserved entries (nothing was sent) and
-// follows Settling and Broadcast ones on chain: the recorded transaction's
-// receipt; else the token's authorizationState: used -> Confirmed; unused
-// and valid -> sent again (the client's retry with the same body then gets
-// the receipt); unused and expired -> Failed (answered) or released (not
-// answered). With replicas sharing a journal, each sets Config.Instance:
-// Resume takes over its own entries and those idle for Config.StaleAfter.
+// Engine.Resume, once on start, releases Reserved entries (nothing was
+// sent) and follows Settling and Broadcast ones on chain: the recorded
+// transaction's receipt; else the token's authorizationState: used ->
+// Confirmed; unused and valid -> sent again (the client's retry with the
+// same body then gets the receipt); unused and expired -> Failed (answered)
+// or released (not answered). With replicas sharing a journal, each sets
+// Config.Instance: Resume takes over its own entries and those idle for
+// Config.StaleAfter, and Engine.Adopt, called periodically, takes over the
+// idle entries of replicas that died and do not come back. A plain Settler
+// (a remote facilitator) cannot be asked about the chain: its entries with
+// an unknown outcome stay in Settling (EventUnresolved) for an operator.
 //
 // # Replay protection
 //

@@ -190,6 +190,9 @@ func (e *Engine) Begin(ctx context.Context, p Purchase) (*Purchase, error) {
 	pu.engine = e
 	pu.entry = e.newEntry(pu)
 	if err := e.refuseDebtor(ctx, pu.entry.Payer); err != nil {
+		if errors.Is(err, ErrPayerInDebt) {
+			e.emit(EventRefused, pu.entry, err)
+		}
 		return nil, err
 	}
 	cur, err := e.cfg.Journal.Create(ctx, pu.entry)
