@@ -78,7 +78,13 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 		e.track(f, false)
 		return rc, err
 	}
-	if merr := f.move(context.WithoutCancel(ctx), Broadcast, func(n *Entry) { n.Receipt = rc }); merr != nil {
+	accepted := func(n *Entry) {
+		n.Receipt = rc
+		if n.Tx == (common.Hash{}) && rc != nil { // a settler that never called onSigned
+			n.Tx = common.HexToHash(rc.Transaction)
+		}
+	}
+	if merr := f.move(context.WithoutCancel(ctx), Broadcast, accepted); merr != nil {
 		e.cfg.Logger.Error("settle: journaling a broadcast transfer", "entry", f.name(), "err", merr)
 	}
 	e.emit(EventBroadcast, f.snapshot(), nil)
@@ -95,8 +101,14 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 		e.confirm(context.WithoutCancel(ctx), f, "")
 		return rc, nil
 	case errors.As(aerr, &xe):
-		// Nobody was answered yet: the transfer failed, the payer owes nothing.
-		e.fail(context.WithoutCancel(ctx), f, xe.Reason, false)
+		// Nobody was answered yet, so the payer owes nothing; an authorization
+		// still unused is released so that the client may pay with it again.
+		wctx := context.WithoutCancel(ctx)
+		if used, uerr := e.chain.AuthorizationUsed(wctx, p.Payment, p.Requirement); uerr == nil && !used {
+			e.release(wctx, f)
+		} else {
+			e.fail(wctx, f, xe.Reason, false)
+		}
 		return &x402.Receipt{Payer: rc.Payer, Network: rc.Network, ErrorReason: xe.Reason}, xe
 	default:
 		e.track(f, true)
