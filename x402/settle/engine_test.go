@@ -250,7 +250,7 @@ func TestRefusedTransferIsReleased(t *testing.T) {
 	b := newBuyer(t, price)
 	j := settle.NewMemoryJournal(100)
 	e1, _ := newEngine(t, settle.Config{Journal: j})
-	e2, _ := newEngine(t, settle.Config{})
+	e2, ev2 := newEngine(t, settle.Config{})
 	pu1, pu2 := b.purchase(b.pay(t), "a"), b.purchase(b.pay(t), "b")
 	p1, err := e1.Begin(ctx, pu1)
 	if err != nil {
@@ -264,6 +264,7 @@ func TestRefusedTransferIsReleased(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ev2.await(t, settle.EventConfirmed, p2.Entry().Name()) // the funds are gone at the latest block
 	gas, err := chain.Client.BalanceAt(ctx, chain.Relayer, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -9,13 +9,20 @@ import (
 	"github.com/farebox/farebox/x402/settle"
 )
 
-// A settler without a broadcast step (a remote facilitator; here today's
-// *evm.Settler used as a bare x402.Settler) is journaled before and after
-// its Settle: confirmed when it returns, released when it refuses.
+// plainSettler shows only Settle, as a remote facilitator does.
+type plainSettler struct{ s x402.Settler }
+
+func (p plainSettler) Settle(ctx context.Context, pay *x402.Payment, req *x402.Requirement) (*x402.Receipt, error) {
+	return p.s.Settle(ctx, pay, req)
+}
+
+// A settler without a broadcast step (a remote facilitator; here the chain
+// settler seen only through Settle) is journaled before and after its
+// Settle: confirmed when it returns, released when it refuses.
 func TestPlainSettlerIsJournaledAroundSettle(t *testing.T) {
 	ctx := context.Background()
 	j := settle.NewMemoryJournal(100)
-	e, ev := newEngine(t, settle.Config{Journal: j, Settler: settler.Settler})
+	e, ev := newEngine(t, settle.Config{Journal: j, Settler: plainSettler{settler.Settler}})
 	if e.Confirm() != settle.ConfirmMined {
 		t.Fatalf("default confirm mode for a plain settler = %s, want mined", e.Confirm())
 	}
