@@ -1,0 +1,270 @@
+// Package boltjournal is the embedded, durable settle.Journal: one bbolt
+// file in farebox's data directory. bbolt is a single-file B+tree with
+// serializable read-write transactions that fsync on commit, so every
+// state change is on disk before the engine sends anything, and a process
+// killed at any point leaves the last committed state. bbolt locks the file:
+// one process at a time, which is what an embedded journal means (replicas
+// use redisjournal).
+package boltjournal
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/settle"
+)
+
+// FileName is the journal's file in the data directory.
+const FileName = "journal.db"
+
+// Buckets: entries by KeyName, payment ids (IDName -> KeyName), the names
+// of unfinished entries (so Resume does not scan history), and debt items
+// in one sub-bucket per payer.
+var (
+	bucketEntries = []byte("entries")
+	bucketIDs     = []byte("ids")
+	bucketOpen    = []byte("open")
+	bucketDebts   = []byte("debts")
+)
+
+// Journal is a settle.Journal in a bbolt file. Settled entries are never
+// deleted.
+type Journal struct {
+	db *bolt.DB
+}
+
+var _ settle.Journal = (*Journal)(nil)
+
+// Open opens (creating it and dir when missing) dir/journal.db. It waits at
+// most timeout for another process holding the file (0: 5 s).
+func Open(dir string, timeout time.Duration) (*Journal, error) {
+	if timeout == 0 {
+		timeout = 5 * time.Second
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("boltjournal: %w", err)
+	}
+	path := filepath.Join(dir, FileName)
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout})
+	if err != nil {
+		return nil, fmt.Errorf("boltjournal: opening %s: %w", path, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketEntries, bucketIDs, bucketOpen, bucketDebts} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("boltjournal: %w", err)
+	}
+	return &Journal{db: db}, nil
+}
+
+// Path is the journal's file.
+func (j *Journal) Path() string { return j.db.Path() }
+
+// Close closes the file.
+func (j *Journal) Close() error { return j.db.Close() }
+
+func decode(b []byte) (*settle.Entry, error) {
+	var e settle.Entry
+	if err := json.Unmarshal(b, &e); err != nil {
+		return nil, fmt.Errorf("boltjournal: corrupt entry: %w", err)
+	}
+	return &e, nil
+}
+
+func put(tx *bolt.Tx, e *settle.Entry) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	name := []byte(e.Name())
+	if err := tx.Bucket(bucketEntries).Put(name, b); err != nil {
+		return err
+	}
+	if e.State.Finished() {
+		return tx.Bucket(bucketOpen).Delete(name)
+	}
+	return tx.Bucket(bucketOpen).Put(name, nil)
+}
+
+// Create stores e unless its key or payment id is taken.
+func (j *Journal) Create(ctx context.Context, e *settle.Entry) (*settle.Entry, error) {
+	var in *settle.Entry
+	var inErr error
+	err := j.db.Update(func(tx *bolt.Tx) error {
+		entries := tx.Bucket(bucketEntries)
+		if cur := entries.Get([]byte(e.Name())); cur != nil {
+			in, inErr = decode(cur)
+			if inErr == nil {
+				inErr = settle.ErrExists
+			}
+			return nil
+		}
+		if e.PaymentID != "" {
+			ids := tx.Bucket(bucketIDs)
+			id := []byte(settle.IDName(e.Payer, e.PaymentID))
+			if other := ids.Get(id); other != nil {
+				in, inErr = decode(entries.Get(other))
+				if inErr == nil {
+					inErr = settle.ErrIDTaken
+				}
+				return nil
+			}
+			if err := ids.Put(id, []byte(e.Name())); err != nil {
+				return err
+			}
+		}
+		return put(tx, e)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("boltjournal: create: %w", err)
+	}
+	return in, inErr
+}
+
+// Get returns the entry of k.
+func (j *Journal) Get(ctx context.Context, k x402.Key) (*settle.Entry, error) {
+	var out *settle.Entry
+	err := j.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketEntries).Get([]byte(settle.KeyName(k)))
+		if b == nil {
+			return settle.ErrNotFound
+		}
+		var err error
+		out, err = decode(b)
+		return err
+	})
+	return out, err
+}
+
+// Update replaces the entry if it is still in state from.
+func (j *Journal) Update(ctx context.Context, e *settle.Entry, from settle.State) error {
+	return j.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketEntries).Get([]byte(e.Name()))
+		if b == nil {
+			return settle.ErrNotFound
+		}
+		cur, err := decode(b)
+		if err != nil {
+			return err
+		}
+		if cur.State != from {
+			return settle.ErrStateChanged
+		}
+		return put(tx, e)
+	})
+}
+
+// Delete removes the entry of k and its payment id if it is in state from.
+func (j *Journal) Delete(ctx context.Context, k x402.Key, from settle.State) error {
+	name := []byte(settle.KeyName(k))
+	return j.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketEntries).Get(name)
+		if b == nil {
+			return nil
+		}
+		cur, err := decode(b)
+		if err != nil {
+			return err
+		}
+		if cur.State != from {
+			return settle.ErrStateChanged
+		}
+		if cur.PaymentID != "" {
+			ids := tx.Bucket(bucketIDs)
+			id := []byte(settle.IDName(cur.Payer, cur.PaymentID))
+			if string(ids.Get(id)) == string(name) {
+				if err := ids.Delete(id); err != nil {
+					return err
+				}
+			}
+		}
+		if err := tx.Bucket(bucketOpen).Delete(name); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketEntries).Delete(name)
+	})
+}
+
+// Unfinished lists the entries of the open index.
+func (j *Journal) Unfinished(ctx context.Context) ([]*settle.Entry, error) {
+	var out []*settle.Entry
+	err := j.db.View(func(tx *bolt.Tx) error {
+		entries := tx.Bucket(bucketEntries)
+		return tx.Bucket(bucketOpen).ForEach(func(name, _ []byte) error {
+			b := entries.Get(name)
+			if b == nil {
+				return nil
+			}
+			e, err := decode(b)
+			if err != nil {
+				return err
+			}
+			out = append(out, e)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// AddDebt records item in payer's debt bucket.
+func (j *Journal) AddDebt(ctx context.Context, payer common.Address, item settle.DebtItem) error {
+	b, err := json.Marshal(item)
+	if err != nil {
+		return err
+	}
+	return j.db.Update(func(tx *bolt.Tx) error {
+		pb, err := tx.Bucket(bucketDebts).CreateBucketIfNotExists(payer.Bytes())
+		if err != nil {
+			return err
+		}
+		return pb.Put([]byte(item.Entry), b)
+	})
+}
+
+// Debts lists payer's debt items.
+func (j *Journal) Debts(ctx context.Context, payer common.Address) ([]settle.DebtItem, error) {
+	var out []settle.DebtItem
+	err := j.db.View(func(tx *bolt.Tx) error {
+		pb := tx.Bucket(bucketDebts).Bucket(payer.Bytes())
+		if pb == nil {
+			return nil
+		}
+		return pb.ForEach(func(_, v []byte) error {
+			var d settle.DebtItem
+			if err := json.Unmarshal(v, &d); err != nil {
+				return fmt.Errorf("boltjournal: corrupt debt: %w", err)
+			}
+			out = append(out, d)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// ClearDebts deletes payer's debt bucket.
+func (j *Journal) ClearDebts(ctx context.Context, payer common.Address) error {
+	return j.db.Update(func(tx *bolt.Tx) error {
+		err := tx.Bucket(bucketDebts).DeleteBucket(payer.Bytes())
+		if errors.Is(err, berrors.ErrBucketNotFound) {
+			return nil
+		}
+		return err
+	})
+}

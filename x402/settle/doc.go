@@ -1,0 +1,82 @@
+// Package settle is farebox's settlement engine: a write-ahead journal of
+// every authorization that may move money, per-payer in-flight accounting
+// (holds), settlement with background confirmation, and Resume after a
+// crash.
+//
+// # One purchase
+//
+// Engine.Begin(ctx, Purchase{Payment, Requirement, BodyHash, PaymentID})
+// creates the journal entry of the authorization (x402.Key) atomically in
+// state Reserved, then holds the price against the payer's balance at the
+// latest block. Its outcomes, and what the gateway answers:
+//
+//	new authorization, balance covers it    -> *Purchase (run the model)
+//	same authorization in Reserved/Settling -> ErrInProgress           409 payment_in_progress
+//	same authorization + body, Broadcast or
+//	  Confirmed                             -> *Purchase with Replay() (serve again, Settle returns the stored receipt)
+//	same authorization, other body          -> ErrNonceUsed            402 invalid_exact_evm_nonce_already_used
+//	same authorization, Failed              -> ErrNonceUsed            402 invalid_exact_evm_nonce_already_used
+//	payment id of another authorization     -> ErrIdempotencyConflict  409 idempotency_conflict
+//	payer in debt                           -> ErrPayerInDebt          402 insufficient_funds
+//	balance - holds < price                 -> ErrInsufficientFunds    402 insufficient_funds
+//	journal full (memory journal only)      -> ErrJournalFull          503
+//	journal or chain unreachable            -> other error             503 (never serve unpaid)
+//
+// Purchase.Settle journals Settling with the transaction hash before the
+// transaction is sent (the Broadcaster calls back after signing), then
+// Broadcast with the receipt. With confirm "broadcast" it returns there and
+// a background follower waits for the block: mined ok -> Confirmed, hold
+// released; failed -> Failed, payer in debt. With confirm "mined" it waits
+// itself. Purchase.Release (nothing served) deletes the entry and releases
+// the hold, so the client may retry with the same authorization.
+//
+// The payment-identifier extension (x402 specs/extensions/payment_identifier.md)
+// names a purchase: ids are scoped to the payer; the same id with the same
+// authorization follows the rules above (same payload, same result); the
+// same id with another authorization is a 409.
+//
+// # Debt: "refused until resolved"
+//
+// A transfer that was answered with a receipt (Broadcast) and then fails
+// for good puts its payer in debt: a DebtItem in the journal, durable like
+// the entries, logged with slog at error level and reported as EventFailed
+// (Engine.Count, Config.OnEvent: turn them into metrics). "For good" means
+// the chain will not carry it: its transaction reverted or vanished and
+// the authorization is unused but expired, or a resubmission is refused
+// (the balance is gone), or MaxResubmits were spent; or the authorization
+// was used or canceled elsewhere while this transaction failed (the token's
+// authorizationState cannot tell a cancel from a transfer by someone else,
+// so the engine assumes the worse and an operator forgives).
+// While the payer has a live item, Begin refuses it with ErrPayerInDebt,
+// replays included. An item lapses after Config.DebtTTL (default 7 days;
+// negative: never) or is cleared by an operator with Engine.Forgive (e.g.
+// after the payer paid out of band); Engine.Debt shows what is owed. A
+// transfer that fails before anyone was answered (confirm "mined", or
+// Settling after a crash) creates no debt: nobody was served on credit.
+//
+// # Crash and Resume
+//
+// Engine.Resume, once on start, releases Reserved entries (nothing was
+// sent) and follows Settling and Broadcast ones on chain: the recorded
+// transaction's receipt; else the token's authorizationState: used ->
+// Confirmed; unused and valid -> sent again (the client's retry with the
+// same body then gets the receipt); unused and expired -> Failed (answered)
+// or released (not answered). With replicas sharing a journal, each sets
+// Config.Instance: Resume takes over its own entries and those idle for
+// Config.StaleAfter, and Engine.Adopt, called periodically, takes over the
+// idle entries of replicas that died and do not come back. A plain Settler
+// (a remote facilitator) cannot be asked about the chain: its entries with
+// an unknown outcome stay in Settling (EventUnresolved) for an operator.
+//
+// # Replay protection
+//
+// The engine is the only entry point: the gateway uses Begin instead of an
+// x402.ReplayStore when an engine is configured, because a bare Reserve
+// could not record the payment, body hash and requirement that a replay
+// and a Resume need. The journal refuses a second use of an authorization
+// exactly as the replay store did, and never forgets a settled one.
+//
+// Journals: MemoryJournal (bounded, not durable), boltjournal (a file in the
+// data directory, fsync on every change), redisjournal (shared by
+// replicas). Holds: MemoryHolds, redisjournal.Holds.
+package settle

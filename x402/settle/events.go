@@ -1,0 +1,69 @@
+package settle
+
+// EventKind names a step in a purchase's life, for metrics and logs.
+type EventKind int
+
+// The events an Engine reports (Config.OnEvent) and counts (Engine.Count).
+const (
+	// EventReserved: Begin claimed a new authorization.
+	EventReserved EventKind = iota
+	// EventReplayed: Begin found the same purchase already paid.
+	EventReplayed
+	// EventRefused: Begin refused (Event.Err says why).
+	EventRefused
+	// EventReleased: a purchase ended without moving money.
+	EventReleased
+	// EventSettling: the transfer's transaction was signed and journaled.
+	EventSettling
+	// EventBroadcast: the node accepted the transaction.
+	EventBroadcast
+	// EventResubmitted: an unmined, unused authorization was sent again.
+	EventResubmitted
+	// EventConfirmed: the transfer is mined and succeeded.
+	EventConfirmed
+	// EventFailed: a transfer failed for good (Event.Err says why); when it
+	// had been answered with a receipt, the payer is now in debt.
+	EventFailed
+	// EventUnresolved: the engine cannot tell what became of a transfer (a
+	// remote facilitator gave no answer); the entry stays for an operator.
+	EventUnresolved
+	numEvents
+)
+
+var eventNames = [numEvents]string{"reserved", "replayed", "refused", "released", "settling",
+	"broadcast", "resubmitted", "confirmed", "failed", "unresolved"}
+
+// String is the event's metric label.
+func (k EventKind) String() string {
+	if k < 0 || k >= numEvents {
+		return "unknown"
+	}
+	return eventNames[k]
+}
+
+// Event is one step of one purchase.
+type Event struct {
+	Kind  EventKind
+	Entry *Entry // a copy of the entry after the step; nil when there is none
+	Err   error  // the refusal or failure, for EventRefused and EventFailed
+}
+
+// Count is how many events of kind the engine has seen since it started.
+func (e *Engine) Count(kind EventKind) int64 {
+	if kind < 0 || kind >= numEvents {
+		return 0
+	}
+	return e.counts[kind].Load()
+}
+
+func (e *Engine) emit(kind EventKind, en *Entry, err error) {
+	e.counts[kind].Add(1)
+	if e.cfg.OnEvent == nil {
+		return
+	}
+	ev := Event{Kind: kind, Err: err}
+	if en != nil {
+		ev.Entry = en.Clone()
+	}
+	e.cfg.OnEvent(ev)
+}

@@ -1,0 +1,69 @@
+package settle_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/settle"
+)
+
+// plainSettler shows only Settle, as a remote facilitator does.
+type plainSettler struct{ s x402.Settler }
+
+func (p plainSettler) Settle(ctx context.Context, pay *x402.Payment, req *x402.Requirement) (*x402.Receipt, error) {
+	return p.s.Settle(ctx, pay, req)
+}
+
+// A settler without a broadcast step (a remote facilitator; here the chain
+// settler seen only through Settle) is journaled before and after its
+// Settle: confirmed when it returns, released when it refuses.
+func TestPlainSettlerIsJournaledAroundSettle(t *testing.T) {
+	ctx := context.Background()
+	j := settle.NewMemoryJournal(100)
+	e, ev := newEngine(t, settle.Config{Journal: j, Settler: plainSettler{settler.Settler}})
+	if e.Confirm() != settle.ConfirmMined {
+		t.Fatalf("default confirm mode for a plain settler = %s, want mined", e.Confirm())
+	}
+	b := newBuyer(t, price)
+	pu := b.purchase(b.pay(t), "plain")
+	p, err := e.Begin(ctx, pu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := p.Settle(ctx)
+	if err != nil || !rc.Success {
+		t.Fatalf("Settle = %+v, %v", rc, err)
+	}
+	if got := ev.await(t, settle.EventSettling, p.Entry().Name()); got.Entry.State != settle.Settling {
+		t.Fatalf("journaled before Settle in state %s", got.Entry.State)
+	}
+	en, err := j.Get(ctx, pu.Payment.Key(chain.Network))
+	if err != nil || en.State != settle.Confirmed || en.Receipt.Transaction != rc.Transaction {
+		t.Fatalf("entry after Settle = %+v, %v", en, err)
+	}
+	again, err := e.Begin(ctx, pu)
+	if err != nil || !again.Replay() {
+		t.Fatalf("retry = %v, want a replay", err)
+	}
+
+	// No in-flight accounting without balances: the second purchase is
+	// accepted and refused by the chain, which releases it.
+	refused := b.purchase(b.pay(t), "plain 2")
+	p2, err := e.Begin(ctx, refused)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc2, err := p2.Settle(ctx)
+	var xe *x402.Error
+	if !errors.As(err, &xe) || rc2.Success {
+		t.Fatalf("Settle without funds = %+v, %v; want a refusal", rc2, err)
+	}
+	if _, err := j.Get(ctx, refused.Payment.Key(chain.Network)); !errors.Is(err, settle.ErrNotFound) {
+		t.Fatalf("the refused purchase stayed journaled: %v", err)
+	}
+	if from, to := b.balancesAfter(t, rc.Transaction); from != 0 || to != price {
+		t.Fatalf("payer %d, payee %d; want 0 and %d", from, to, price)
+	}
+}

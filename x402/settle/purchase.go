@@ -1,0 +1,234 @@
+package settle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/farebox/farebox/x402"
+)
+
+// errFinished: Settle or Release was called on a purchase already ended.
+var errFinished = errors.New("settle: the purchase was already settled or released")
+
+// Purchase is one paid request's claim on its authorization. The caller
+// fills the exported fields for Engine.Begin; the Purchase that Begin
+// returns is owned by one request (not for concurrent use) and ends with
+// exactly one Settle or Release.
+type Purchase struct {
+	Payment     *x402.Payment     // verified locally
+	Requirement *x402.Requirement // recomputed for this request
+	BodyHash    [32]byte          // sha256 of the request body
+	PaymentID   string            // the payment-identifier id, "" when none
+
+	engine *Engine
+	entry  *Entry // as created or found by Begin
+	replay bool
+	f      *flight
+	ended  bool
+}
+
+// Replay reports whether this purchase was already paid by an earlier
+// request with the same authorization and body: serve it again, charge
+// nothing; Settle returns the stored receipt.
+func (p *Purchase) Replay() bool { return p.replay }
+
+// Entry is a copy of the purchase's journal entry as Begin saw it.
+func (p *Purchase) Entry() *Entry { return p.entry.Clone() }
+
+// Settle moves the money: the entry goes to Settling with the transaction
+// hash before the transaction is sent, then to Broadcast with the receipt
+// (confirm broadcast: returns here, confirmation is tracked in the
+// background) or Confirmed (confirm mined). A refusal before anything was
+// sent releases the purchase and returns the settler's receipt and error.
+func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
+	if p.replay {
+		r := *p.entry.Receipt
+		return &r, nil
+	}
+	if p.ended {
+		return nil, errFinished
+	}
+	p.ended = true
+	e := p.engine
+	p.f = &flight{e: e, entry: p.entry, pay: p.Payment, req: p.Requirement}
+	if e.chain == nil {
+		return p.settlePlain(ctx)
+	}
+	f := p.f
+	var signed atomic.Bool
+	rc, err := e.chain.Broadcast(ctx, p.Payment, p.Requirement, func(tx common.Hash) error {
+		if err := f.signed(context.WithoutCancel(ctx), tx); err != nil {
+			return fmt.Errorf("settle: journaling the transaction: %w", err)
+		}
+		if !signed.Swap(true) {
+			e.emit(EventSettling, f.snapshot(), nil)
+		}
+		return nil
+	})
+	if err != nil {
+		if !signed.Load() {
+			e.release(context.WithoutCancel(ctx), f)
+			return rc, err
+		}
+		// Signed and perhaps sent: only the chain can tell.
+		e.track(f, false)
+		return rc, err
+	}
+	accepted := func(n *Entry) {
+		n.Receipt = rc
+		if n.Tx == (common.Hash{}) && rc != nil { // a settler that never called onSigned
+			n.Tx = common.HexToHash(rc.Transaction)
+		}
+	}
+	if merr := f.move(context.WithoutCancel(ctx), Broadcast, accepted); merr != nil {
+		e.cfg.Logger.Error("settle: journaling a broadcast transfer", "entry", f.name(), "err", merr)
+	}
+	e.emit(EventBroadcast, f.snapshot(), nil)
+	if e.cfg.Confirm == ConfirmBroadcast {
+		e.track(f, true)
+		return rc, nil
+	}
+	actx, cancel := context.WithTimeout(ctx, e.cfg.AwaitTimeout)
+	aerr := e.chain.Await(actx, f.snapshot().Tx, p.Payment)
+	cancel()
+	var xe *x402.Error
+	switch {
+	case aerr == nil:
+		e.confirm(context.WithoutCancel(ctx), f, "")
+		return rc, nil
+	case errors.As(aerr, &xe):
+		// Nobody was answered yet, so the payer owes nothing; an authorization
+		// still unused is released so that the client may pay with it again.
+		wctx := context.WithoutCancel(ctx)
+		if used, uerr := e.chain.AuthorizationUsed(wctx, p.Payment, p.Requirement); uerr == nil && !used {
+			e.release(wctx, f)
+		} else {
+			e.fail(wctx, f, xe.Reason, false)
+		}
+		return &x402.Receipt{Payer: rc.Payer, Network: rc.Network, ErrorReason: xe.Reason}, xe
+	default:
+		e.track(f, true)
+		pending := *rc
+		pending.Success, pending.ErrorReason = false, x402.ReasonSettlementPending
+		return &pending, fmt.Errorf("%w: %w", x402.ErrSettlementPending, aerr)
+	}
+}
+
+// settlePlain settles through a Settler without a broadcast step (a remote
+// facilitator): journaled before and after; an unknown outcome stays in
+// Settling for an operator, since nothing here can ask the chain.
+func (p *Purchase) settlePlain(ctx context.Context) (*x402.Receipt, error) {
+	e, f := p.engine, p.f
+	if err := f.move(ctx, Settling, nil); err != nil {
+		e.release(context.WithoutCancel(ctx), f)
+		return nil, fmt.Errorf("settle: journal: %w", err)
+	}
+	e.emit(EventSettling, f.snapshot(), nil)
+	rc, err := e.cfg.Settler.Settle(ctx, p.Payment, p.Requirement)
+	ctx = context.WithoutCancel(ctx)
+	var xe *x402.Error
+	switch {
+	case err == nil && rc != nil && rc.Success:
+		_ = f.move(ctx, Settling, func(n *Entry) { n.Receipt, n.Tx = rc, common.HexToHash(rc.Transaction) })
+		e.confirm(ctx, f, "")
+	case errors.As(err, &xe) && !errors.Is(err, x402.ErrSettlementPending):
+		e.release(ctx, f)
+	default:
+		if rc != nil && rc.Transaction != "" {
+			_ = f.move(ctx, Settling, func(n *Entry) { n.Tx = common.HexToHash(rc.Transaction) })
+		}
+		e.cfg.Logger.Warn("settle: the settler gave no outcome; the entry stays in settling until an operator looks",
+			"entry", f.name(), "err", err)
+		e.emit(EventUnresolved, f.snapshot(), err)
+	}
+	return rc, err
+}
+
+// Release ends a purchase that served nothing: the entry is deleted and the
+// hold released, so the client may pay again with the same authorization.
+// Releasing a replay or an ended purchase does nothing.
+func (p *Purchase) Release(ctx context.Context) error {
+	if p.replay || p.ended {
+		return nil
+	}
+	p.ended = true
+	p.f = &flight{e: p.engine, entry: p.entry, pay: p.Payment, req: p.Requirement}
+	return p.engine.release(context.WithoutCancel(ctx), p.f)
+}
+
+// flight is an entry in motion: every state change goes through move, a
+// journal compare-and-swap from the state last seen, so a Resume on another
+// replica and this process never both win a transition.
+type flight struct {
+	e        *Engine
+	mu       sync.Mutex
+	entry    *Entry
+	pay      *x402.Payment
+	req      *x402.Requirement
+	finished bool
+}
+
+func (f *flight) snapshot() *Entry {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.entry.Clone()
+}
+
+func (f *flight) name() string { return f.snapshot().Name() }
+
+// move records the entry in state `to` after edit, if the journal still
+// holds the state this flight last saw.
+func (f *flight) move(ctx context.Context, to State, edit func(*Entry)) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.finished {
+		return ErrStateChanged
+	}
+	next := f.entry.Clone()
+	next.State, next.Updated = to, f.e.cfg.Now()
+	if edit != nil {
+		edit(next)
+	}
+	if err := f.e.cfg.Journal.Update(ctx, next, f.entry.State); err != nil {
+		return err
+	}
+	f.entry = next
+	f.finished = to.Finished()
+	return nil
+}
+
+// signed records that the transfer now rides in transaction tx: Reserved
+// becomes Settling; a later state keeps its state (a fee bump or a
+// resubmission after the receipt was given) and its receipt names tx.
+func (f *flight) signed(ctx context.Context, tx common.Hash) error {
+	f.mu.Lock()
+	to := f.entry.State
+	f.mu.Unlock()
+	if to == Reserved {
+		to = Settling
+	}
+	return f.move(ctx, to, func(n *Entry) {
+		n.Tx = tx
+		if n.Receipt != nil {
+			n.Receipt.Transaction = tx.Hex()
+		}
+	})
+}
+
+// drop deletes the entry if it is still in the state last seen.
+func (f *flight) drop(ctx context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.finished {
+		return ErrStateChanged
+	}
+	if err := f.e.cfg.Journal.Delete(ctx, f.entry.Key(), f.entry.State); err != nil {
+		return err
+	}
+	f.finished = true
+	return nil
+}

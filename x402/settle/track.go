@@ -1,0 +1,302 @@
+package settle
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"math/big"
+	"sync/atomic"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/farebox/farebox/x402"
+)
+
+// track follows f's transfer in the background until it is confirmed,
+// failed or released; resubmit allows sending the authorization again when
+// it is unused and its transaction is nowhere.
+func (e *Engine) track(f *flight, resubmit bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return // the entry stays in the journal for the next Resume
+	}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		e.follow(e.life, f, resubmit)
+	}()
+}
+
+// follow is the confirmation loop: wait for the recorded transaction;
+// when it did not carry the transfer (reverted, dropped, not mined in
+// time), ask the token whether the authorization was used. Used: confirmed
+// (or failed, when this transaction's transfer failed: the authorization
+// went elsewhere or was canceled). Unused and expired, or resubmitted
+// MaxResubmits times: failed when the payer was answered, else released.
+// Unused and valid: sent again, or released when resubmit is false.
+func (e *Engine) follow(ctx context.Context, f *flight, resubmit bool) {
+	attempts := 0
+	for ctx.Err() == nil {
+		en := f.snapshot()
+		failed := "" // why the recorded transaction did not carry the transfer
+		if en.Tx != (common.Hash{}) {
+			actx, cancel := context.WithTimeout(ctx, e.cfg.AwaitTimeout)
+			err := e.chain.Await(actx, en.Tx, f.pay)
+			cancel()
+			var xe *x402.Error
+			switch {
+			case err == nil:
+				e.confirm(ctx, f, "")
+				return
+			case errors.As(err, &xe):
+				failed = xe.Reason
+			case ctx.Err() != nil:
+				return
+			default:
+				e.cfg.Logger.Warn("settle: transaction not mined in time, asking the token", "entry", en.Name(),
+					"tx", en.Tx.Hex(), "err", err)
+			}
+		}
+		used, err := e.chain.AuthorizationUsed(ctx, f.pay, f.req)
+		if err != nil {
+			e.cfg.Logger.Warn("settle: reading authorizationState", "entry", en.Name(), "err", err)
+			if !e.pause(ctx) {
+				return
+			}
+			continue
+		}
+		expired := !e.cfg.Now().Before(en.Expires)
+		switch {
+		case used && failed == "":
+			e.confirm(ctx, f, "authorization used on chain")
+			return
+		case used:
+			e.fail(ctx, f, failed, en.State == Broadcast)
+			return
+		case expired || !resubmit || attempts >= e.cfg.MaxResubmits:
+			if en.State != Broadcast {
+				e.release(ctx, f)
+				return
+			}
+			if failed == "" {
+				failed = x402.ReasonValidBefore
+				if !expired {
+					failed = x402.ReasonUnexpectedSettleError
+				}
+			}
+			e.fail(ctx, f, failed, true)
+			return
+		}
+		attempts++
+		if !e.resubmit(ctx, f) {
+			return
+		}
+	}
+}
+
+// resubmit sends an unused, valid authorization again; false when that
+// settled the entry's fate (refused for good) or the engine is stopping.
+func (e *Engine) resubmit(ctx context.Context, f *flight) bool {
+	var signed atomic.Bool
+	_, err := e.chain.Broadcast(ctx, f.pay, f.req, func(tx common.Hash) error {
+		if err := f.signed(ctx, tx); err != nil {
+			return err
+		}
+		signed.Store(true)
+		return nil
+	})
+	en := f.snapshot()
+	e.emit(EventResubmitted, en, err)
+	if err == nil || signed.Load() {
+		return true
+	}
+	var xe *x402.Error
+	if errors.As(err, &xe) && xe.Reason != x402.ReasonNonceAlreadyUsed {
+		if en.State == Broadcast {
+			e.fail(ctx, f, xe.Reason, true)
+		} else {
+			e.release(ctx, f)
+		}
+		return false
+	}
+	// Used in the meantime (the old transaction landed) or a transport
+	// failure: look again after a pause.
+	return e.pause(ctx)
+}
+
+func (e *Engine) pause(ctx context.Context) bool {
+	t := time.NewTimer(e.cfg.RetryInterval)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// confirm records a successful transfer and releases its hold.
+func (e *Engine) confirm(ctx context.Context, f *flight, note string) {
+	err := f.move(ctx, Confirmed, func(n *Entry) {
+		if n.Receipt == nil {
+			n.Receipt = &x402.Receipt{Success: true, Payer: n.Payer.Hex(), Transaction: n.Tx.Hex(), Network: n.Network}
+		}
+		n.Reason = note
+	})
+	if err != nil {
+		e.cfg.Logger.Error("settle: journaling a confirmed transfer", "entry", f.name(), "err", err)
+		return
+	}
+	en := f.snapshot()
+	e.unhold(ctx, en)
+	e.emit(EventConfirmed, en, nil)
+}
+
+// fail records a transfer that can no longer happen; when the payer was
+// answered with a receipt it is now in debt (see the package doc).
+func (e *Engine) fail(ctx context.Context, f *flight, reason string, debt bool) {
+	if err := f.move(ctx, Failed, func(n *Entry) { n.Reason = reason }); err != nil {
+		e.cfg.Logger.Error("settle: journaling a failed transfer", "entry", f.name(), "err", err)
+		return
+	}
+	en := f.snapshot()
+	if debt {
+		now := e.cfg.Now()
+		item := DebtItem{Entry: en.Name(), Amount: en.Amount, Reason: reason, At: now}
+		if e.cfg.DebtTTL > 0 {
+			item.Until = now.Add(e.cfg.DebtTTL)
+		}
+		if err := e.cfg.Journal.AddDebt(ctx, en.Payer, item); err != nil {
+			e.cfg.Logger.Error("settle: recording a debt", "payer", en.Payer.Hex(), "err", err)
+		}
+	}
+	e.unhold(ctx, en)
+	e.cfg.Logger.Error("settle: a transfer failed after it was broadcast", "payer", en.Payer.Hex(),
+		"entry", en.Name(), "tx", en.Tx.Hex(), "amount", en.Amount.String(), "reason", reason, "in_debt", debt)
+	e.emit(EventFailed, en, &x402.Error{Reason: reason, Message: "the transfer failed on chain"})
+}
+
+// release deletes an entry that moved no money and releases its hold.
+func (e *Engine) release(ctx context.Context, f *flight) error {
+	en := f.snapshot()
+	if err := f.drop(ctx); err != nil {
+		if !errors.Is(err, ErrStateChanged) {
+			e.cfg.Logger.Error("settle: releasing an entry", "entry", en.Name(), "err", err)
+		}
+		return err
+	}
+	e.unhold(ctx, en)
+	e.emit(EventReleased, en, nil)
+	return nil
+}
+
+func (e *Engine) unhold(ctx context.Context, en *Entry) {
+	if err := e.cfg.Holds.Release(ctx, accountOf(en), en.Name()); err != nil {
+		e.cfg.Logger.Warn("settle: releasing a hold (it lapses on its own)", "entry", en.Name(), "err", err)
+	}
+}
+
+// Resume takes over, once on start, what a previous run left in flight:
+// Reserved entries are released (nothing was sent; the client's retry pays
+// again with the same authorization), Settling and Broadcast ones are held
+// again and followed on chain in the background (confirmed, sent again,
+// failed or released). It takes this instance's entries (all of them when
+// Config.Instance is "") and those idle for StaleAfter, and returns how
+// many it took over; Close stops the followers. Call it before serving.
+func (e *Engine) Resume(ctx context.Context) (int, error) {
+	return e.takeOver(ctx, e.owns)
+}
+
+// Adopt takes over the entries of other instances idle for StaleAfter (a
+// replica that died and does not come back); replicas sharing a journal
+// call it periodically. Unlike Resume it never touches this instance's own
+// entries, which may be in flight right now.
+func (e *Engine) Adopt(ctx context.Context) (int, error) {
+	return e.takeOver(ctx, func(en *Entry) bool {
+		return e.cfg.Instance != "" && en.Owner != e.cfg.Instance && e.cfg.Now().Sub(en.Updated) > e.cfg.StaleAfter
+	})
+}
+
+func (e *Engine) takeOver(ctx context.Context, mine func(*Entry) bool) (int, error) {
+	list, err := e.cfg.Journal.Unfinished(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("settle: listing unfinished entries: %w", err)
+	}
+	n := 0
+	for _, en := range list {
+		if !mine(en) {
+			continue
+		}
+		f := &flight{e: e, entry: en}
+		if en.State == Reserved {
+			if e.release(ctx, f) == nil {
+				n++
+			}
+			continue
+		}
+		if e.chain == nil {
+			e.cfg.Logger.Warn("settle: an entry was left in flight and the settler cannot look at the chain",
+				"entry", en.Name(), "state", en.State, "tx", en.Tx.Hex())
+			e.emit(EventUnresolved, en, nil)
+			continue
+		}
+		if f.pay, f.req, err = e.rebuild(en); err != nil {
+			e.cfg.Logger.Error("settle: cannot resume an entry", "entry", en.Name(), "err", err)
+			e.emit(EventUnresolved, en, err)
+			continue
+		}
+		n++
+		e.rehold(ctx, en)
+		e.track(f, true)
+	}
+	return n, nil
+}
+
+// rehold counts a resumed transfer against its payer again (an in-memory
+// hold died with the process; a Redis one is still there and this is a
+// no-op), whatever the balance: the money is already on its way.
+func (e *Engine) rehold(ctx context.Context, en *Entry) {
+	if e.cfg.Balances == nil {
+		return
+	}
+	acct := accountOf(en)
+	held, err := e.cfg.Holds.Held(ctx, acct)
+	if err == nil {
+		expires := e.cfg.Now().Add(e.cfg.HoldTTL)
+		if en.Expires.Before(expires) {
+			expires = en.Expires
+		}
+		err = e.cfg.Holds.Hold(ctx, acct, en.Name(), en.Amount, new(big.Int).Add(held, en.Amount), expires)
+	}
+	if err != nil {
+		e.cfg.Logger.Warn("settle: holding a resumed transfer", "entry", en.Name(), "err", err)
+	}
+}
+
+// owns reports whether Resume should take en over: the journal is this
+// engine's alone, en is this instance's, or nobody touched it for long.
+func (e *Engine) owns(en *Entry) bool {
+	return e.cfg.Instance == "" || en.Owner == e.cfg.Instance || e.cfg.Now().Sub(en.Updated) > e.cfg.StaleAfter
+}
+
+// rebuild decodes an entry's payment and requirement again.
+func (e *Engine) rebuild(en *Entry) (*x402.Payment, *x402.Requirement, error) {
+	if e.cfg.Networks == nil {
+		return nil, nil, errors.New("settle: Resume needs Config.Networks")
+	}
+	n := e.cfg.Networks.ByCAIP2(en.Network)
+	if n == nil || n.Asset != en.Asset || n.ChainID.String() != en.ChainID {
+		return nil, nil, fmt.Errorf("settle: network %s (asset %s) is not configured", en.Network, en.Asset.Hex())
+	}
+	pay, err := x402.DecodePayment(base64.StdEncoding.EncodeToString(en.Payment), en.Version)
+	if err != nil {
+		return nil, nil, err
+	}
+	if pay.Key(n) != en.Key() {
+		return nil, nil, errors.New("settle: the journaled payment does not match its key")
+	}
+	req := &x402.Requirement{Scheme: "exact", Network: n, Amount: en.Amount, PayTo: en.PayTo}
+	return pay, req, nil
+}
