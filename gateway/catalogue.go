@@ -24,8 +24,11 @@ const (
 	codeRequestTooLarge   = "request_too_large"
 	codeUpstreamError     = "upstream_error"
 	codeUpstreamTimeout   = "upstream_timeout"
-	codeReplayStoreDown   = "replay_store_unavailable"
 	codeNotReady          = "not_ready"
+	codePaymentInProgress = "payment_in_progress"
+	codeIdempotency       = "idempotency_conflict"
+	codeBadPaymentID      = "invalid_payment_identifier"
+	codePaymentsDown      = "payments_unavailable"
 	typeInvalidRequest    = "invalid_request_error"
 	typeServerError       = "server_error"
 	typePaymentError      = "payment_error"
@@ -58,9 +61,29 @@ func errNotReady(cause error) *responses.Error {
 		Message: "Not ready: " + cause.Error(), Cause: cause}
 }
 
-func errReplayStoreDown(cause error) *responses.Error {
-	return &responses.Error{Status: http.StatusServiceUnavailable, Type: typeServerError, Code: codeReplayStoreDown,
+// errPaymentsUnavailable: the settlement journal or the chain cannot be
+// read, so the call is not served unpaid.
+func errPaymentsUnavailable(cause error) *responses.Error {
+	return &responses.Error{Status: http.StatusServiceUnavailable, Type: typeServerError, Code: codePaymentsDown,
 		Message: "Payments are temporarily unavailable.", RetryAfter: time.Second, Cause: cause}
+}
+
+// errPaymentInProgress: another request is running with this
+// authorization; once it is answered, the same request with the same
+// authorization gets the same answer and receipt.
+func errPaymentInProgress() *responses.Error {
+	return &responses.Error{Status: http.StatusConflict, Type: typeInvalidRequest, Code: codePaymentInProgress,
+		Message: "A request paid with this authorization is still in progress. Retry this request once it is answered: the same authorization and body are served again without a second charge."}
+}
+
+func errIdempotencyConflict() *responses.Error {
+	return &responses.Error{Status: http.StatusConflict, Type: typeInvalidRequest, Code: codeIdempotency,
+		Message: "This payment identifier was already used with another payment. Use a new identifier for a new purchase."}
+}
+
+func errBadPaymentID() *responses.Error {
+	return &responses.Error{Status: http.StatusBadRequest, Type: typeInvalidRequest, Code: codeBadPaymentID, Param: "header:PAYMENT-SIGNATURE",
+		Message: "The payment-identifier id must be 16 to 128 characters of letters, digits, '-' and '_'."}
 }
 
 // errUpstream is the client's view of a model failure.

@@ -2,21 +2,20 @@ package gateway
 
 import (
 	"context"
-	"time"
 
 	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/settle"
 )
 
 // charge is one verified payment riding along a request. It owns the
 // payment's life within the request: reserved when authorize returns it,
 // then exactly one outcome, recorded once by finish.
 type charge struct {
-	route   *route
-	payment *x402.Payment
-	req     *x402.Requirement
-	key     x402.Key
-	expires time.Time
-	offer   *offer // what was asked for, for a refusal after settling
+	route    *route
+	payment  *x402.Payment
+	req      *x402.Requirement
+	offer    *offer           // what was asked for, for a refusal after settling
+	purchase *settle.Purchase // the authorization's claim in the settlement journal
 
 	receipt *x402.Receipt // the settlement's receipt, once settled (or failed to)
 	outcome outcome       // reserved until finish
@@ -34,13 +33,16 @@ const (
 	// released: nothing was served and nothing moved; the client may use
 	// the same authorization again.
 	released
-	// kept: the answer was served but its settlement failed; the
-	// authorization stays spent so it cannot buy a second answer.
+	// kept: the answer was served but its settlement failed.
 	kept
+	// replayed: the same authorization and body were paid for by an
+	// earlier request: served again with that request's receipt, charged
+	// nothing more.
+	replayed
 )
 
 func (o outcome) String() string {
-	return [...]string{"reserved", "settled", "released", "kept"}[o]
+	return [...]string{"reserved", "settled", "released", "kept", "replayed"}[o]
 }
 
 // delivery is what happened to the answer a charge pays for.
@@ -77,6 +79,11 @@ func due(d delivery) bool {
 // money moved or may still move, else released when the client got
 // nothing (served false) or kept when it did.
 func (p *payments) settle(ctx context.Context, ch *charge, served bool) {
+	if ch.purchase.Replay() {
+		ch.receipt, _ = ch.purchase.Settle(ctx) // the stored receipt
+		p.finish(ctx, ch, replayed)
+		return
+	}
 	ch.receipt = p.settleReceipt(ctx, ch)
 	switch {
 	case ch.receipt.Success || pending(ch.receipt):
@@ -88,31 +95,24 @@ func (p *payments) settle(ctx context.Context, ch *charge, served bool) {
 	}
 }
 
-// finish records a charge's outcome, once: the replay store learns whether
-// the authorization is spent (settled, kept) or free again (released), and
-// the outcome is counted.
+// finish records a charge's outcome, once. The settlement journal already
+// holds a settled (or kept) authorization as spent; a released one is
+// deleted from it, so the client may pay again with it.
 func (p *payments) finish(ctx context.Context, ch *charge, o outcome) {
 	if ch.outcome != reserved {
 		return
 	}
 	ch.outcome = o
 	p.counts.outcomes[o].Add(1)
-	if o == settled {
-		ch.route.charged.Add(ch.req.Amount.Int64())
-	}
-	ctx = context.WithoutCancel(ctx)
 	switch o {
+	case settled:
+		ch.route.charged.Add(ch.req.Amount.Int64())
+	case kept:
+		p.counts.kept.Add(1)
 	case released:
 		p.counts.released.Add(1)
-		if err := p.store.Release(ctx, ch.key); err != nil {
-			p.log.Error("replay store release failed", "err", err)
-		}
-	case settled, kept:
-		if o == kept {
-			p.counts.kept.Add(1)
-		}
-		if err := p.store.Commit(ctx, ch.key, ch.expires); err != nil {
-			p.log.Error("replay store commit failed", "err", err)
+		if err := ch.purchase.Release(ctx); err != nil {
+			p.log.Error("releasing a purchase failed", "err", err)
 		}
 	}
 }

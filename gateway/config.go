@@ -98,6 +98,11 @@ type PaymentsConfig struct {
 	MaxTimeoutSeconds int64 `yaml:"max_timeout_seconds"`
 	// Settle is "after" (default: settle once the model answered) or "before".
 	Settle string `yaml:"settle"`
+	// Confirm is when a settlement counts as done: "broadcast" (the node
+	// accepted the transfer, simulated against pending state; the default
+	// with settler chain) or "mined" (its block is in; the default with a
+	// facilitator, which only answers once mined).
+	Confirm string `yaml:"confirm"`
 	// Settler is "facilitator" or "chain".
 	Settler string `yaml:"settler"`
 	// SettleTimeout bounds one settlement (default 30 s).

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -20,6 +21,9 @@ type refusal struct {
 	// receipt the client gets in the payment response header.
 	charge *charge
 }
+
+// declaredExtensions are the x402 extensions every offer declares.
+var declaredExtensions = map[string]json.RawMessage{"payment-identifier": x402.PaymentIdentifierExtension}
 
 func (r *refusal) Error() string { return r.err.Error() }
 func (r *refusal) Unwrap() error { return r.err }
@@ -55,7 +59,7 @@ func (s *Server) writeRefusal(c echo.Context, r *refusal) error {
 	if r.charge != nil && r.charge.receipt != nil {
 		receiptHeader(h, r.charge)
 	}
-	h.Set(x402.HeaderPaymentRequired, x402.PaymentRequiredHeader(r.offer.reqs, r.err.Code))
+	h.Set(x402.HeaderPaymentRequired, x402.PaymentRequiredHeaderWith(r.offer.reqs, r.err.Code, declaredExtensions))
 	h.Set("X-Should-Retry", "false")
 	if r.err.Code != codePaymentRequired {
 		s.pay.counts.refused.Add(1)

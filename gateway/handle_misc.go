@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/farebox/farebox/x402/settle"
 	"github.com/labstack/echo/v4"
 )
 
@@ -67,8 +68,12 @@ func (s *Server) handleMetrics(c echo.Context) error {
 		b = fmt.Appendf(b, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", m.name, m.help, m.name, m.name, m.v)
 	}
 	b = append(b, "# HELP farebox_charges_total Paid calls by the outcome of their charge.\n# TYPE farebox_charges_total counter\n"...)
-	for o := settled; o <= kept; o++ {
+	for o := settled; o <= replayed; o++ {
 		b = fmt.Appendf(b, "farebox_charges_total{outcome=%q} %d\n", o, pc.outcomes[o].Load())
+	}
+	b = append(b, "# HELP farebox_settlement_events_total Steps of purchases in the settlement engine (refused, broadcast, confirmed, failed after broadcast, resubmitted, ...).\n# TYPE farebox_settlement_events_total counter\n"...)
+	for k := settle.EventReserved; k <= settle.EventUnresolved; k++ {
+		b = fmt.Appendf(b, "farebox_settlement_events_total{event=%q} %d\n", k, pc.events[k].Load())
 	}
 	b = s.appendMargins(b)
 	return c.Blob(http.StatusOK, "text/plain; version=0.0.4", b)

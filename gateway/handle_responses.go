@@ -31,7 +31,7 @@ func (s *Server) handleResponses(c echo.Context) error {
 	if rt.free() {
 		return s.serve(c, rt, req, nil)
 	}
-	ch, err := s.pay.authorize(c.Request().Context(), c.Request().Header, rt, s.resourceURL(c))
+	ch, err := s.pay.authorize(c.Request().Context(), c.Request().Header, rt, s.resourceURL(c), body)
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func (s *Server) charge(c echo.Context, ch *charge, d delivery) {
 	ctx := c.Request().Context()
 	switch {
 	case ch.outcome != reserved:
-	case due(d):
+	case due(d) || ch.purchase.Replay():
 		s.pay.settle(ctx, ch, d.stream)
 	default:
 		s.pay.finish(ctx, ch, released)

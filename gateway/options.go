@@ -20,10 +20,9 @@ type Options struct {
 	Models map[string]responses.Model
 	// Networks are networks known beyond the built-in and configured ones.
 	Networks []*x402.Network
-	// Settler, Checker and Store replace the ones the config would build.
+	// Settler and Checker replace the ones the config would build.
 	Settler x402.Settler
 	Checker x402.Checker
-	Store   x402.ReplayStore
 	// Ready, when set, is part of /readyz (e.g. the relayer can pay gas).
 	Ready func(ctx context.Context) error
 	// Now is the clock for payment windows (tests).

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/settle"
+	"github.com/tidwall/gjson"
 )
 
 // payments holds the payment side of the gateway: what is accepted, how it
@@ -22,8 +25,8 @@ type payments struct {
 	maxTimeout int64
 	before     bool // settle before calling the model
 	verifier   *x402.Verifier
-	store      x402.ReplayStore
 	settler    x402.Settler
+	engine     *settle.Engine // the journal of every purchase: replay protection, holds, confirmation
 	timeout    time.Duration
 	readiness  []func(context.Context) error
 	closers    []func()
@@ -70,7 +73,16 @@ type paymentCounts struct {
 	kept     atomic.Int64 // answers served whose settlement failed: the authorization stays spent
 	refused  atomic.Int64 // payments refused (402) or malformed (400)
 
-	outcomes [kept + 1]atomic.Int64 // charges by outcome, once each
+	outcomes [replayed + 1]atomic.Int64 // charges by outcome, once each
+
+	events [settle.EventUnresolved + 1]atomic.Int64 // the settlement engine's steps
+}
+
+// event counts one step of the settlement engine.
+func (c *paymentCounts) event(ev settle.Event) {
+	if ev.Kind >= 0 && int(ev.Kind) < len(c.events) {
+		c.events[ev.Kind].Add(1)
+	}
 }
 
 func (p *payments) enabled() bool { return p.payTo != (common.Address{}) && len(p.networks) > 0 }
@@ -132,18 +144,16 @@ func newPayments(cfg Config, opts Options, log *slog.Logger) (*payments, error) 
 		now = time.Now
 	}
 	p.verifier = &x402.Verifier{Now: now, Checker: opts.Checker}
-	p.store = opts.Store
-	if p.store == nil {
-		if err := p.buildStore(pc); err != nil {
-			return nil, err
-		}
-	}
 	p.settler = opts.Settler
 	if p.settler == nil {
 		if err := p.buildSettler(pc, opts.getenv()); err != nil {
 			p.close()
 			return nil, err
 		}
+	}
+	if err := p.buildEngine(cfg, reg); err != nil {
+		p.close()
+		return nil, err
 	}
 	return p, nil
 }
@@ -177,9 +187,9 @@ type offer struct {
 
 // authorize turns the request's payment header into a reserved charge. A
 // request without one, or with one that does not pay, gets an error the
-// writer answers with (a 402 offer, or a 400 for a header that cannot be
-// decoded).
-func (p *payments) authorize(ctx context.Context, h http.Header, rt *route, resource string) (*charge, error) {
+// writer answers with (a 402 offer, a 400 for a header that cannot be
+// decoded, a 409 while the same purchase is in flight).
+func (p *payments) authorize(ctx context.Context, h http.Header, rt *route, resource string, body []byte) (*charge, error) {
 	o := p.requirements(rt, resource)
 	hdr, version := h.Get(x402.HeaderPaymentSignature), 2
 	if hdr == "" {
@@ -197,19 +207,63 @@ func (p *payments) authorize(ctx context.Context, h http.Header, rt *route, reso
 		}
 		return nil, refuse(o, xe.Reason, xe.Message)
 	}
+	id, err := paymentID(pay)
+	if err != nil {
+		p.counts.refused.Add(1)
+		return nil, err
+	}
 	req, err := p.verifier.Verify(ctx, pay, o.reqs)
 	if err != nil {
 		xe := asX402(err, x402.ReasonUnexpectedVerifyError)
 		return nil, refuse(o, xe.Reason, "Payment refused: "+xe.Message)
 	}
-	ch := &charge{route: rt, payment: pay, req: req, offer: o, key: pay.Key(req.Network), expires: pay.Authorization.Expires()}
-	if err := p.store.Reserve(ctx, ch.key, ch.expires); err != nil {
-		if errors.Is(err, x402.ErrReplay) {
-			return nil, refuseNonceUsed(o)
-		}
-		return nil, errReplayStoreDown(err)
+	pu, err := p.engine.Begin(ctx, settle.Purchase{Payment: pay, Requirement: req, BodyHash: sha256.Sum256(body), PaymentID: id})
+	if err != nil {
+		return nil, p.beginError(o, err)
 	}
-	return ch, nil
+	return &charge{route: rt, payment: pay, req: req, offer: o, purchase: pu}, nil
+}
+
+// beginError is the client's view of a purchase the engine would not begin.
+func (p *payments) beginError(o *offer, err error) error {
+	switch {
+	case errors.Is(err, settle.ErrInProgress):
+		return errPaymentInProgress()
+	case errors.Is(err, settle.ErrIdempotencyConflict):
+		return errIdempotencyConflict()
+	case errors.Is(err, settle.ErrNonceUsed):
+		return refuseNonceUsed(o)
+	case errors.Is(err, settle.ErrPayerInDebt):
+		return refuse(o, x402.ReasonInsufficientFunds, "Payment refused: an earlier payment of this payer failed on chain after it was served. Settle it with the operator before paying again.")
+	case errors.Is(err, settle.ErrInsufficientFunds):
+		return refuse(o, x402.ReasonInsufficientFunds, "Payment refused: the payer's balance, less its payments still in flight, does not cover this call.")
+	}
+	return errPaymentsUnavailable(err)
+}
+
+// paymentID is the payment-identifier extension's id of pay ("" when it
+// carries none); a malformed id is a 400.
+func paymentID(pay *x402.Payment) (string, error) {
+	v := gjson.GetBytes(pay.Raw, `extensions.payment-identifier.info.id`)
+	if !v.Exists() {
+		return "", nil
+	}
+	if v.Type != gjson.String || !validPaymentID(v.Str) {
+		return "", errBadPaymentID()
+	}
+	return v.Str, nil
+}
+
+func validPaymentID(id string) bool {
+	if len(id) < 16 || len(id) > 128 {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // settleReceipt runs the settler on a context of its own (a client that
@@ -220,7 +274,7 @@ func (p *payments) settleReceipt(ctx context.Context, ch *charge) *x402.Receipt 
 	defer p.inflight.add(-1)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.timeout)
 	defer cancel()
-	r, err := p.settler.Settle(ctx, ch.payment, ch.req)
+	r, err := ch.purchase.Settle(ctx)
 	if r == nil {
 		r = &x402.Receipt{}
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/facilitator"
-	"github.com/farebox/farebox/x402/redisstore"
 	"math/big"
 	"strings"
 
@@ -65,24 +64,6 @@ func lookupNetwork(reg *x402.Registry, name string) *x402.Network {
 		return n
 	}
 	return reg.ByV1Name(name)
-}
-
-// buildStore is Redis when configured (replicas share it), else memory.
-func (p *payments) buildStore(pc PaymentsConfig) error {
-	if pc.RedisURL == "" {
-		p.store = x402.NewMemoryStore(1 << 20)
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	st, err := redisstore.Open(ctx, pc.RedisURL, redisstore.DefaultPrefix)
-	if err != nil {
-		return fmt.Errorf("payments.redis_url: %w", err)
-	}
-	p.store = st
-	p.closers = append(p.closers, func() { st.Close() })
-	p.readiness = append(p.readiness, st.Ping)
-	return nil
 }
 
 // buildSettler makes the configured settler (and checker, when the config

@@ -43,10 +43,11 @@ type acceptV2JSON struct {
 
 // paymentRequiredJSON is the decoded v2 PAYMENT-REQUIRED header.
 type paymentRequiredJSON struct {
-	X402Version int            `json:"x402Version"`
-	Error       string         `json:"error,omitempty"`
-	Resource    resourceJSON   `json:"resource"`
-	Accepts     []acceptV2JSON `json:"accepts"`
+	X402Version int                        `json:"x402Version"`
+	Error       string                     `json:"error,omitempty"`
+	Resource    resourceJSON               `json:"resource"`
+	Accepts     []acceptV2JSON             `json:"accepts"`
+	Extensions  map[string]json.RawMessage `json:"extensions,omitempty"`
 }
 
 // acceptV1JSON is one v1 requirement with every field x402-fetch validates;
@@ -120,7 +121,18 @@ func RequirementJSON(version int, r *Requirement) ([]byte, error) {
 // the given requirements (all for the same resource): base64 (standard,
 // padded) of the PaymentRequired JSON. errMsg fills its optional `error`.
 func PaymentRequiredHeader(reqs []*Requirement, errMsg string) string {
-	pr := paymentRequiredJSON{X402Version: 2, Error: errMsg, Accepts: make([]acceptV2JSON, 0, len(reqs))}
+	return PaymentRequiredHeaderWith(reqs, errMsg, nil)
+}
+
+// PaymentIdentifierExtension declares x402's payment-identifier extension
+// (optional): a client may name its purchase with an id, and a server that
+// sees the same id and payload again answers with the same result.
+var PaymentIdentifierExtension = json.RawMessage(`{"info":{"required":false},"schema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"required":{"type":"boolean"},"id":{"type":"string","minLength":16,"maxLength":128,"pattern":"^[a-zA-Z0-9_-]+$"}},"required":["required"]}}`)
+
+// PaymentRequiredHeaderWith is PaymentRequiredHeader declaring extensions
+// (by name, e.g. "payment-identifier": PaymentIdentifierExtension).
+func PaymentRequiredHeaderWith(reqs []*Requirement, errMsg string, extensions map[string]json.RawMessage) string {
+	pr := paymentRequiredJSON{X402Version: 2, Error: errMsg, Accepts: make([]acceptV2JSON, 0, len(reqs)), Extensions: extensions}
 	for _, r := range reqs {
 		if r == nil || r.Network == nil || r.Amount == nil {
 			continue

@@ -1,7 +1,6 @@
 package payer
 
 import (
-	"slices"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -11,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/farebox/farebox/x402"

@@ -232,9 +232,11 @@ func (e *Engine) newEntry(p *Purchase) *Entry {
 func (e *Engine) existing(p *Purchase, cur *Entry) (*Purchase, error) {
 	var err error
 	switch {
+	case cur.BodyHash != p.entry.BodyHash || cur.State == Failed:
+		err = ErrNonceUsed // it pays (or paid) for another request
 	case cur.State == Reserved || cur.State == Settling:
 		err = ErrInProgress
-	case cur.State == Failed || cur.BodyHash != p.entry.BodyHash || cur.Receipt == nil:
+	case cur.Receipt == nil:
 		err = ErrNonceUsed
 	default: // Broadcast or Confirmed, same body: the same purchase again
 		p.entry, p.replay = cur, true

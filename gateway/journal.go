@@ -1,0 +1,72 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/settle"
+	"github.com/farebox/farebox/x402/settle/boltjournal"
+	"github.com/farebox/farebox/x402/settle/redisjournal"
+	"github.com/redis/go-redis/v9"
+)
+
+// redisPrefix namespaces the journal's and the holds' keys in Redis.
+const redisPrefix = "farebox:settle:"
+
+// buildEngine opens the settlement journal and starts the engine that
+// owns every purchase: a bbolt file under data_dir (durable, one process),
+// else Redis (shared by replicas), else memory (bounded, lost on exit).
+// Entries a previous run left in flight are resumed before traffic comes.
+func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
+	pc := cfg.Payments
+	ec := settle.Config{Settler: p.settler, Networks: reg, Confirm: settle.ConfirmMode(pc.Confirm),
+		Logger: p.log, OnEvent: p.counts.event}
+	switch {
+	case cfg.DataDir != "":
+		j, err := boltjournal.Open(cfg.DataDir, 5*time.Second)
+		if err != nil {
+			return fmt.Errorf("data_dir: %w", err)
+		}
+		ec.Journal = j
+		p.closers = append(p.closers, func() { j.Close() })
+	case pc.RedisURL != "":
+		opt, err := redis.ParseURL(pc.RedisURL)
+		if err != nil {
+			return fmt.Errorf("payments.redis_url: %w", err)
+		}
+		rdb := redis.NewClient(opt)
+		p.closers = append(p.closers, func() { rdb.Close() })
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := rdb.Ping(ctx).Err(); err != nil {
+			return fmt.Errorf("payments.redis_url: %w", err)
+		}
+		p.readiness = append(p.readiness, func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
+		ec.Journal, ec.Holds = redisjournal.New(rdb, redisPrefix), redisjournal.NewHolds(rdb, redisPrefix)
+		host, _ := os.Hostname()
+		ec.Instance = fmt.Sprintf("%s:%d", host, os.Getpid())
+	default:
+		ec.Journal = settle.NewMemoryJournal(1 << 20)
+		p.log.Info("settlement journal in memory: set data_dir to keep it across restarts")
+	}
+	e, err := settle.NewEngine(ec)
+	if err != nil {
+		return fmt.Errorf("payments.confirm: %w", err)
+	}
+	p.engine = e
+	// Closed before the journal (closers run in order after this one).
+	p.closers = append([]func(){func() { e.Close() }}, p.closers...)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	n, err := e.Resume(ctx)
+	if err != nil {
+		return fmt.Errorf("resuming the settlement journal: %w", err)
+	}
+	if n > 0 {
+		p.log.Info("settlement journal resumed", "entries", n)
+	}
+	return nil
+}
