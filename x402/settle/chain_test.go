@@ -113,9 +113,13 @@ var (
 var settler *devSettler
 
 func TestMain(m *testing.M) {
+	if order := os.Getenv(crashEnv); order != "" {
+		crashChild(order)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	var err error
-	if chain, err = devchain.Start(ctx, devchain.Config{}); err == nil {
+	// JSON-RPC over HTTP too, for the child processes of TestSIGKILLInsideSettle.
+	if chain, err = devchain.Start(ctx, devchain.Config{RPCAddr: "127.0.0.1:0"}); err == nil {
 		var s *evm.Settler
 		if s, err = evm.NewSettler(ctx, chain.Client, chain.RelayerKey); err == nil {
 			s.PollInterval = 20 * time.Millisecond

@@ -17,6 +17,7 @@
 //	same authorization, other body          -> ErrNonceUsed            402 invalid_exact_evm_nonce_already_used
 //	same authorization, Failed              -> ErrNonceUsed            402 invalid_exact_evm_nonce_already_used
 //	payment id of another authorization     -> ErrIdempotencyConflict  409 idempotency_conflict
+//	payment id not 16-128 of [A-Za-z0-9_-]  -> ErrInvalidPaymentID     402 invalid_payload
 //	payer in debt                           -> ErrPayerInDebt          402 insufficient_funds
 //	balance - holds < price                 -> ErrInsufficientFunds    402 insufficient_funds
 //	journal full (memory journal only)      -> ErrJournalFull          503

@@ -186,6 +186,9 @@ func (e *Engine) Begin(ctx context.Context, p Purchase) (*Purchase, error) {
 	if p.Payment == nil || p.Requirement == nil || p.Requirement.Network == nil || p.Requirement.Amount == nil {
 		return nil, errors.New("settle: a purchase needs a payment and a requirement")
 	}
+	if p.PaymentID != "" && !ValidPaymentID(p.PaymentID) {
+		return nil, ErrInvalidPaymentID
+	}
 	pu := &p
 	pu.engine = e
 	pu.entry = e.newEntry(pu)

@@ -57,3 +57,21 @@ func TestMemoryJournalIsBounded(t *testing.T) {
 		t.Fatalf("Len = %d, want 2", j.Len())
 	}
 }
+
+func TestPaymentID(t *testing.T) {
+	raw := []byte(`{"x402Version":2,"payload":{},"extensions":{"payment-identifier":{"info":{"id":"pay_7d5d747be160e280504c099d984bcfe0"},"schema":{}}}}`)
+	if got := settle.PaymentIDOf(raw); got != "pay_7d5d747be160e280504c099d984bcfe0" {
+		t.Fatalf("PaymentIDOf = %q", got)
+	}
+	if got := settle.PaymentIDOf([]byte(`{"x402Version":2,"payload":{}}`)); got != "" {
+		t.Fatalf("PaymentIDOf without the extension = %q", got)
+	}
+	for id, ok := range map[string]bool{
+		"pay_7d5d747be160e280504c099d984bcfe0": true, "0123456789abcdef": true, "0123456789abcde": false,
+		"pay 7d5d747be160e280": false, "pay_7d5d747be160é280": false, string(make([]byte, 129)): false,
+	} {
+		if settle.ValidPaymentID(id) != ok {
+			t.Errorf("ValidPaymentID(%q) = %v, want %v", id, !ok, ok)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -40,7 +41,8 @@ var (
 // Journal is a settle.Journal in a bbolt file. Settled entries are never
 // deleted.
 type Journal struct {
-	db *bolt.DB
+	db      *bolt.DB
+	writers atomic.Int32 // writes under way, to batch only when there is company
 }
 
 var _ settle.Journal = (*Journal)(nil)
@@ -71,6 +73,7 @@ func Open(dir string, timeout time.Duration) (*Journal, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("boltjournal: %w", err)
 	}
+	db.MaxBatchDelay = time.Millisecond // company arrives within an fsync or not at all
 	return &Journal{db: db}, nil
 }
 
@@ -103,39 +106,63 @@ func put(tx *bolt.Tx, e *settle.Entry) error {
 	return tx.Bucket(bucketOpen).Put(name, nil)
 }
 
+// write runs fn in a read-write transaction, batched when other writes are
+// under way: concurrent writers share one commit and one fsync, and each
+// change is on disk when write returns. bbolt may run fn again (a failed batch is retried one by one),
+// so fn returns its refusal (ErrStateChanged...) apart from its error: an
+// error would roll back the whole batch.
+func (j *Journal) write(fn func(tx *bolt.Tx) (refusal, err error)) error {
+	var refusal error
+	run := func(tx *bolt.Tx) error {
+		var err error
+		refusal, err = fn(tx)
+		return err
+	}
+	var err error
+	if j.writers.Add(1) == 1 {
+		err = j.db.Update(run) // alone: commit now rather than wait for company
+	} else {
+		err = j.db.Batch(run)
+	}
+	j.writers.Add(-1)
+	if err != nil {
+		return fmt.Errorf("boltjournal: %w", err)
+	}
+	return refusal
+}
+
 // Create stores e unless its key or payment id is taken.
 func (j *Journal) Create(ctx context.Context, e *settle.Entry) (*settle.Entry, error) {
 	var in *settle.Entry
-	var inErr error
-	err := j.db.Update(func(tx *bolt.Tx) error {
+	err := j.write(func(tx *bolt.Tx) (error, error) {
+		in = nil
 		entries := tx.Bucket(bucketEntries)
 		if cur := entries.Get([]byte(e.Name())); cur != nil {
-			in, inErr = decode(cur)
-			if inErr == nil {
-				inErr = settle.ErrExists
+			var err error
+			in, err = decode(cur)
+			if err != nil {
+				return nil, err
 			}
-			return nil
+			return settle.ErrExists, nil
 		}
 		if e.PaymentID != "" {
 			ids := tx.Bucket(bucketIDs)
 			id := []byte(settle.IDName(e.Payer, e.PaymentID))
 			if other := ids.Get(id); other != nil {
-				in, inErr = decode(entries.Get(other))
-				if inErr == nil {
-					inErr = settle.ErrIDTaken
+				var err error
+				in, err = decode(entries.Get(other))
+				if err != nil {
+					return nil, err
 				}
-				return nil
+				return settle.ErrIDTaken, nil
 			}
 			if err := ids.Put(id, []byte(e.Name())); err != nil {
-				return err
+				return nil, err
 			}
 		}
-		return put(tx, e)
+		return nil, put(tx, e)
 	})
-	if err != nil {
-		return nil, fmt.Errorf("boltjournal: create: %w", err)
-	}
-	return in, inErr
+	return in, err
 }
 
 // Get returns the entry of k.
@@ -155,50 +182,50 @@ func (j *Journal) Get(ctx context.Context, k x402.Key) (*settle.Entry, error) {
 
 // Update replaces the entry if it is still in state from.
 func (j *Journal) Update(ctx context.Context, e *settle.Entry, from settle.State) error {
-	return j.db.Update(func(tx *bolt.Tx) error {
+	return j.write(func(tx *bolt.Tx) (error, error) {
 		b := tx.Bucket(bucketEntries).Get([]byte(e.Name()))
 		if b == nil {
-			return settle.ErrNotFound
+			return settle.ErrNotFound, nil
 		}
 		cur, err := decode(b)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if cur.State != from {
-			return settle.ErrStateChanged
+			return settle.ErrStateChanged, nil
 		}
-		return put(tx, e)
+		return nil, put(tx, e)
 	})
 }
 
 // Delete removes the entry of k and its payment id if it is in state from.
 func (j *Journal) Delete(ctx context.Context, k x402.Key, from settle.State) error {
 	name := []byte(settle.KeyName(k))
-	return j.db.Update(func(tx *bolt.Tx) error {
+	return j.write(func(tx *bolt.Tx) (error, error) {
 		b := tx.Bucket(bucketEntries).Get(name)
 		if b == nil {
-			return nil
+			return nil, nil
 		}
 		cur, err := decode(b)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if cur.State != from {
-			return settle.ErrStateChanged
+			return settle.ErrStateChanged, nil
 		}
 		if cur.PaymentID != "" {
 			ids := tx.Bucket(bucketIDs)
 			id := []byte(settle.IDName(cur.Payer, cur.PaymentID))
 			if string(ids.Get(id)) == string(name) {
 				if err := ids.Delete(id); err != nil {
-					return err
+					return nil, err
 				}
 			}
 		}
 		if err := tx.Bucket(bucketOpen).Delete(name); err != nil {
-			return err
+			return nil, err
 		}
-		return tx.Bucket(bucketEntries).Delete(name)
+		return nil, tx.Bucket(bucketEntries).Delete(name)
 	})
 }
 
