@@ -14,7 +14,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/settle"
-	"github.com/tidwall/gjson"
 )
 
 // payments holds the payment side of the gateway: what is accepted, how it
@@ -244,26 +243,11 @@ func (p *payments) beginError(o *offer, err error) error {
 // paymentID is the payment-identifier extension's id of pay ("" when it
 // carries none); a malformed id is a 400.
 func paymentID(pay *x402.Payment) (string, error) {
-	v := gjson.GetBytes(pay.Raw, `extensions.payment-identifier.info.id`)
-	if !v.Exists() {
-		return "", nil
-	}
-	if v.Type != gjson.String || !validPaymentID(v.Str) {
+	id := settle.PaymentIDOf(pay.Raw)
+	if id != "" && !settle.ValidPaymentID(id) {
 		return "", errBadPaymentID()
 	}
-	return v.Str, nil
-}
-
-func validPaymentID(id string) bool {
-	if len(id) < 16 || len(id) > 128 {
-		return false
-	}
-	for _, c := range id {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
+	return id, nil
 }
 
 // settleReceipt runs the settler on a context of its own (a client that
