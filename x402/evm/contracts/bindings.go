@@ -1480,7 +1480,7 @@ func (batchSettlement *BatchSettlement) UnpackError(raw []byte) (any, error) {
 	if bytes.Equal(raw[:4], batchSettlement.abi.Errors["ZeroRefund"].ID.Bytes()[:4]) {
 		return batchSettlement.UnpackZeroRefundError(raw[4:])
 	}
-	return nil, errors.New("Unknown error")
+	return nil, errors.New("unknown error")
 }
 
 // BatchSettlementAddressEmptyCode represents a AddressEmptyCode error raised by the BatchSettlement contract.
@@ -2291,7 +2291,7 @@ func (eRC3009DepositCollector *ERC3009DepositCollector) UnpackError(raw []byte) 
 	if bytes.Equal(raw[:4], eRC3009DepositCollector.abi.Errors["SafeERC20FailedOperation"].ID.Bytes()[:4]) {
 		return eRC3009DepositCollector.UnpackSafeERC20FailedOperationError(raw[4:])
 	}
-	return nil, errors.New("Unknown error")
+	return nil, errors.New("unknown error")
 }
 
 // ERC3009DepositCollectorInvalidX402BatchSettlementAddress represents a InvalidX402BatchSettlementAddress error raised by the ERC3009DepositCollector contract.
@@ -3935,7 +3935,7 @@ func (permit2 *Permit2) UnpackError(raw []byte) (any, error) {
 	if bytes.Equal(raw[:4], permit2.abi.Errors["SignatureExpired"].ID.Bytes()[:4]) {
 		return permit2.UnpackSignatureExpiredError(raw[4:])
 	}
-	return nil, errors.New("Unknown error")
+	return nil, errors.New("unknown error")
 }
 
 // Permit2AllowanceExpired represents a AllowanceExpired error raised by the Permit2 contract.
@@ -4554,7 +4554,7 @@ func (permit2DepositCollector *Permit2DepositCollector) UnpackError(raw []byte) 
 	if bytes.Equal(raw[:4], permit2DepositCollector.abi.Errors["Permit2612AmountMismatch"].ID.Bytes()[:4]) {
 		return permit2DepositCollector.UnpackPermit2612AmountMismatchError(raw[4:])
 	}
-	return nil, errors.New("Unknown error")
+	return nil, errors.New("unknown error")
 }
 
 // Permit2DepositCollectorInvalidPermit2Address represents a InvalidPermit2Address error raised by the Permit2DepositCollector contract.
@@ -5096,7 +5096,7 @@ func (uptoPermit2Proxy *UptoPermit2Proxy) UnpackError(raw []byte) (any, error) {
 	if bytes.Equal(raw[:4], uptoPermit2Proxy.abi.Errors["UnauthorizedFacilitator"].ID.Bytes()[:4]) {
 		return uptoPermit2Proxy.UnpackUnauthorizedFacilitatorError(raw[4:])
 	}
-	return nil, errors.New("Unknown error")
+	return nil, errors.New("unknown error")
 }
 
 // UptoPermit2ProxyAmountExceedsPermitted represents a AmountExceedsPermitted error raised by the UptoPermit2Proxy contract.
