@@ -61,7 +61,7 @@ func refVoucher(t testing.TB, c *Contracts, id [32]byte, max *big.Int, key *ecds
 		Types: apitypes.Types{"EIP712Domain": domainType, "Voucher": {
 			{Name: "channelId", Type: "bytes32"}, {Name: "maxClaimableAmount", Type: "uint128"}}},
 		PrimaryType: "Voucher", Domain: settlementDomain(c),
-		Message:     apitypes.TypedDataMessage{"channelId": common.Hash(id).Hex(), "maxClaimableAmount": max.String()},
+		Message: apitypes.TypedDataMessage{"channelId": common.Hash(id).Hex(), "maxClaimableAmount": max.String()},
 	})
 	return Voucher{ChannelID: id, MaxClaimable: new(big.Int).Set(max), Signature: signHash(t, h, key)}
 }
@@ -99,7 +99,7 @@ func TestDigestsMatchApitypes(t *testing.T) {
 		Types: apitypes.Types{"EIP712Domain": domainType, "Voucher": {
 			{Name: "channelId", Type: "bytes32"}, {Name: "maxClaimableAmount", Type: "uint128"}}},
 		PrimaryType: "Voucher", Domain: settlementDomain(c),
-		Message:     apitypes.TypedDataMessage{"channelId": common.Hash(id).Hex(), "maxClaimableAmount": max.String()},
+		Message: apitypes.TypedDataMessage{"channelId": common.Hash(id).Hex(), "maxClaimableAmount": max.String()},
 	})
 	if got := c.VoucherDigest(id, max); got != want {
 		t.Errorf("voucher digest %x, apitypes %x", got, want)
@@ -108,7 +108,7 @@ func TestDigestsMatchApitypes(t *testing.T) {
 		Types: apitypes.Types{"EIP712Domain": domainType, "Refund": {
 			{Name: "channelId", Type: "bytes32"}, {Name: "nonce", Type: "uint256"}, {Name: "amount", Type: "uint128"}}},
 		PrimaryType: "Refund", Domain: settlementDomain(c),
-		Message:     apitypes.TypedDataMessage{"channelId": common.Hash(id).Hex(), "nonce": "3", "amount": "1500"},
+		Message: apitypes.TypedDataMessage{"channelId": common.Hash(id).Hex(), "nonce": "3", "amount": "1500"},
 	})
 	if got := c.RefundDigest(id, big.NewInt(3), big.NewInt(1500)); got != want {
 		t.Errorf("refund digest %x, apitypes %x", got, want)
