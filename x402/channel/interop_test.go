@@ -319,3 +319,65 @@ func TestOfficialUptoClient(t *testing.T) {
 		t.Fatalf("payer holds %d, want %d", got, 1_000_000-12_345)
 	}
 }
+
+// TestOfficialPermit2Deposit opens a channel the way @x402/evm does when the
+// offer asks for Permit2 deposits and declares gas sponsoring: a payer that
+// never approved Permit2 signs a Permit2 witness transfer and an EIP-2612
+// permit; the deposit goes through the Permit2 deposit collector.
+func TestOfficialPermit2Deposit(t *testing.T) {
+	installClients(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cc := startCanonical(t, ctx)
+	payerKey, _ := crypto.GenerateKey()
+	payer := crypto.PubkeyToAddress(payerKey.PublicKey)
+	token := cc.token
+	cc.send(t, ctx, &token, contracts.NewFareboxUSDv2().PackMint(payer, big.NewInt(1_000_000)))
+	d := contracts.Canonical()
+	c := channel.NewContracts(cc.id, d.BatchSettlement, d.ERC3009DepositCollector, d.Permit2DepositCollector, d.Permit2)
+	net := x402.NewNetwork("", "", cc.id, cc.token, "USDC", "2")
+	req := &x402.Requirement{Scheme: channel.Scheme, Network: net, Amount: big.NewInt(2000),
+		PayTo: common.HexToAddress("0x00000000000000000000000000000000000f00d5"), MaxTimeoutSeconds: 300}
+	terms := &channel.Terms{ReceiverAuthorizer: cc.from, WithdrawDelay: 3600, AssetTransferMethod: channel.MethodPermit2,
+		MinDeposit: big.NewInt(30000)}
+	var accept map[string]any
+	if err := json.Unmarshal(channel.Accept(req, terms, nil), &accept); err != nil {
+		t.Fatal(err)
+	}
+	out := officialPayment(t, map[string]any{"scheme": "batch-settlement", "privateKey": hexutil.Encode(crypto.FromECDSA(payerKey)),
+		"requirements": accept, "rpcUrl": cc.rpcURL,
+		"extensions": map[string]any{eip712.GasSponsoringKey: json.RawMessage(eip712.GasSponsoringDeclaration())}})
+	p, err := channel.DecodePayload([]byte(gjson.GetBytes(out, "payload").Raw))
+	if err != nil {
+		t.Fatalf("decoding the official payload: %v\n%s", err, out)
+	}
+	if p.Type != channel.TypeDeposit || p.Deposit.Permit2 == nil || p.Deposit.Amount.Int64() != 30000 {
+		t.Fatalf("want a Permit2 deposit of the announced minimum 30000:\n%s", out)
+	}
+	g, err := eip712.DecodeGasSponsoring([]byte(gjson.GetBytes(out, "extensions").Raw))
+	if err != nil || g == nil {
+		t.Fatalf("no EIP-2612 permit (%v):\n%s", err, out)
+	}
+	if r := g.Verify(net, d.Permit2, payer, p.Deposit.Amount, time.Now()); r != "" {
+		t.Fatalf("permit refused: %s", r)
+	}
+	st, err := c.Load(ctx, cc.c, p.Config, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (&channel.Verifier{Contracts: c}).Verify(p, req, terms, st); err != nil {
+		t.Fatalf("official Permit2 deposit refused: %v", err)
+	}
+	data, err := c.DepositCalldata(p, g.CollectorData())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc.send(t, ctx, &c.Settlement, data)
+	o, err := c.ReadOnchain(ctx, cc.c, st.ChannelID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Balance.Int64() != 30000 || cc.balance(t, ctx, payer) != 1_000_000-30000 || cc.balance(t, ctx, c.Settlement) != 30000 {
+		t.Fatalf("after the deposit: channel %s, payer %d, escrow %d", o.Balance, cc.balance(t, ctx, payer), cc.balance(t, ctx, c.Settlement))
+	}
+}

@@ -18,7 +18,7 @@ let scheme;
 if (req.scheme === 'batch-settlement') {
   const storage = new InMemoryClientChannelStorage();
   for (const [id, ctx] of Object.entries(req.channels ?? {})) await storage.set(id.toLowerCase(), ctx);
-  scheme = new BatchSettlementEvmScheme(account, { storage });
+  scheme = new BatchSettlementEvmScheme(account, req.rpcUrl ? { storage, rpcUrl: req.rpcUrl } : { storage });
 } else if (req.scheme === 'upto') {
   scheme = new UptoEvmScheme(account, req.rpcUrl ? { rpcUrl: req.rpcUrl } : undefined);
 } else {
