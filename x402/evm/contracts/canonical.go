@@ -8,12 +8,14 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/ethereum/go-ethereum/node"
 	"github.com/ethereum/go-ethereum/params"
+	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/farebox/farebox/x402/eip712"
 )
 
@@ -114,4 +116,19 @@ func receipt(ctx context.Context, c simulated.Client, h common.Hash) (*types.Rec
 		case <-tick.C:
 		}
 	}
+}
+
+// InstallCanonical puts CanonicalAlloc's code at the canonical addresses of
+// an anvil chain (anvil_setCode), so official clients can pay on it.
+func InstallCanonical(ctx context.Context, anvil *rpc.Client, chainID *big.Int) error {
+	alloc, err := CanonicalAlloc(ctx, chainID)
+	if err != nil {
+		return err
+	}
+	for addr, acct := range alloc {
+		if err := anvil.CallContext(ctx, nil, "anvil_setCode", addr, hexutil.Bytes(acct.Code)); err != nil {
+			return fmt.Errorf("contracts: anvil_setCode %s: %w", addr, err)
+		}
+	}
+	return nil
 }
