@@ -21,8 +21,8 @@ import (
 
 // TestOfficialClientOnAnvilUSDC runs a channel's whole life with Circle's
 // FiatToken v2.2 on anvil mining every 2 s, the contracts at their
-// canonical addresses and @x402/evm's client: deposit, vouchers, a claim
-// sent directly by the receiver authorizer, the sweep, and a full
+// canonical addresses and @x402/evm's client: deposit, vouchers, a claim and
+// the sweep in one transaction sent by the receiver authorizer, and a full
 // cooperative refund. USDC balances must come out exact.
 func TestOfficialClientOnAnvilUSDC(t *testing.T) {
 	installClients(t)
@@ -120,8 +120,7 @@ func TestOfficialClientOnAnvilUSDC(t *testing.T) {
 	if deposit != 5*2500 || usdc(a.Payer) != funds-deposit {
 		t.Fatalf("one deposit of 5 x 2500 expected: channel %d, payer %d of %d", deposit, usdc(a.Payer), funds)
 	}
-	send(channel.ClaimCalldata(channel.Claims([]*channel.State{st})))
-	send(channel.SettleCalldata(receiver, a.Network.Asset))
+	send(channel.ClaimAndSettleCalldata(channel.Claims([]*channel.State{st}), receiver, a.Network.Asset))
 	if got := usdc(receiver); got != charged {
 		t.Fatalf("receiver holds %d USDC units, want exactly the %d charged", got, charged)
 	}

@@ -132,6 +132,13 @@ func SettleCalldata(receiver, token common.Address) []byte {
 	return settlementABI.PackSettle(receiver, token)
 }
 
+// ClaimAndSettleCalldata claims the rows and sweeps the receiver's claimed
+// total in one transaction (the contract's multicall keeps msg.sender), sent
+// by the receiver or its authorizer.
+func ClaimAndSettleCalldata(claims []Claim, receiver, token common.Address) []byte {
+	return settlementABI.PackMulticall([][]byte{ClaimCalldata(claims), SettleCalldata(receiver, token)})
+}
+
 // RefundCalldata is refund(config, amount), sent by the receiver or its authorizer.
 func RefundCalldata(cfg Config, amount *big.Int) []byte {
 	return settlementABI.PackRefund(cfg.binding(), amount)
