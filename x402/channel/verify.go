@@ -14,9 +14,10 @@ import (
 // verified: time enough to submit the deposit.
 const MinValidity = 6 * time.Second
 
-// ErrNeedsChain means a signature could not be checked locally (a contract
-// wallet: payerAuthorizer zero, or a signature longer than 65 bytes): the
-// caller verifies it with the chain (EIP-1271 / simulation) or a facilitator.
+// ErrNeedsChain means every local check passed but a signature could not
+// be checked locally: the channel's payer is a contract wallet (its
+// payerAuthorizer is zero, as clients set it for EIP-1271 wallets) or a
+// signature is longer than 65 bytes. Finish with VerifyOnChain.
 var ErrNeedsChain = errors.New("channel: signature must be verified on chain")
 
 // ErrStale means the state's on-chain mirror is older than the verifier
@@ -59,8 +60,10 @@ func (v *Verifier) Verify(p *Payload, req *x402.Requirement, t *Terms, st *State
 		return refuse(ReasonCumulativeAmountMismatch, "voucher maxClaimableAmount must be "+want.String())
 	}
 	avail := st.Balance
+	needsChain := false
 	if p.Type == TypeDeposit {
-		if err := v.verifyDeposit(p, req); err != nil {
+		var err error
+		if needsChain, err = v.verifyDeposit(p, req); err != nil {
 			return err
 		}
 		avail = new(big.Int).Add(st.Balance, p.Deposit.Amount)
@@ -76,7 +79,10 @@ func (v *Verifier) Verify(p *Payload, req *x402.Requirement, t *Terms, st *State
 	if p.Type == TypeVoucher && v.MaxStaleness > 0 && !st.Fresh(v.now(), v.MaxStaleness) {
 		return ErrStale
 	}
-	return v.voucherSignature(p)
+	if err := v.voucherSignature(p); err != nil || !needsChain {
+		return err
+	}
+	return ErrNeedsChain
 }
 
 // VerifyRefund checks a cooperative refund request (a zero-charge voucher
@@ -159,53 +165,60 @@ func (v *Verifier) voucherSignature(p *Payload) error {
 }
 
 // verifyDeposit checks the token authorization of a deposit: signed by the
-// payer, for exactly the deposit, to the right collector, valid now.
-func (v *Verifier) verifyDeposit(p *Payload, req *x402.Requirement) error {
+// payer, for exactly the deposit, to the right collector, valid now. It
+// reports whether the signature is a contract wallet's, left to the chain.
+func (v *Verifier) verifyDeposit(p *Payload, req *x402.Requirement) (bool, error) {
 	d := p.Deposit
 	now := v.now().Unix()
+	wallet := p.Config.PayerAuthorizer == (common.Address{})
 	if d.ERC3009 != nil {
 		e := d.ERC3009
 		if !e.ValidAfter.IsInt64() || e.ValidAfter.Int64() > now {
-			return refuse(ReasonValidAfter, "erc3009Authorization.validAfter is in the future")
+			return false, refuse(ReasonValidAfter, "erc3009Authorization.validAfter is in the future")
 		}
 		if !e.ValidBefore.IsInt64() || e.ValidBefore.Int64() < now+int64(MinValidity/time.Second) {
-			return refuse(ReasonValidBefore, "erc3009Authorization expires too soon")
+			return false, refuse(ReasonValidBefore, "erc3009Authorization expires too soon")
 		}
-		a := &x402.Authorization{From: p.Config.Payer, To: v.Contracts.ERC3009Collector, Value: d.Amount,
-			ValidAfter: e.ValidAfter, ValidBefore: e.ValidBefore, Nonce: ERC3009Nonce(p.Voucher.ChannelID, e.Salt)}
-		if len(e.Signature) > 65 {
-			return ErrNeedsChain
+		if wallet || len(e.Signature) > 65 {
+			return true, nil
 		}
-		signer, err := eip712.Recover(eip712.ReceiveDigest(req.Network, a), e.Signature)
+		signer, err := eip712.Recover(eip712.ReceiveDigest(req.Network, v.receive(p)), e.Signature)
 		if err != nil || signer != p.Config.Payer {
-			return refuse(ReasonReceiveAuthorizationSignature, "receiveWithAuthorization signature does not recover to the payer")
+			return false, refuse(ReasonReceiveAuthorizationSignature, "receiveWithAuthorization signature does not recover to the payer")
 		}
-		return nil
+		return false, nil
 	}
 	if d.Permit2 == nil {
-		return refuse(ReasonERC3009AuthorizationRequired, "deposit needs an erc3009Authorization")
+		return false, refuse(ReasonERC3009AuthorizationRequired, "deposit needs an erc3009Authorization")
 	}
 	a := d.Permit2
 	switch {
 	case a.From != p.Config.Payer:
-		return refuse(ReasonPermit2InvalidSignature, "permit2Authorization.from must be the channel payer")
+		return false, refuse(ReasonPermit2InvalidSignature, "permit2Authorization.from must be the channel payer")
 	case a.Permit.Spender != v.Contracts.Permit2Collector:
-		return refuse(ReasonPermit2InvalidSpender, "permit2Authorization.spender must be "+v.Contracts.Permit2Collector.Hex())
+		return false, refuse(ReasonPermit2InvalidSpender, "permit2Authorization.spender must be "+v.Contracts.Permit2Collector.Hex())
 	case a.Permit.Token != req.Network.Asset:
-		return refuse(ReasonTokenMismatch, "permit2Authorization token must be "+req.Network.Asset.Hex())
+		return false, refuse(ReasonTokenMismatch, "permit2Authorization token must be "+req.Network.Asset.Hex())
 	case a.Permit.Amount.Cmp(d.Amount) != 0:
-		return refuse(ReasonPermit2AmountMismatch, "permit2Authorization amount must equal the deposit")
+		return false, refuse(ReasonPermit2AmountMismatch, "permit2Authorization amount must equal the deposit")
 	case a.ChannelID != p.Voucher.ChannelID:
-		return refuse(ReasonChannelIDMismatch, "permit2Authorization witness is for another channel")
+		return false, refuse(ReasonChannelIDMismatch, "permit2Authorization witness is for another channel")
 	case !a.Permit.Deadline.IsInt64() || a.Permit.Deadline.Int64() < now+int64(MinValidity/time.Second):
-		return refuse(ReasonPermit2DeadlineExpired, "permit2Authorization expires too soon")
+		return false, refuse(ReasonPermit2DeadlineExpired, "permit2Authorization expires too soon")
 	}
-	if len(a.Signature) > 65 {
-		return ErrNeedsChain
+	if wallet || len(a.Signature) > 65 {
+		return true, nil
 	}
 	signer, err := eip712.Recover(v.Contracts.Permit2DepositDigest(&a.Permit, a.ChannelID), a.Signature)
 	if err != nil || signer != a.From {
-		return refuse(ReasonPermit2InvalidSignature, "permit2Authorization signature does not recover to the payer")
+		return false, refuse(ReasonPermit2InvalidSignature, "permit2Authorization signature does not recover to the payer")
 	}
-	return nil
+	return false, nil
+}
+
+// receive is the ERC-3009 authorization an ERC-3009 deposit signs.
+func (v *Verifier) receive(p *Payload) *x402.Authorization {
+	e := p.Deposit.ERC3009
+	return &x402.Authorization{From: p.Config.Payer, To: v.Contracts.ERC3009Collector, Value: p.Deposit.Amount,
+		ValidAfter: e.ValidAfter, ValidBefore: e.ValidBefore, Nonce: ERC3009Nonce(p.Voucher.ChannelID, e.Salt)}
 }
