@@ -1,0 +1,119 @@
+package eip712
+
+import (
+	"math/big"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/math"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
+	"github.com/farebox/farebox/x402"
+)
+
+var (
+	chain   = big.NewInt(84532)
+	permit2 = common.HexToAddress("0x000000000022D473030F116dDEE9F6B43aC78BA3")
+	token   = common.HexToAddress("0x036CbD53842c5426634e7929541eC2318f3dCF7e")
+	alice   = common.HexToAddress("0x1111111111111111111111111111111111111111")
+	bob     = common.HexToAddress("0x2222222222222222222222222222222222222222")
+)
+
+// reference hashes typed data with go-ethereum's apitypes.
+func reference(t *testing.T, td apitypes.TypedData) [32]byte {
+	t.Helper()
+	h, _, err := apitypes.TypedDataAndHash(td)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [32]byte
+	copy(out[:], h)
+	return out
+}
+
+func TestUptoWitnessDigestMatchesApitypes(t *testing.T) {
+	wt := NewWitnessType("Witness witness)TokenPermissions(address token,uint256 amount)Witness(address to,address facilitator,uint256 validAfter)")
+	p := &PermitWitnessTransferFrom{Token: token, Amount: big.NewInt(50000), Spender: bob,
+		Nonce: new(big.Int).Lsh(big.NewInt(1), 200), Deadline: big.NewInt(1_900_000_000)}
+	witness := Words(nil).Bytes32(crypto.Keccak256Hash([]byte("Witness(address to,address facilitator,uint256 validAfter)"))).
+		Address(alice).Address(bob).Uint64(0).Hash()
+	got := wt.Digest(Permit2Domain(chain, permit2), p, witness)
+	want := reference(t, apitypes.TypedData{
+		Types: apitypes.Types{
+			"EIP712Domain": {{Name: "name", Type: "string"}, {Name: "chainId", Type: "uint256"}, {Name: "verifyingContract", Type: "address"}},
+			"PermitWitnessTransferFrom": {{Name: "permitted", Type: "TokenPermissions"}, {Name: "spender", Type: "address"},
+				{Name: "nonce", Type: "uint256"}, {Name: "deadline", Type: "uint256"}, {Name: "witness", Type: "Witness"}},
+			"TokenPermissions": {{Name: "token", Type: "address"}, {Name: "amount", Type: "uint256"}},
+			"Witness":          {{Name: "to", Type: "address"}, {Name: "facilitator", Type: "address"}, {Name: "validAfter", Type: "uint256"}},
+		},
+		PrimaryType: "PermitWitnessTransferFrom",
+		Domain:      apitypes.TypedDataDomain{Name: "Permit2", ChainId: (*math.HexOrDecimal256)(chain), VerifyingContract: permit2.Hex()},
+		Message: apitypes.TypedDataMessage{
+			"permitted": map[string]any{"token": token.Hex(), "amount": "50000"},
+			"spender":   bob.Hex(), "nonce": p.Nonce.String(), "deadline": "1900000000",
+			"witness": map[string]any{"to": alice.Hex(), "facilitator": bob.Hex(), "validAfter": "0"},
+		},
+	})
+	if got != want {
+		t.Fatalf("digest %x, apitypes %x", got, want)
+	}
+}
+
+func TestTokenDigestsMatchApitypes(t *testing.T) {
+	n := x402.NewNetwork("", "", chain, token, "USDC", "2")
+	domain := apitypes.TypedDataDomain{Name: "USDC", Version: "2", ChainId: (*math.HexOrDecimal256)(chain), VerifyingContract: token.Hex()}
+	domainType := []apitypes.Type{{Name: "name", Type: "string"}, {Name: "version", Type: "string"},
+		{Name: "chainId", Type: "uint256"}, {Name: "verifyingContract", Type: "address"}}
+	p := &Permit2612{Owner: alice, Spender: permit2, Value: big.NewInt(7), Nonce: big.NewInt(3), Deadline: big.NewInt(99)}
+	want := reference(t, apitypes.TypedData{
+		Types: apitypes.Types{"EIP712Domain": domainType, "Permit": {{Name: "owner", Type: "address"},
+			{Name: "spender", Type: "address"}, {Name: "value", Type: "uint256"}, {Name: "nonce", Type: "uint256"}, {Name: "deadline", Type: "uint256"}}},
+		PrimaryType: "Permit", Domain: domain,
+		Message: apitypes.TypedDataMessage{"owner": alice.Hex(), "spender": permit2.Hex(), "value": "7", "nonce": "3", "deadline": "99"},
+	})
+	if got := PermitDigest(n, p); got != want {
+		t.Errorf("permit digest %x, apitypes %x", got, want)
+	}
+	a := &x402.Authorization{From: alice, To: bob, Value: big.NewInt(1000), ValidAfter: big.NewInt(0),
+		ValidBefore: big.NewInt(1_900_000_000), Nonce: [32]byte{1, 2, 3}}
+	want = reference(t, apitypes.TypedData{
+		Types: apitypes.Types{"EIP712Domain": domainType, "ReceiveWithAuthorization": {{Name: "from", Type: "address"},
+			{Name: "to", Type: "address"}, {Name: "value", Type: "uint256"}, {Name: "validAfter", Type: "uint256"},
+			{Name: "validBefore", Type: "uint256"}, {Name: "nonce", Type: "bytes32"}}},
+		PrimaryType: "ReceiveWithAuthorization", Domain: domain,
+		Message: apitypes.TypedDataMessage{"from": alice.Hex(), "to": bob.Hex(), "value": "1000", "validAfter": "0",
+			"validBefore": "1900000000", "nonce": common.Hash(a.Nonce).Hex()},
+	})
+	if got := ReceiveDigest(n, a); got != want {
+		t.Errorf("receive digest %x, apitypes %x", got, want)
+	}
+}
+
+func TestRecover(t *testing.T) {
+	key, _ := crypto.GenerateKey()
+	digest := crypto.Keccak256Hash([]byte("farebox"))
+	sig, err := crypto.Sign(digest[:], key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig[64] += 27
+	if a, err := Recover(digest, sig); err != nil || a != crypto.PubkeyToAddress(key.PublicKey) {
+		t.Fatalf("Recover = %s, %v", a, err)
+	}
+	// The high-s twin of a valid signature recovers the same key but is refused.
+	high := append([]byte(nil), sig...)
+	s := new(big.Int).SetBytes(high[32:64])
+	new(big.Int).Sub(secpN, s).FillBytes(high[32:64])
+	high[64] = 55 - high[64] // 27 <-> 28
+	if _, err := Recover(digest, high); err != ErrSignatureHighS {
+		t.Errorf("high s: %v", err)
+	}
+	if _, err := Recover(digest, sig[:64]); err != ErrSignatureLength {
+		t.Errorf("short: %v", err)
+	}
+	bad := append([]byte(nil), sig...)
+	bad[64] = 29
+	if _, err := Recover(digest, bad); err != ErrSignatureV {
+		t.Errorf("v=29: %v", err)
+	}
+}
