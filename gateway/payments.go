@@ -211,7 +211,7 @@ func (p *payments) authorize(ctx context.Context, h http.Header, rt *route, reso
 		p.counts.refused.Add(1)
 		return nil, err
 	}
-	req, err := p.verifier.Verify(ctx, pay, o.reqs)
+	req, err := p.verifier.VerifyLocal(ctx, pay, o.reqs)
 	if err != nil {
 		xe := asX402(err, x402.ReasonUnexpectedVerifyError)
 		return nil, refuse(o, xe.Reason, "Payment refused: "+xe.Message)
@@ -219,6 +219,17 @@ func (p *payments) authorize(ctx context.Context, h http.Header, rt *route, reso
 	pu, err := p.engine.Begin(ctx, settle.Purchase{Payment: pay, Requirement: req, BodyHash: sha256.Sum256(body), PaymentID: id})
 	if err != nil {
 		return nil, p.beginError(o, err)
+	}
+	// The chain is asked once the journal knows the purchase: a paid one
+	// is served again even though its nonce is used on chain.
+	if !pu.Replay() {
+		if err := p.verifier.Check(ctx, pay, req); err != nil {
+			if rerr := pu.Release(ctx); rerr != nil {
+				p.log.Error("releasing a purchase the chain refused", "err", rerr)
+			}
+			xe := asX402(err, x402.ReasonUnexpectedVerifyError)
+			return nil, refuse(o, xe.Reason, "Payment refused: "+xe.Message)
+		}
 	}
 	return &charge{route: rt, payment: pay, req: req, offer: o, purchase: pu}, nil
 }

@@ -52,6 +52,21 @@ func refuse(reason, msg string) *Error { return &Error{Reason: reason, Message: 
 // requirements recomputed for this request; the payment's own echo of them
 // is never consulted beyond choosing by network.
 func (v *Verifier) Verify(ctx context.Context, p *Payment, reqs []*Requirement) (*Requirement, error) {
+	req, err := v.VerifyLocal(ctx, p, reqs)
+	if err != nil {
+		return nil, err
+	}
+	if err := v.Check(ctx, p, req); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// VerifyLocal is Verify without the Checker's final on-chain check (a
+// smart wallet's signature is still checked on chain): for a caller that
+// first looks the authorization up in its own journal, where an
+// authorization already used on chain may be a purchase to serve again.
+func (v *Verifier) VerifyLocal(ctx context.Context, p *Payment, reqs []*Requirement) (*Requirement, error) {
 	req := pick(p, reqs)
 	if req == nil {
 		return nil, refuse(ReasonInvalidNetwork, "no accepted requirement for network "+quote(p.Network))
@@ -87,16 +102,23 @@ func (v *Verifier) Verify(ctx context.Context, p *Payment, reqs []*Requirement) 
 			return nil, err
 		}
 	}
-	if v.Checker != nil {
-		if err := v.Checker.Check(ctx, p, req); err != nil {
-			var xe *Error
-			if errors.As(err, &xe) {
-				return nil, xe
-			}
-			return nil, &Error{Reason: ReasonUnexpectedVerifyError, Message: "payment could not be checked on chain"}
-		}
-	}
 	return req, nil
+}
+
+// Check runs the Checker (on-chain simulation) for a payment VerifyLocal
+// accepted; nil without a Checker.
+func (v *Verifier) Check(ctx context.Context, p *Payment, req *Requirement) error {
+	if v.Checker == nil {
+		return nil
+	}
+	if err := v.Checker.Check(ctx, p, req); err != nil {
+		var xe *Error
+		if errors.As(err, &xe) {
+			return xe
+		}
+		return &Error{Reason: ReasonUnexpectedVerifyError, Message: "payment could not be checked on chain"}
+	}
+	return nil
 }
 
 // pick chooses the requirement on the payment's network, preferring one
