@@ -13,6 +13,7 @@ import (
 
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/internal/chaintest"
 	"github.com/farebox/farebox/x402"
@@ -172,4 +173,17 @@ func randomBytes(n int) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// hasAuthorizationUsed looks for EIP-3009's AuthorizationUsed(from, nonce)
+// in a receipt, independently of the settler's own matching.
+func hasAuthorizationUsed(r *types.Receipt, p *x402.Payment) bool {
+	topic := crypto.Keccak256Hash([]byte("AuthorizationUsed(address,bytes32)"))
+	for _, l := range r.Logs {
+		if len(l.Topics) == 3 && l.Topics[0] == topic && common.BytesToAddress(l.Topics[1][:]) == p.Authorization.From &&
+			l.Topics[2] == common.Hash(p.Authorization.Nonce) {
+			return true
+		}
+	}
+	return false
 }

@@ -92,6 +92,8 @@ func Start(ctx context.Context, cfg Config) (*Chain, error) {
 	alloc := types.GenesisAlloc{
 		c.Relayer: {Balance: cfg.RelayerETH},
 		crypto.PubkeyToAddress(ownerKey.PublicKey): {Balance: new(big.Int).Mul(big.NewInt(1000), big.NewInt(params.Ether))},
+		// Multicall3 at its canonical address, so the settler batches transfers as on public chains.
+		evm.Multicall3: {Code: evm.Multicall3Code(), Balance: new(big.Int)},
 	}
 	ipc, err := ipcPath()
 	if err != nil {
