@@ -46,6 +46,9 @@ func (s *Settler) enqueue(t *transfer) {
 	s.qmu.Lock()
 	defer s.qmu.Unlock()
 	s.queue = append(s.queue, t)
+	if s.onQueue != nil {
+		s.onQueue(len(s.queue))
+	}
 	if !s.dispatching {
 		s.dispatching = true
 		go s.dispatch()

@@ -61,6 +61,7 @@ type Settler struct {
 	queue       []*transfer
 	dispatching bool
 	wake        chan struct{}
+	onQueue     func(int) // tests: called with the queue's length after each enqueue
 	nonce       uint64
 	nonceOK     bool
 	tip         struct {

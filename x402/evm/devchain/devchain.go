@@ -105,12 +105,13 @@ func Start(ctx context.Context, cfg Config) (*Chain, error) {
 		return nil, err
 	}
 	c.backend = simulated.NewBackend(alloc, opts)
-	c.Client, c.RPCURL = c.backend.Client(), rpcURL
+	c.RPCURL = rpcURL
 	if c.rpc, err = rpc.DialIPC(ctx, ipc); err != nil {
 		c.backend.Close()
 		os.Remove(ipc)
 		return nil, fmt.Errorf("devchain: attaching to the node: %w", err)
 	}
+	c.Client = rawClient{backendClient: c.backend.Client(), rpc: c.rpc}
 	go c.mine()
 	if err := c.deploy(ctx, ownerKey, cfg); err != nil {
 		c.Close()
@@ -118,6 +119,19 @@ func Start(ctx context.Context, cfg Config) (*Chain, error) {
 	}
 	return c, nil
 }
+
+type backendClient = simulated.Client
+
+// rawClient is the in-process client with the node's JSON-RPC client
+// exposed (Client), as *ethclient.Client has it: the settler reaches
+// eth_call's block overrides through it.
+type rawClient struct {
+	backendClient
+	rpc *rpc.Client
+}
+
+// Client is the node's JSON-RPC client (over its private IPC socket).
+func (c rawClient) Client() *rpc.Client { return c.rpc }
 
 func withDefaults(cfg Config) Config {
 	if cfg.ChainID == 0 {
