@@ -49,8 +49,8 @@ func (s *Settler) enqueue(t *transfer) {
 	if s.onQueue != nil {
 		s.onQueue(len(s.queue))
 	}
-	if !s.dispatching {
-		s.dispatching = true
+	if s.dispatchers < s.Dispatchers && len(s.queue) > s.dispatchers-1 {
+		s.dispatchers++
 		go s.dispatch()
 		return
 	}
@@ -78,7 +78,8 @@ func (s *Settler) withdraw(t *transfer) bool {
 
 // dispatch sends the queue as batches, one transaction after another
 // without waiting for any to be mined (nonces are pipelined), until the
-// queue is empty. Only this goroutine assigns relayer nonces.
+// queue is empty. Several run at once (Dispatchers), so one batch is
+// simulated while another is sent; nonces are assigned under sendMu.
 func (s *Settler) dispatch() {
 	for {
 		batch, wait := s.take()
@@ -103,7 +104,7 @@ func (s *Settler) take() ([]*transfer, time.Duration) {
 	s.qmu.Lock()
 	defer s.qmu.Unlock()
 	if len(s.queue) == 0 {
-		s.dispatching = false
+		s.dispatchers--
 		return nil, 0
 	}
 	limit := s.batchLimit()
@@ -127,23 +128,69 @@ func (s *Settler) take() ([]*transfer, time.Duration) {
 	}
 	s.queue = rest
 	if batch == nil && len(rest) == 0 {
-		s.dispatching = false
+		s.dispatchers--
 		return nil, 0
 	}
 	return batch, wait
 }
 
-// batchLimit bounds a batch by MaxBatch and by MaxBatchGas over the gas a
-// transfer took in the last estimate (plus the margin).
+// batchLimit bounds a batch by MaxBatch and by MaxBatchGas over the
+// largest gas reserved per transfer; one transfer until a token's transfer
+// gas is known.
 func (s *Settler) batchLimit() int {
-	if s.multicall.Load() != 1 {
-		return 1 // no Multicall3 on this chain: one transfer per transaction
+	per := s.maxTransferGas.Load()
+	if s.multicall.Load() != 1 || per == 0 {
+		return 1 // no Multicall3 on this chain, or nothing measured yet
 	}
-	limit := s.MaxBatch
-	if per := s.gasPerTransfer.Load(); per > 0 {
-		limit = min(limit, int(s.MaxBatchGas*100/(per*(100+s.GasMarginPercent))))
+	return max(1, min(s.MaxBatch, int((s.MaxBatchGas-batchOverheadGas)/per)))
+}
+
+// batchOverheadGas covers a transaction's base cost and Multicall3's loop.
+const batchOverheadGas = 40_000
+
+// transferGas is the gas reserved for one transfer of asset: half again
+// what eth_estimateGas measured for one (0 while unmeasured), three times
+// that for a contract wallet's signature, which runs its EIP-1271 code.
+func (s *Settler) transferGas(t *transfer) uint64 {
+	v, ok := s.gasByAsset.Load(t.req.Network.Asset)
+	if !ok {
+		return 0
 	}
-	return max(limit, 1)
+	if len(t.p.Signature) > 65 {
+		return 3 * v.(uint64)
+	}
+	return v.(uint64)
+}
+
+// learnTransferGas records a measured single transfer's gas for its asset.
+func (s *Settler) learnTransferGas(asset common.Address, measured uint64) {
+	per := measured + measured/2
+	if old, ok := s.gasByAsset.Load(asset); ok && old.(uint64) >= per {
+		return
+	}
+	s.gasByAsset.Store(asset, per)
+	for {
+		cur := s.maxTransferGas.Load()
+		if per <= cur || s.maxTransferGas.CompareAndSwap(cur, per) {
+			return
+		}
+	}
+}
+
+// txGas is the gas limit of a transaction carrying ts (0 when a transfer's
+// gas is unmeasured). A generous limit costs nothing, as unused gas is not
+// paid for; the simulation runs with exactly this limit, so a transfer it
+// would starve is caught before sending.
+func (s *Settler) txGas(ts []*transfer) uint64 {
+	gas := uint64(batchOverheadGas)
+	for _, t := range ts {
+		g := s.transferGas(t)
+		if g == 0 {
+			return 0
+		}
+		gas += g
+	}
+	return gas
 }
 
 // requeue puts transfers back at the front of the queue.
@@ -156,7 +203,7 @@ func (s *Settler) requeue(ts []*transfer) {
 	s.queue = append(append([]*transfer(nil), ts...), s.queue...)
 }
 
-// sendBatch simulates the batch against the pending block at the earliest
+// sendBatch simulates the batch against the latest state at the earliest
 // timestamp it can land at, refuses the transfers that would fail (they are
 // never sent, so they cost no gas), and sends the others in one transaction.
 func (s *Settler) sendBatch(batch []*transfer) {
@@ -194,6 +241,15 @@ func (s *Settler) sendBatch(batch []*transfer) {
 	if len(later) > 0 {
 		s.requeue(later)
 	}
+	if len(ready) > 1 && s.txGas(ready) == 0 {
+		s.requeue(ready[1:]) // a token not measured yet: its first transfer goes alone
+		ready = ready[:1]
+	}
+	for len(ready) > 1 && s.txGas(ready) > s.MaxBatchGas {
+		// Contract wallets' transfers reserve more gas: the tail waits.
+		s.requeue(ready[len(ready)-1:])
+		ready = ready[:len(ready)-1]
+	}
 	if len(ready) == 0 {
 		return
 	}
@@ -210,28 +266,41 @@ func (s *Settler) sendBatch(batch []*transfer) {
 	}
 }
 
-// simulateBatch runs the transfers in order (one eth_call of Multicall3
-// tryAggregate(false, ...) for several) and splits them into those that
-// would succeed and those that would not, with the revert strings.
+// simulateBatch runs the transfers in order with the gas limit they will
+// be sent with (one eth_call: the transfer itself when alone, else
+// Multicall3 tryAggregate(false, ...)) and splits them into those that
+// would succeed and those that would revert, with the revert strings. A
+// transfer that fails without a reason (out of gas within the batch's
+// limit) is put back to be sent alone, priced by eth_estimateGas.
 func (s *Settler) simulateBatch(ctx context.Context, ts []*transfer, at uint64) (ok, refused []*transfer, err error) {
-	if len(ts) == 1 {
-		for _, t := range ts {
-			asset := t.req.Network.Asset
-			_, err := callPending(ctx, s.backend, ethereum.CallMsg{From: s.from, To: &asset, Data: t.data}, at)
-			switch {
-			case err == nil:
-				ok = append(ok, t)
-			case isRevert(err):
-				t.revert = revertReason(err)
-				refused = append(refused, t)
-			default:
-				return nil, nil, fmt.Errorf("evm: simulating transferWithAuthorization: %w", err)
-			}
-		}
-		return ok, refused, nil
+	if len(ts) == 1 && s.txGas(ts) == 0 {
+		ts[0].solo = true // eth_estimateGas simulates it, measures it, and refuses it if it reverts
+		return ts, nil, nil
 	}
-	out, err := callPending(ctx, s.backend, ethereum.CallMsg{From: s.from, To: &Multicall3,
-		Data: tryAggregateCalldata(false, calls(ts))}, at)
+	to, data := txFor(ts)
+	out, err := callAt(ctx, s.backend, ethereum.CallMsg{From: s.from, To: &to, Data: data, Gas: s.txGas(ts)}, at)
+	if len(ts) == 1 {
+		switch {
+		case err == nil:
+			return ts, nil, nil
+		case isRevert(err):
+			ts[0].revert = revertReason(err)
+			return nil, ts, nil
+		case strings.Contains(strings.ToLower(err.Error()), "gas"):
+			ts[0].solo = true
+			return ts, nil, nil
+		}
+		return nil, nil, fmt.Errorf("evm: simulating transferWithAuthorization: %w", err)
+	}
+	if err != nil && strings.Contains(strings.ToLower(err.Error()), "out of gas") {
+		// The reservations were short for this token: measure again, one alone.
+		for _, t := range ts {
+			s.gasByAsset.Delete(t.req.Network.Asset)
+			t.solo = true
+		}
+		s.requeue(ts)
+		return nil, nil, nil
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("evm: simulating a batch of %d transfers: %w", len(ts), err)
 	}
@@ -239,16 +308,21 @@ func (s *Settler) simulateBatch(ctx context.Context, ts []*transfer, at uint64) 
 	if err != nil || len(res) != len(ts) {
 		return nil, nil, fmt.Errorf("evm: simulating a batch of %d transfers: %d results, %v", len(ts), len(res), err)
 	}
+	var alone []*transfer
 	for i, t := range ts {
-		if res[i].Success {
+		switch reason, rerr := abi.UnpackRevert(res[i].ReturnData); {
+		case res[i].Success:
 			ok = append(ok, t)
-			continue
-		}
-		t.revert = "reverted"
-		if reason, err := abi.UnpackRevert(res[i].ReturnData); err == nil {
+		case rerr == nil:
 			t.revert = reason
+			refused = append(refused, t)
+		default:
+			t.solo = true
+			alone = append(alone, t)
 		}
-		refused = append(refused, t)
+	}
+	if len(alone) > 0 {
+		s.requeue(alone)
 	}
 	return ok, refused, nil
 }
@@ -261,38 +335,31 @@ func calls(ts []*transfer) []call3 {
 	return out
 }
 
-// sendSimulated prices the batch with eth_estimateGas of
-// tryAggregate(true, ...) (so the estimate covers every inner call, which
-// tryAggregate(false) would let starve), splits it when it exceeds
-// MaxBatchGas, signs it, lets every transfer's onSigned journal the hash,
-// and sends it as tryAggregate(false, ...) so a transfer that turns bad
-// meanwhile does not sink the others.
+// sendSimulated signs the simulated batch with txGas as its limit (or,
+// for a transfer marked solo, eth_estimateGas's answer), lets every
+// transfer's onSigned journal the hash, and sends it as tryAggregate(false,
+// ...) so a transfer that turns bad meanwhile does not sink the others.
 func (s *Settler) sendSimulated(ctx context.Context, ts []*transfer, at uint64, head *types.Header) {
-	to, data := txFor(ts, true)
-	gas, err := estimatePending(ctx, s.backend, ethereum.CallMsg{From: s.from, To: &to, Data: data}, at)
-	if err != nil {
+	gas := s.txGas(ts)
+	if len(ts) == 1 && ts[0].solo {
+		to, data := txFor(ts)
+		est, err := estimateAt(ctx, s.backend, ethereum.CallMsg{From: s.from, To: &to, Data: data}, at)
 		switch {
-		case isRevert(err) && len(ts) > 1:
-			for _, t := range ts {
-				t.solo = true
+		case err == nil:
+			if len(ts[0].p.Signature) == 65 {
+				s.learnTransferGas(ts[0].req.Network.Asset, est)
 			}
-			s.requeue(ts)
+			gas = est + est*s.GasMarginPercent/100
 		case isRevert(err):
 			ts[0].done <- outcome{err: refusal(ctx, s.backend, ts[0].p, ts[0].req, revertReason(err))}
+			return
 		default:
 			failEach(ts, fmt.Errorf("evm: estimating gas: %w", err))
+			return
 		}
-		return
 	}
-	if len(ts) > 1 {
-		s.gasPerTransfer.Store(gas / uint64(len(ts)))
-	}
-	gas += gas * s.GasMarginPercent / 100
-	if gas > s.MaxBatchGas && len(ts) > 1 {
-		s.requeue(ts[len(ts)/2:])
-		s.sendSimulated(ctx, ts[:len(ts)/2], at, head)
-		return
-	}
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
 	fees, err := s.feesAt(ctx, head)
 	if err != nil {
 		failEach(ts, err)
@@ -346,12 +413,13 @@ func failEach(ts []*transfer, err error) {
 }
 
 // txFor is the transaction carrying ts: the transfer itself when alone,
-// else Multicall3 tryAggregate.
-func txFor(ts []*transfer, requireSuccess bool) (common.Address, []byte) {
+// else Multicall3 tryAggregate(false, ...), where a failing call does not
+// revert the others.
+func txFor(ts []*transfer) (common.Address, []byte) {
 	if len(ts) == 1 {
 		return ts[0].req.Network.Asset, ts[0].data
 	}
-	return Multicall3, tryAggregateCalldata(requireSuccess, calls(ts))
+	return Multicall3, tryAggregateCalldata(false, calls(ts))
 }
 
 // signAndJournal signs the transaction for ts and calls every onSigned
@@ -360,7 +428,7 @@ func txFor(ts []*transfer, requireSuccess bool) (common.Address, []byte) {
 // rest signed again, until every hook accepted the hash.
 func (s *Settler) signAndJournal(ts []*transfer, gas uint64, f fees) (*types.Transaction, []*transfer, error) {
 	for len(ts) > 0 {
-		to, data := txFor(ts, false)
+		to, data := txFor(ts)
 		tx, err := s.sign(s.nonce, to, data, gas, f)
 		if err != nil {
 			return nil, ts, err

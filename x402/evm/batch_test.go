@@ -26,10 +26,13 @@ type queued struct {
 }
 
 // inBatch makes the settler send every payment in one batch: a first
-// transfer holds the dispatcher in its onSigned hook until all of them are
-// queued, then they are taken together. It returns once each Broadcast did.
+// transfer holds the only dispatcher in its onSigned hook until all of them
+// are queued, then they are taken together. It returns once each Broadcast did.
 func inBatch(t *testing.T, ctx context.Context, f *fixture, s *evm.Settler, batch []*queued) {
 	t.Helper()
+	dispatchers := s.Dispatchers
+	s.Dispatchers = 1
+	defer func() { s.Dispatchers = dispatchers }()
 	entered, release := make(chan struct{}), make(chan struct{})
 	blocker, blockerReq := f.pay(1)
 	var wg sync.WaitGroup

@@ -78,8 +78,8 @@ func (c *Checker) VerifyContractSignature(ctx context.Context, p *x402.Payment, 
 }
 
 // SimulateTransfer runs transferWithAuthorization with eth_call on the
-// pending block at the timestamp the next block is expected to carry (see
-// nextBlockTime), so validAfter = now passes. When it would revert, the returned *x402.Error carries the
+// latest state in a block stamped with the timestamp the next block is
+// expected to carry (see nextBlockTime), so validAfter = now passes. When it would revert, the returned *x402.Error carries the
 // most precise reason the chain can give (see Diagnose).
 func (c *Checker) SimulateTransfer(ctx context.Context, p *x402.Payment, req *x402.Requirement) error {
 	if err := c.assets.check(ctx, c.backend, req.Network); err != nil {
@@ -91,7 +91,7 @@ func (c *Checker) SimulateTransfer(ctx context.Context, p *x402.Payment, req *x4
 	}
 	asset := req.Network.Asset
 	at := nextBlockTime(headTime(ctx, c.backend))
-	_, err = callPending(ctx, c.backend, ethereum.CallMsg{From: c.From, To: &asset, Data: data}, at)
+	_, err = callAt(ctx, c.backend, ethereum.CallMsg{From: c.From, To: &asset, Data: data}, at)
 	if err == nil {
 		return nil
 	}

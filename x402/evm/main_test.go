@@ -196,7 +196,7 @@ func (f *fixture) resign(p *x402.Payment, key *ecdsa.PrivateKey) {
 	p.Signature = sign(f.net.Digest(&p.Authorization), key)
 }
 
-func (f *fixture) balance(t *testing.T, who common.Address) *big.Int {
+func (f *fixture) balance(t testing.TB, who common.Address) *big.Int {
 	t.Helper()
 	tok := token.NewFareboxUSD()
 	out, err := f.backend.CallContract(context.Background(), ethereum.CallMsg{To: &f.net.Asset, Data: tok.PackBalanceOf(who)}, nil)

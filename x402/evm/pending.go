@@ -48,28 +48,31 @@ func nextBlockTime(headTime uint64) uint64 {
 	return max(headTime+1, uint64(time.Now().Unix())+1)
 }
 
-// callPending runs msg with eth_call on the pending block with its
-// timestamp set to at (0 keeps the node's), falling back to the latest
-// block without override when the backend has no raw JSON-RPC client.
-func callPending(ctx context.Context, b Backend, msg ethereum.CallMsg, at uint64) ([]byte, error) {
+// callAt runs msg with eth_call on the latest state in a block stamped at
+// (0 keeps the node's timestamp): the state the transfer will meet, at the
+// time it can land. The latest state rather than the pending block, because
+// anvil re-executes its whole pool for every pending call, which under load
+// costs more than the batch itself; transfers already in flight are the
+// settlement engine's in-flight accounting's business. Without a raw
+// JSON-RPC client it falls back to a plain eth_call on the latest block.
+func callAt(ctx context.Context, b Backend, msg ethereum.CallMsg, at uint64) ([]byte, error) {
 	rc, ok := b.(rawClient)
 	if !ok || rc.Client() == nil {
 		return b.CallContract(ctx, msg, nil)
 	}
 	var out hexutil.Bytes
-	err := rc.Client().CallContext(ctx, &out, "eth_call", toArgs(msg), "pending", nil, overrides(at))
+	err := rc.Client().CallContext(ctx, &out, "eth_call", toArgs(msg), "latest", nil, overrides(at))
 	return out, err
 }
 
-// estimatePending is eth_estimateGas on the pending block at timestamp at,
-// like callPending.
-func estimatePending(ctx context.Context, b Backend, msg ethereum.CallMsg, at uint64) (uint64, error) {
+// estimateAt is eth_estimateGas like callAt.
+func estimateAt(ctx context.Context, b Backend, msg ethereum.CallMsg, at uint64) (uint64, error) {
 	rc, ok := b.(rawClient)
 	if !ok || rc.Client() == nil {
 		return b.EstimateGas(ctx, msg)
 	}
 	var gas hexutil.Uint64
-	err := rc.Client().CallContext(ctx, &gas, "eth_estimateGas", toArgs(msg), "pending", nil, overrides(at))
+	err := rc.Client().CallContext(ctx, &gas, "eth_estimateGas", toArgs(msg), "latest", nil, overrides(at))
 	return uint64(gas), err
 }
 

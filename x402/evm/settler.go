@@ -22,9 +22,9 @@ var ErrNotMined = errors.New("evm: settlement transaction not mined in time")
 
 // Settler is the `chain` settler (x402.Settler): farebox's relayer key
 // submits transferWithAuthorization itself. Broadcast queues a transfer;
-// one dispatcher goroutine simulates what is queued against the pending
-// block, sends it as one transaction (Multicall3 tryAggregate when several
-// are queued) and moves on to the next batch without waiting for a block,
+// dispatcher goroutines simulate what is queued against the state it will
+// meet, send it as one transaction (Multicall3 tryAggregate when several
+// are queued) and move on to the next batch without waiting for a block,
 // so relayer nonces are pipelined. A follower goroutine watches new heads
 // for receipts, re-sends what a node dropped and bumps the fees of stuck
 // transactions. Both run only while there is work.
@@ -41,25 +41,32 @@ type Settler struct {
 	// the backend cannot push them (default 20 ms; interval-mined chains are
 	// polled when the next block is due).
 	PollInterval time.Duration
-	// GasMarginPercent is added to the estimated gas (default 20).
+	// GasMarginPercent is added to the estimated gas of a transfer sent
+	// alone (default 20). In batches each transfer reserves half again what
+	// one transfer of its token measured: unused gas is not paid for, and a
+	// transfer that would run short is found by the simulation and sent alone.
 	GasMarginPercent uint64
 	// MaxBatch bounds the transfers in one transaction (default 500).
 	MaxBatch int
-	// MaxBatchGas bounds one transaction's gas (default 15M, under the
-	// 16.7M per-transaction cap of EIP-7825 and within Base's blocks).
+	// MaxBatchGas bounds one transaction's gas (default 16M, under the
+	// 16.7M per-transaction cap of EIP-7825).
 	MaxBatchGas uint64
 	// BumpAfterBlocks is how many new heads a transaction may stay pending
 	// before it is replaced with fees 12.5% higher (default 3).
 	BumpAfterBlocks uint64
 	// SendTimeout bounds the chain calls that send one batch (default 30 s).
 	SendTimeout time.Duration
+	// Dispatchers is how many batches may be in preparation at once
+	// (default 2): one is simulated while another is signed and sent.
+	Dispatchers int
 
 	assets deployedAssets
 
-	// The dispatcher's queue; nonce and nonceOK belong to the dispatcher.
+	// The dispatchers' queue; nonce, nonceOK and tip are guarded by sendMu.
 	qmu         sync.Mutex
 	queue       []*transfer
-	dispatching bool
+	dispatchers int
+	sendMu      sync.Mutex
 	wake        chan struct{}
 	onQueue     func(int) // tests: called with the queue's length after each enqueue
 	nonce       uint64
@@ -68,8 +75,9 @@ type Settler struct {
 		head uint64
 		cap  *big.Int
 	}
-	gasPerTransfer atomic.Uint64
 	multicall      atomic.Int32 // 0 unknown, 1 present, 2 absent
+	gasByAsset     sync.Map     // token address -> gas reserved per transfer
+	maxTransferGas atomic.Uint64
 
 	flight flight
 
@@ -102,7 +110,7 @@ func NewSettler(ctx context.Context, backend Backend, key *ecdsa.PrivateKey) (*S
 		backend: backend, key: key, from: crypto.PubkeyToAddress(key.PublicKey),
 		chainID: id, signer: types.LatestSignerForChainID(id),
 		ReceiptTimeout: 2 * time.Minute, PollInterval: 20 * time.Millisecond, GasMarginPercent: 20,
-		MaxBatch: 500, MaxBatchGas: 15_000_000, BumpAfterBlocks: 3, SendTimeout: 30 * time.Second,
+		MaxBatch: 500, MaxBatchGas: 16_000_000, BumpAfterBlocks: 3, SendTimeout: 30 * time.Second, Dispatchers: 2,
 		wake: make(chan struct{}, 1),
 	}
 	s.multicallReady(ctx)
