@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/big"
+	"strings"
 	"testing"
 	"time"
 
@@ -189,4 +190,36 @@ func ownSettler(t *testing.T, f *fixture) *evm.Settler {
 		t.Fatalf("relayer balance %v %v", b, err)
 	}
 	return s
+}
+
+func TestAwaitFollowsNewHeadsOverAWebSocket(t *testing.T) {
+	f := slow
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// anvil serves ws on its HTTP port; over ws the settler subscribes to new heads.
+	client, err := evm.Dial(ctx, "ws"+strings.TrimPrefix(f.anvil.RPCURL, "http"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	key, err := f.newRelayer(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := evm.NewSettler(ctx, client, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, req := f.pay(41)
+	rc, err := s.Settle(ctx, p, req)
+	if err != nil || !rc.Success {
+		t.Fatalf("settle over ws: %+v %v", rc, err)
+	}
+	r, err := client.TransactionReceipt(ctx, common.HexToHash(rc.Transaction))
+	if err != nil || !hasAuthorizationUsed(r, p) {
+		t.Fatalf("receipt %v %v", r, err)
+	}
+	if got := f.balance(t, req.PayTo); got.Int64() != 41 {
+		t.Fatalf("payTo received %s, want 41", got)
+	}
 }
