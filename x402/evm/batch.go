@@ -260,7 +260,12 @@ func (s *Settler) sendBatch(batch []*transfer) {
 		s.sendSimulated(ctx, ok, at, head)
 	}
 	for _, t := range refused {
-		t.done <- outcome{err: refusal(ctx, s.backend, t.p, t.req, t.revert)}
+		// Diagnosing takes a few calls: the dispatcher moves on meanwhile.
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), s.SendTimeout)
+			defer cancel()
+			t.done <- outcome{err: refusal(ctx, s.backend, t.p, t.req, t.revert)}
+		}()
 	}
 }
 
