@@ -42,7 +42,7 @@ type crashRig struct {
 }
 
 func newCrashRig(t *testing.T, confirm string) *crashRig {
-	a := chaintest.StartAnvil(t, chaintest.WithBlockTime(2*time.Second))
+	a := chaintest.StartAnvil(t, chaintest.BlockTime(2*time.Second))
 	relayer, err := a.NewRelayer(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -58,7 +58,7 @@ func paidCall(t *testing.T, c *ethclient.Client, base, payerKey, prompt string) 
 // restart with the same flags finds the same token and keys, funds nobody
 // again and settles the next call.
 func TestDevOnExternalChainReusesItsDeployment(t *testing.T) {
-	anvil := chaintest.StartAnvil(t, chaintest.WithBlockTime(2*time.Second))
+	anvil := chaintest.StartAnvil(t, chaintest.BlockTime(2*time.Second))
 	dir := t.TempDir()
 	other := common.HexToAddress("0x2222222222222222222222222222222222222222")
 	flags := []string{"--chain", anvil.RPCURL, "--data", dir, "--fund", other.Hex() + "=3"}

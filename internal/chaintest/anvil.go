@@ -19,6 +19,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/evm"
 )
 
 // ChainID is Base Sepolia's, so v1 ("base-sepolia") and v2
@@ -61,21 +62,26 @@ type Anvil struct {
 // PayerFunds is the USDC (atomic units) minted to the payer and the wallet.
 const PayerFunds = 1_000_000_000
 
-// Option changes how anvil runs.
+// Option shapes the anvil chain StartAnvil and Start launch.
 type Option func(*options)
 
 type options struct {
 	blockTime time.Duration
+	gasLimit  uint64
 }
 
-// WithBlockTime mines a block every d (anvil --block-time, whole seconds,
-// at least one) instead of one per transaction, as real chains do.
-func WithBlockTime(d time.Duration) Option {
-	return func(o *options) { o.blockTime = d }
-}
+// BlockTime mines a block every d (whole seconds, as anvil's --block-time)
+// once USDC is deployed, instead of one block per transaction: real block
+// times, as on Base (2 s).
+func BlockTime(d time.Duration) Option { return func(o *options) { o.blockTime = d } }
+
+// GasLimit sets the block gas limit (anvil's --gas-limit), e.g. Base's
+// 150M for throughput measurements.
+func GasLimit(gas uint64) Option { return func(o *options) { o.gasLimit = gas } }
 
 // StartAnvil installs the npm packages if needed, starts anvil, deploys
-// USDC, and stops it when the test ends. It fails the test on any error.
+// USDC and Multicall3, and stops it when the test ends. It fails the test
+// on any error.
 func StartAnvil(tb testing.TB, opts ...Option) *Anvil {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -91,12 +97,12 @@ func StartAnvil(tb testing.TB, opts ...Option) *Anvil {
 // Start is StartAnvil for TestMain, where there is no testing.TB: the
 // caller must call Stop.
 func Start(ctx context.Context, opts ...Option) (*Anvil, error) {
-	if err := Install(); err != nil {
-		return nil, err
-	}
 	var o options
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if err := Install(); err != nil {
+		return nil, err
 	}
 	a := &Anvil{OwnerKey: mustKey(ownerKey), RelayerKey: mustKey(relayerKey),
 		PayerKey: mustKey(payerKey), WalletOwnerKey: mustKey(walletKey), done: make(chan struct{})}
@@ -108,15 +114,36 @@ func Start(ctx context.Context, opts ...Option) (*Anvil, error) {
 		a.Stop()
 		return nil, err
 	}
+	if err := a.installMulticall3(ctx); err != nil {
+		a.Stop()
+		return nil, err
+	}
+	if o.blockTime > 0 {
+		// Deploying on automine is quick; real block times start afterwards.
+		secs := max(1, int64(o.blockTime/time.Second))
+		if err := a.Client.Client().CallContext(ctx, nil, "evm_setIntervalMining", secs); err != nil {
+			a.Stop()
+			return nil, fmt.Errorf("chaintest: evm_setIntervalMining: %w", err)
+		}
+	}
 	return a, nil
+}
+
+// installMulticall3 puts Multicall3's runtime code at its canonical
+// address (anvil_setCode), as every public chain has it; the settler
+// batches transfers through it and the reference facilitator finds it.
+func (a *Anvil) installMulticall3(ctx context.Context) error {
+	if err := a.Client.Client().CallContext(ctx, nil, "anvil_setCode", evm.Multicall3, hexutil.Encode(evm.Multicall3Code())); err != nil {
+		return fmt.Errorf("chaintest: installing Multicall3: %w", err)
+	}
+	return nil
 }
 
 // launch starts anvil on a free loopback port and dials it.
 func (a *Anvil) launch(ctx context.Context, o options) error {
 	args := []string{"--host", "127.0.0.1", "--port", "0", "--chain-id", fmt.Sprint(ChainID), "--accounts", "4"}
-	if o.blockTime > 0 {
-		secs := int64(o.blockTime.Round(time.Second) / time.Second)
-		args = append(args, "--block-time", fmt.Sprint(max(secs, 1)))
+	if o.gasLimit > 0 {
+		args = append(args, "--gas-limit", fmt.Sprint(o.gasLimit))
 	}
 	a.cmd = exec.Command(AnvilPath(), args...)
 	out, err := a.cmd.StdoutPipe()

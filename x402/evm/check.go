@@ -78,29 +78,27 @@ func (c *Checker) VerifyContractSignature(ctx context.Context, p *x402.Payment, 
 }
 
 // SimulateTransfer runs transferWithAuthorization with eth_call on the
-// latest block. When it would revert, the returned *x402.Error carries the
+// latest state in a block stamped with the timestamp the next block is
+// expected to carry (see nextBlockTime), so validAfter = now passes. When it would revert, the returned *x402.Error carries the
 // most precise reason the chain can give (see Diagnose).
 func (c *Checker) SimulateTransfer(ctx context.Context, p *x402.Payment, req *x402.Requirement) error {
 	if err := c.assets.check(ctx, c.backend, req.Network); err != nil {
 		return err
 	}
-	return simulate(ctx, c.backend, c.From, p, req)
-}
-
-func simulate(ctx context.Context, b Backend, from common.Address, p *x402.Payment, req *x402.Requirement) error {
 	data, err := transferCalldata(p)
 	if err != nil {
 		return &x402.Error{Reason: x402.ReasonInvalidPayload, Message: err.Error()}
 	}
 	asset := req.Network.Asset
-	_, err = b.CallContract(ctx, ethereum.CallMsg{From: from, To: &asset, Data: data}, nil)
+	at := nextBlockTime(headTime(ctx, c.backend))
+	_, err = callAt(ctx, c.backend, ethereum.CallMsg{From: c.From, To: &asset, Data: data}, at)
 	if err == nil {
 		return nil
 	}
 	if !isRevert(err) {
 		return fmt.Errorf("evm: simulating transferWithAuthorization: %w", err)
 	}
-	return refusal(ctx, b, p, req, revertReason(err))
+	return refusal(ctx, c.backend, p, req, revertReason(err))
 }
 
 // refusal explains a revert: Diagnose first (it names the cause even when
@@ -116,7 +114,7 @@ func refusal(ctx context.Context, b Backend, p *x402.Payment, req *x402.Requirem
 // Diagnose asks the chain why an authorization cannot be settled: no token
 // at the asset address, a token without EIP-3009, an EIP-712 domain that
 // differs from the configured one, an authorization outside its validity
-// window at the latest block, a used nonce, or a balance below the value.
+// window at the next block's expected timestamp, a used nonce, or a balance below the value.
 // It returns nil when none of these holds (or the chain cannot be read).
 func Diagnose(ctx context.Context, b Backend, p *x402.Payment, req *x402.Requirement) *x402.Error {
 	a := &p.Authorization
@@ -138,7 +136,7 @@ func Diagnose(ctx context.Context, b Backend, p *x402.Payment, req *x402.Require
 		return e
 	}
 	if head, err := b.HeaderByNumber(ctx, nil); err == nil {
-		now := new(big.Int).SetUint64(head.Time)
+		now := new(big.Int).SetUint64(nextBlockTime(head.Time))
 		if a.ValidAfter != nil && now.Cmp(a.ValidAfter) <= 0 {
 			return &x402.Error{Reason: x402.ReasonValidAfter, Message: "the authorization is not valid yet on chain"}
 		}

@@ -13,6 +13,7 @@ import (
 
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/internal/chaintest"
 	"github.com/farebox/farebox/x402"
@@ -34,13 +35,23 @@ type fixture struct {
 	wallet     common.Address
 	walletSign func(digest [32]byte) []byte
 	anvil      *chaintest.Anvil
+	// newRelayer returns a fresh key holding ETH for gas.
+	newRelayer func(ctx context.Context) (*ecdsa.PrivateKey, error)
 }
 
 var fixtures []*fixture
 
+// slow is anvil mining a block every 2 s (Base's block time) with Base's
+// 150M block gas limit, for what only real block times show.
+var slow *fixture
+
 func TestMain(m *testing.M) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	dev, anv, err := start(ctx)
+	var slowAnvil *chaintest.Anvil
+	if err == nil {
+		slowAnvil, err = startSlow(ctx)
+	}
 	cancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -49,6 +60,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	dev.Close()
 	anv.Stop()
+	slowAnvil.Stop()
 	os.Exit(code)
 }
 
@@ -67,9 +79,7 @@ func start(ctx context.Context) (*devchain.Chain, *chaintest.Anvil, error) {
 		dev.Close()
 		return nil, nil, err
 	}
-	anvFix := &fixture{name: "anvil-fiattoken", backend: anv.Client, net: anv.Network, payer: anv.PayerKey,
-		fund: anv.Fund, wallet: anv.Wallet, anvil: anv,
-		walletSign: func(d [32]byte) []byte { return sign(d, anv.WalletOwnerKey) }}
+	anvFix := anvilFixture("anvil-fiattoken", anv)
 	if anvFix.settler, err = evm.NewSettler(ctx, anv.Client, anv.RelayerKey); err != nil {
 		return nil, nil, err
 	}
@@ -78,11 +88,38 @@ func start(ctx context.Context) (*devchain.Chain, *chaintest.Anvil, error) {
 	return dev, anv, nil
 }
 
+func startSlow(ctx context.Context) (*chaintest.Anvil, error) {
+	a, err := chaintest.Start(ctx, chaintest.BlockTime(2*time.Second), chaintest.GasLimit(150_000_000))
+	if err != nil {
+		return nil, err
+	}
+	slow = anvilFixture("anvil-2s-blocks", a)
+	if slow.settler, err = evm.NewSettler(ctx, a.Client, a.RelayerKey); err != nil {
+		a.Stop()
+		return nil, err
+	}
+	return a, nil
+}
+
+func anvilFixture(name string, a *chaintest.Anvil) *fixture {
+	return &fixture{name: name, backend: a.Client, net: a.Network, payer: a.PayerKey,
+		fund: a.Fund, wallet: a.Wallet, anvil: a,
+		walletSign: func(d [32]byte) []byte { return sign(d, a.WalletOwnerKey) },
+		newRelayer: a.NewRelayer}
+}
+
 // devFixture deploys a 2-of-2 DevWallet (130-byte signatures) on the dev
 // chain and funds it.
 func devFixture(ctx context.Context, dev *devchain.Chain) (*fixture, error) {
 	f := &fixture{name: "devchain-fareboxusd", backend: dev.Client, net: dev.Network, payer: dev.PayerKey,
-		fund: func(ctx context.Context, a common.Address, n int64) error { return dev.Fund(ctx, a, big.NewInt(n)) }}
+		fund: func(ctx context.Context, a common.Address, n int64) error { return dev.Fund(ctx, a, big.NewInt(n)) },
+		newRelayer: func(ctx context.Context) (*ecdsa.PrivateKey, error) {
+			key, err := crypto.GenerateKey()
+			if err != nil {
+				return nil, err
+			}
+			return key, dev.FundETH(ctx, crypto.PubkeyToAddress(key.PublicKey), big.NewInt(1e18))
+		}}
 	var err error
 	if f.settler, err = evm.NewSettler(ctx, dev.Client, dev.RelayerKey); err != nil {
 		return nil, err
@@ -109,6 +146,13 @@ func devFixture(ctx context.Context, dev *devchain.Chain) (*fixture, error) {
 	}
 	f.walletSign = func(d [32]byte) []byte { return append(sign(d, owners[0]), sign(d, owners[1])...) }
 	return f, f.fund(ctx, f.wallet, chaintest.PayerFunds)
+}
+
+// realTimeChains are the dev chain and anvil with 2 s blocks.
+func realTimeChains(t *testing.T, fn func(t *testing.T, f *fixture)) {
+	for _, f := range []*fixture{fixtures[0], slow} {
+		t.Run(f.name, func(t *testing.T) { fn(t, f) })
+	}
 }
 
 // eachChain runs fn as a subtest per fixture.
@@ -152,7 +196,7 @@ func (f *fixture) resign(p *x402.Payment, key *ecdsa.PrivateKey) {
 	p.Signature = sign(f.net.Digest(&p.Authorization), key)
 }
 
-func (f *fixture) balance(t *testing.T, who common.Address) *big.Int {
+func (f *fixture) balance(t testing.TB, who common.Address) *big.Int {
 	t.Helper()
 	tok := token.NewFareboxUSD()
 	out, err := f.backend.CallContract(context.Background(), ethereum.CallMsg{To: &f.net.Asset, Data: tok.PackBalanceOf(who)}, nil)
@@ -172,4 +216,17 @@ func randomBytes(n int) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// hasAuthorizationUsed looks for EIP-3009's AuthorizationUsed(from, nonce)
+// in a receipt, independently of the settler's own matching.
+func hasAuthorizationUsed(r *types.Receipt, p *x402.Payment) bool {
+	topic := crypto.Keccak256Hash([]byte("AuthorizationUsed(address,bytes32)"))
+	for _, l := range r.Logs {
+		if len(l.Topics) == 3 && l.Topics[0] == topic && common.BytesToAddress(l.Topics[1][:]) == p.Authorization.From &&
+			l.Topics[2] == common.Hash(p.Authorization.Nonce) {
+			return true
+		}
+	}
+	return false
 }

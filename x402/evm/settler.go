@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -22,9 +21,13 @@ import (
 var ErrNotMined = errors.New("evm: settlement transaction not mined in time")
 
 // Settler is the `chain` settler (x402.Settler): farebox's relayer key
-// submits transferWithAuthorization itself. Transaction nonces are assigned
-// under a lock from a local counter, so concurrent settlements never
-// collide, and the counter is re-read from the chain after any send error.
+// submits transferWithAuthorization itself. Broadcast queues a transfer;
+// dispatcher goroutines simulate what is queued against the state it will
+// meet, send it as one transaction (Multicall3 tryAggregate when several
+// are queued) and move on to the next batch without waiting for a block,
+// so relayer nonces are pipelined. A follower goroutine watches new heads
+// for receipts, re-sends what a node dropped and bumps the fees of stuck
+// transactions. Both run only while there is work.
 type Settler struct {
 	backend Backend
 	key     *ecdsa.PrivateKey
@@ -32,18 +35,54 @@ type Settler struct {
 	chainID *big.Int
 	signer  types.Signer
 
-	// ReceiptTimeout bounds the wait for a receipt after broadcast (default 2 min).
+	// ReceiptTimeout bounds Settle's and Await's wait for a receipt (default 2 min).
 	ReceiptTimeout time.Duration
-	// PollInterval is how often the receipt is polled (default 250 ms).
+	// PollInterval is the shortest wait between polls for a new head when
+	// the backend cannot push them (default 20 ms; interval-mined chains are
+	// polled when the next block is due).
 	PollInterval time.Duration
-	// GasMarginPercent is added to the estimated gas (default 20).
+	// GasMarginPercent is added to the estimated gas of a transfer sent
+	// alone (default 20). In batches each transfer reserves half again what
+	// one transfer of its token measured: unused gas is not paid for, and a
+	// transfer that would run short is found by the simulation and sent alone.
 	GasMarginPercent uint64
+	// MaxBatch bounds the transfers in one transaction (default 500).
+	MaxBatch int
+	// MaxBatchGas bounds one transaction's gas (default 16M, under the
+	// 16.7M per-transaction cap of EIP-7825).
+	MaxBatchGas uint64
+	// BumpAfterBlocks is how many new heads a transaction may stay pending
+	// before it is replaced with fees 12.5% higher (default 3).
+	BumpAfterBlocks uint64
+	// SendTimeout bounds the chain calls that send one batch (default 30 s).
+	SendTimeout time.Duration
+	// Dispatchers is how many batches may be in preparation at once
+	// (default 2): one is simulated while another is signed and sent.
+	Dispatchers int
 
 	assets deployedAssets
 
-	mu      sync.Mutex
-	nonce   uint64
-	nonceOK bool
+	// The dispatchers' queue; nonce, nonceOK and tip are guarded by sendMu.
+	qmu         sync.Mutex
+	queue       []*transfer
+	dispatchers int
+	sendMu      sync.Mutex
+	wake        chan struct{}
+	onQueue     func(int) // tests: called with the queue's length after each enqueue
+	nonce       uint64
+	nonceOK     bool
+	tip         struct {
+		head uint64
+		cap  *big.Int
+	}
+	multicall      atomic.Int32 // 0 unknown, 1 present, 2 absent
+	gasByAsset     sync.Map     // token address -> gas reserved per transfer
+	maxTransferGas atomic.Uint64
+
+	flight flight
+
+	// Counters for measurements and metrics.
+	batches, transfers, bumps atomic.Int64
 
 	// unmined is the oldest settlement broadcast but not seen mined in
 	// time: while it is pending, later ones queue behind its nonce.
@@ -67,12 +106,30 @@ func NewSettler(ctx context.Context, backend Backend, key *ecdsa.PrivateKey) (*S
 	if err != nil {
 		return nil, fmt.Errorf("evm: reading chain id: %w", err)
 	}
-	return &Settler{
+	s := &Settler{
 		backend: backend, key: key, from: crypto.PubkeyToAddress(key.PublicKey),
 		chainID: id, signer: types.LatestSignerForChainID(id),
-		ReceiptTimeout: 2 * time.Minute, PollInterval: 250 * time.Millisecond, GasMarginPercent: 20,
-	}, nil
+		ReceiptTimeout: 2 * time.Minute, PollInterval: 20 * time.Millisecond, GasMarginPercent: 20,
+		MaxBatch: 500, MaxBatchGas: 16_000_000, BumpAfterBlocks: 3, SendTimeout: 30 * time.Second, Dispatchers: 2,
+		wake: make(chan struct{}, 1),
+	}
+	s.multicallReady(ctx)
+	return s, nil
 }
+
+// Stats counts what the settler sent: transactions, transfers in them, and
+// fee bumps.
+type Stats struct {
+	Transactions, Transfers, FeeBumps int64
+}
+
+// Stats returns the counters since the settler was made.
+func (s *Settler) Stats() Stats {
+	return Stats{Transactions: s.batches.Load(), Transfers: s.transfers.Load(), FeeBumps: s.bumps.Load()}
+}
+
+// Relayer is the address that pays gas for settlements.
+func (s *Settler) Relayer() common.Address { return s.from }
 
 // ChainID is the chain the settler sends to.
 func (s *Settler) ChainID() *big.Int { return new(big.Int).Set(s.chainID) }
@@ -98,7 +155,7 @@ func (s *Settler) Ready(ctx context.Context) error {
 		return fmt.Errorf("evm: relayer %s holds %s wei, less than the ~%s wei one settlement costs", s.from, bal, need)
 	}
 	if u := s.unmined.Load(); u != nil {
-		if _, err := s.backend.TransactionReceipt(ctx, u.hash); err != nil {
+		if !s.minedAny(ctx, u.hash) {
 			return fmt.Errorf("evm: relayer transaction %s, sent %s ago, is not mined: later settlements wait behind it",
 				u.hash.Hex(), time.Since(u.since).Round(time.Second))
 		}
@@ -107,11 +164,60 @@ func (s *Settler) Ready(ctx context.Context) error {
 	return nil
 }
 
-// Settle submits transferWithAuthorization for a verified payment and waits
-// for its receipt. Every failure yields a Receipt with Success false and an
+// minedAny tells whether hash, or a fee-bumped replacement of it, is mined.
+func (s *Settler) minedAny(ctx context.Context, hash common.Hash) bool {
+	hashes := []common.Hash{hash}
+	s.flight.mu.Lock()
+	if rec, ok := s.flight.byHash[hash]; ok && rec.own {
+		hashes = rec.hashes()
+	}
+	s.flight.mu.Unlock()
+	for _, h := range hashes {
+		if r, err := s.backend.TransactionReceipt(ctx, h); err == nil && r != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Settle is Broadcast then Await: it submits the transfer and waits until
+// it is mined. Every failure yields a Receipt with Success false and an
 // x402 reason, together with an error; it never waits past ctx or
 // ReceiptTimeout.
 func (s *Settler) Settle(ctx context.Context, p *x402.Payment, req *x402.Requirement) (*x402.Receipt, error) {
+	rc, err := s.Broadcast(ctx, p, req, nil)
+	if err != nil || !rc.Success {
+		return rc, err
+	}
+	hash := common.HexToHash(rc.Transaction)
+	r, err := s.await(ctx, hash, p)
+	if err != nil {
+		var xe *x402.Error
+		if errors.As(err, &xe) {
+			rc.Success, rc.ErrorReason, rc.Transaction = false, xe.Reason, ""
+			return rc, err
+		}
+		s.unmined.CompareAndSwap(nil, &unminedTx{hash: hash, since: time.Now()})
+		// Broadcast but not mined in time: it may still be mined, so the
+		// receipt keeps its hash.
+		rc.Success, rc.ErrorReason = false, x402.ReasonSettlementPending
+		return rc, fmt.Errorf("%w: %w", x402.ErrSettlementPending, err)
+	}
+	rc.Transaction = r.TxHash.Hex() // a fee bump mines another hash than the one broadcast
+	return rc, nil
+}
+
+// Broadcast queues the transfer of a verified payment and returns once the
+// node accepted a transaction carrying it (with other queued transfers in
+// one Multicall3 tryAggregate(false, ...) when several wait), without
+// waiting for a block. The transfer is first simulated against the pending
+// block at the earliest timestamp it can land at; one that would fail is
+// refused with its x402 reason and never sent. onSigned (may be nil) is
+// called with the transaction hash after signing and before sending; its
+// error aborts this transfer's send. The receipt has Success true and the
+// hash; failures have Success false, a reason and an error (wrapping
+// x402.ErrSettlementPending when the node may have the transaction).
+func (s *Settler) Broadcast(ctx context.Context, p *x402.Payment, req *x402.Requirement, onSigned func(tx common.Hash) error) (*x402.Receipt, error) {
 	rc := &x402.Receipt{Payer: p.Authorization.From.Hex(), Network: req.Network.CAIP2}
 	fail := func(reason string, err error) (*x402.Receipt, error) {
 		rc.Success, rc.ErrorReason, rc.Transaction = false, reason, ""
@@ -131,76 +237,44 @@ func (s *Settler) Settle(ctx context.Context, p *x402.Payment, req *x402.Require
 		}
 		return fail(x402.ReasonUnexpectedSettleError, err)
 	}
-	asset := req.Network.Asset
-	gas, err := s.backend.EstimateGas(ctx, ethereum.CallMsg{From: s.from, To: &asset, Data: data})
-	if err != nil {
-		if isRevert(err) {
-			e := refusal(ctx, s.backend, p, req, revertReason(err))
-			return fail(e.Reason, e)
+	t := &transfer{ctx: ctx, p: p, req: req, data: data, onSigned: onSigned, done: make(chan outcome, 1)}
+	s.enqueue(t)
+	var o outcome
+	select {
+	case o = <-t.done:
+	case <-ctx.Done():
+		if s.withdraw(t) {
+			return fail(x402.ReasonUnexpectedSettleError, fmt.Errorf("evm: settlement not sent: %w", ctx.Err()))
 		}
-		return fail(x402.ReasonUnexpectedSettleError, fmt.Errorf("evm: estimating gas: %w", err))
+		o = <-t.done // the dispatcher has it: its own timeout bounds this
 	}
-	gas += gas * s.GasMarginPercent / 100
-	tx, err := s.send(ctx, asset, data, gas)
-	if err != nil {
-		if tx != nil && ctx.Err() != nil {
-			// Signed and handed to the node when time ran out: it may be out.
-			rc.ErrorReason, rc.Transaction = x402.ReasonSettlementPending, tx.Hash().Hex()
-			return rc, fmt.Errorf("%w: %w", x402.ErrSettlementPending, err)
-		}
-		return fail(x402.ReasonUnexpectedSettleError, err)
+	var xe *x402.Error
+	switch {
+	case o.pending:
+		rc.ErrorReason, rc.Transaction = x402.ReasonSettlementPending, o.hash.Hex()
+		return rc, fmt.Errorf("%w: sending %s: %w", x402.ErrSettlementPending, o.hash.Hex(), o.err)
+	case errors.As(o.err, &xe):
+		return fail(xe.Reason, xe)
+	case o.err != nil:
+		return fail(x402.ReasonUnexpectedSettleError, o.err)
 	}
-	receipt, err := s.wait(ctx, tx.Hash())
-	if err != nil {
-		s.unmined.CompareAndSwap(nil, &unminedTx{hash: tx.Hash(), since: time.Now()})
-		// Broadcast but not mined in time: it may still be mined, so the
-		// receipt keeps its hash.
-		rc.ErrorReason, rc.Transaction = x402.ReasonSettlementPending, tx.Hash().Hex()
-		return rc, fmt.Errorf("%w: %w: %s: %w", x402.ErrSettlementPending, ErrNotMined, tx.Hash().Hex(), err)
-	}
-	if receipt.Status != types.ReceiptStatusSuccessful {
-		reason := x402.ReasonInvalidTxState
-		if e := Diagnose(ctx, s.backend, p, req); e != nil {
-			reason = e.Reason
-		}
-		return fail(reason, fmt.Errorf("evm: settlement transaction %s reverted", tx.Hash().Hex()))
-	}
-	rc.Success, rc.Transaction = true, tx.Hash().Hex()
+	rc.Success, rc.Transaction = true, o.hash.Hex()
 	return rc, nil
 }
 
-// send prices, signs and broadcasts one transaction, holding the nonce lock
-// only for signing and sending so settlements stay concurrent.
-func (s *Settler) send(ctx context.Context, to common.Address, data []byte, gas uint64) (*types.Transaction, error) {
-	fees, err := s.fees(ctx)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.nonceOK {
-		n, err := s.backend.PendingNonceAt(ctx, s.from)
-		if err != nil {
-			return nil, fmt.Errorf("evm: reading relayer nonce: %w", err)
-		}
-		s.nonce, s.nonceOK = n, true
-	}
+// sign prices and signs one relayer transaction.
+func (s *Settler) sign(nonce uint64, to common.Address, data []byte, gas uint64, f fees) (*types.Transaction, error) {
 	var inner types.TxData
-	if fees.tipCap != nil {
-		inner = &types.DynamicFeeTx{ChainID: s.chainID, Nonce: s.nonce, GasTipCap: fees.tipCap,
-			GasFeeCap: fees.feeCap, Gas: gas, To: &to, Data: data}
+	if f.tipCap != nil {
+		inner = &types.DynamicFeeTx{ChainID: s.chainID, Nonce: nonce, GasTipCap: f.tipCap,
+			GasFeeCap: f.feeCap, Gas: gas, To: &to, Data: data}
 	} else {
-		inner = &types.LegacyTx{Nonce: s.nonce, GasPrice: fees.gasPrice, Gas: gas, To: &to, Data: data}
+		inner = &types.LegacyTx{Nonce: nonce, GasPrice: f.gasPrice, Gas: gas, To: &to, Data: data}
 	}
 	tx, err := types.SignNewTx(s.key, s.signer, inner)
 	if err != nil {
 		return nil, fmt.Errorf("evm: signing settlement: %w", err)
 	}
-	if err := s.backend.SendTransaction(ctx, tx); err != nil {
-		s.nonceOK = false // resync: the chain may have seen, or refused, this nonce
-		return tx, fmt.Errorf("evm: sending settlement: %w", err)
-	}
-	s.nonce++
 	return tx, nil
 }
 
@@ -215,6 +289,22 @@ func (s *Settler) fees(ctx context.Context) (fees, error) {
 	if err != nil {
 		return fees{}, fmt.Errorf("evm: reading latest header: %w", err)
 	}
+	return s.feesFor(ctx, head, nil)
+}
+
+// feesAt is fees for the dispatcher, reading the tip once per head.
+func (s *Settler) feesAt(ctx context.Context, head *types.Header) (fees, error) {
+	if head.BaseFee != nil && s.tip.cap != nil && s.tip.head == head.Number.Uint64() {
+		return s.feesFor(ctx, head, s.tip.cap)
+	}
+	f, err := s.feesFor(ctx, head, nil)
+	if err == nil && f.tipCap != nil {
+		s.tip.head, s.tip.cap = head.Number.Uint64(), f.tipCap
+	}
+	return f, err
+}
+
+func (s *Settler) feesFor(ctx context.Context, head *types.Header, tip *big.Int) (fees, error) {
 	if head.BaseFee == nil {
 		price, err := s.backend.SuggestGasPrice(ctx)
 		if err != nil {
@@ -222,30 +312,58 @@ func (s *Settler) fees(ctx context.Context) (fees, error) {
 		}
 		return fees{gasPrice: price}, nil
 	}
-	tip, err := s.backend.SuggestGasTipCap(ctx)
-	if err != nil {
-		return fees{}, fmt.Errorf("evm: reading gas tip: %w", err)
+	if tip == nil {
+		var err error
+		if tip, err = s.backend.SuggestGasTipCap(ctx); err != nil {
+			return fees{}, fmt.Errorf("evm: reading gas tip: %w", err)
+		}
 	}
 	feeCap := new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), tip)
 	return fees{tipCap: tip, feeCap: feeCap}, nil
 }
 
-// wait polls for the receipt until it exists, ctx ends or ReceiptTimeout passes.
-func (s *Settler) wait(ctx context.Context, hash common.Hash) (*types.Receipt, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.ReceiptTimeout)
-	defer cancel()
-	tick := time.NewTicker(s.PollInterval)
-	defer tick.Stop()
-	for {
-		r, err := s.backend.TransactionReceipt(ctx, hash)
-		if err == nil && r != nil {
-			return r, nil
+// bump signs old again with the same nonce and fees at least 12.5% higher
+// (the replacement rule of geth's and anvil's pools), or the market's when
+// higher, and sends it.
+func (s *Settler) bump(ctx context.Context, old *types.Transaction) (*types.Transaction, error) {
+	f, err := s.fees(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if old.Type() == types.DynamicFeeTxType && f.tipCap != nil {
+		f.tipCap = bigMax(raise(old.GasTipCap()), f.tipCap)
+		f.feeCap = bigMax(raise(old.GasFeeCap()), f.feeCap, f.tipCap)
+	} else {
+		price := old.GasPrice()
+		if f.gasPrice != nil {
+			price = bigMax(price, f.gasPrice)
 		}
-		// Not found yet, or a transient RPC failure: poll again until the deadline.
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-tick.C:
+		f = fees{gasPrice: raise(price)}
+	}
+	tx, err := s.sign(old.Nonce(), *old.To(), old.Data(), old.Gas(), f)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.backend.SendTransaction(ctx, tx); err != nil {
+		return nil, fmt.Errorf("evm: sending the fee bump of %s: %w", old.Hash().Hex(), err)
+	}
+	return tx, nil
+}
+
+// raise is x + 12.5%, rounded up, plus one wei.
+func raise(x *big.Int) *big.Int {
+	y := new(big.Int).Mul(x, big.NewInt(1125))
+	y.Add(y, big.NewInt(999))
+	y.Div(y, big.NewInt(1000))
+	return y.Add(y, big.NewInt(1))
+}
+
+func bigMax(xs ...*big.Int) *big.Int {
+	m := xs[0]
+	for _, x := range xs[1:] {
+		if x.Cmp(m) > 0 {
+			m = x
 		}
 	}
+	return m
 }

@@ -100,6 +100,8 @@ func Start(ctx context.Context, cfg Config) (*Chain, error) {
 	alloc := types.GenesisAlloc{
 		c.Relayer: {Balance: cfg.RelayerETH},
 		crypto.PubkeyToAddress(ownerKey.PublicKey): {Balance: new(big.Int).Mul(big.NewInt(1000), big.NewInt(params.Ether))},
+		// Multicall3 at its canonical address, so the settler batches transfers as on public chains.
+		evm.Multicall3: {Code: evm.Multicall3Code(), Balance: new(big.Int)},
 	}
 	ipc, err := ipcPath()
 	if err != nil {
@@ -114,12 +116,13 @@ func Start(ctx context.Context, cfg Config) (*Chain, error) {
 		os.Remove(ipc)
 		return nil, err
 	}
-	c.Client, c.RPCURL = c.backend.Client(), rpcURL
+	c.RPCURL = rpcURL
 	if c.rpc, err = rpc.DialIPC(ctx, ipc); err != nil {
 		c.backend.Close()
 		os.Remove(ipc)
 		return nil, fmt.Errorf("devchain: attaching to the node: %w", err)
 	}
+	c.Client = rawClient{backendClient: c.backend.Client(), rpc: c.rpc}
 	go c.mine()
 	if err := c.deploy(ctx, ownerKey, cfg); err != nil {
 		c.Close()
@@ -127,6 +130,19 @@ func Start(ctx context.Context, cfg Config) (*Chain, error) {
 	}
 	return c, nil
 }
+
+type backendClient = simulated.Client
+
+// rawClient is the in-process client with the node's JSON-RPC client
+// exposed (Client), as *ethclient.Client has it: the settler reaches
+// eth_call's block overrides through it.
+type rawClient struct {
+	backendClient
+	rpc *rpc.Client
+}
+
+// Client is the node's JSON-RPC client (over its private IPC socket).
+func (c rawClient) Client() *rpc.Client { return c.rpc }
 
 func withDefaults(cfg Config) Config {
 	if cfg.ChainID == 0 {

@@ -1,0 +1,359 @@
+package evm
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"strings"
+	"time"
+
+	ethereum "github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/farebox/farebox/x402"
+)
+
+// transfer is one Broadcast waiting for a transaction to carry it.
+type transfer struct {
+	ctx      context.Context
+	p        *x402.Payment
+	req      *x402.Requirement
+	data     []byte // transferWithAuthorization calldata
+	onSigned func(common.Hash) error
+	// notBefore holds back a transfer whose validAfter is the current second.
+	notBefore time.Time
+	solo      bool   // send alone: it failed gas estimation inside a batch
+	revert    string // why its simulation failed
+	taken     bool   // guarded by Settler.qmu: the dispatcher owns it
+	done      chan outcome
+}
+
+// outcome is what the dispatcher tells a Broadcast call.
+type outcome struct {
+	hash    common.Hash
+	err     error
+	pending bool // handed to the node, acceptance unknown
+}
+
+// expiryMargin keeps transfers that would expire before they are likely
+// mined out of transactions: they would fail on chain and cost gas.
+const expiryMargin = 6
+
+// enqueue queues t and makes sure the dispatcher runs.
+func (s *Settler) enqueue(t *transfer) {
+	s.qmu.Lock()
+	defer s.qmu.Unlock()
+	s.queue = append(s.queue, t)
+	if s.onQueue != nil {
+		s.onQueue(len(s.queue))
+	}
+	if s.dispatchers < s.Dispatchers && len(s.queue) > s.dispatchers-1 {
+		s.dispatchers++
+		go s.dispatch()
+		return
+	}
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// withdraw takes t out of the queue when the dispatcher has not taken it.
+func (s *Settler) withdraw(t *transfer) bool {
+	s.qmu.Lock()
+	defer s.qmu.Unlock()
+	if t.taken {
+		return false
+	}
+	for i, q := range s.queue {
+		if q == t {
+			s.queue = append(s.queue[:i], s.queue[i+1:]...)
+			break
+		}
+	}
+	return true
+}
+
+// dispatch sends the queue as batches, one transaction after another
+// without waiting for any to be mined (nonces are pipelined), until the
+// queue is empty. Several run at once (Dispatchers), so one batch is
+// simulated while another is sent; nonces are assigned under sendMu.
+func (s *Settler) dispatch() {
+	for {
+		batch, wait := s.take()
+		if batch == nil && wait == 0 {
+			return
+		}
+		if batch == nil {
+			select {
+			case <-time.After(wait):
+			case <-s.wake:
+			}
+			continue
+		}
+		s.sendBatch(batch)
+	}
+}
+
+// take removes up to the batch limit of ready transfers from the queue.
+// With none ready it returns how long until one is (0: queue empty, and
+// the dispatcher stops).
+func (s *Settler) take() ([]*transfer, time.Duration) {
+	s.qmu.Lock()
+	defer s.qmu.Unlock()
+	if len(s.queue) == 0 {
+		s.dispatchers--
+		return nil, 0
+	}
+	limit := s.batchLimit()
+	now := time.Now()
+	var batch, rest []*transfer
+	wait := time.Hour
+	for _, t := range s.queue {
+		switch {
+		case t.ctx.Err() != nil:
+			t.taken = true
+			t.done <- outcome{err: t.ctx.Err()}
+		case now.Before(t.notBefore):
+			wait = min(wait, t.notBefore.Sub(now))
+			rest = append(rest, t)
+		case len(batch) < limit && (!t.solo || len(batch) == 0) && (len(batch) == 0 || !batch[0].solo):
+			t.taken = true
+			batch = append(batch, t)
+		default:
+			rest = append(rest, t)
+		}
+	}
+	s.queue = rest
+	if batch == nil && len(rest) == 0 {
+		s.dispatchers--
+		return nil, 0
+	}
+	return batch, wait
+}
+
+// batchLimit bounds a batch by MaxBatch and by MaxBatchGas over the
+// largest gas reserved per transfer; one transfer until a token's transfer
+// gas is known.
+func (s *Settler) batchLimit() int {
+	per := s.maxTransferGas.Load()
+	if s.multicall.Load() != 1 || per == 0 {
+		return 1 // no Multicall3 on this chain, or nothing measured yet
+	}
+	return max(1, min(s.MaxBatch, int((s.MaxBatchGas-batchOverheadGas)/per)))
+}
+
+// batchOverheadGas covers a transaction's base cost and Multicall3's loop.
+const batchOverheadGas = 40_000
+
+// transferGas is the gas reserved for one transfer of asset: half again
+// what eth_estimateGas measured for one (0 while unmeasured), three times
+// that for a contract wallet's signature, which runs its EIP-1271 code.
+func (s *Settler) transferGas(t *transfer) uint64 {
+	v, ok := s.gasByAsset.Load(t.req.Network.Asset)
+	if !ok {
+		return 0
+	}
+	if len(t.p.Signature) > 65 {
+		return 3 * v.(uint64)
+	}
+	return v.(uint64)
+}
+
+// learnTransferGas records a measured single transfer's gas for its asset.
+func (s *Settler) learnTransferGas(asset common.Address, measured uint64) {
+	per := measured + measured/2
+	if old, ok := s.gasByAsset.Load(asset); ok && old.(uint64) >= per {
+		return
+	}
+	s.gasByAsset.Store(asset, per)
+	for {
+		cur := s.maxTransferGas.Load()
+		if per <= cur || s.maxTransferGas.CompareAndSwap(cur, per) {
+			return
+		}
+	}
+}
+
+// txGas is the gas limit of a transaction carrying ts (0 when a transfer's
+// gas is unmeasured). A generous limit costs nothing, as unused gas is not
+// paid for; the simulation runs with exactly this limit, so a transfer it
+// would starve is caught before sending.
+func (s *Settler) txGas(ts []*transfer) uint64 {
+	gas := uint64(batchOverheadGas)
+	for _, t := range ts {
+		g := s.transferGas(t)
+		if g == 0 {
+			return 0
+		}
+		gas += g
+	}
+	return gas
+}
+
+// requeue puts transfers back at the front of the queue.
+func (s *Settler) requeue(ts []*transfer) {
+	s.qmu.Lock()
+	defer s.qmu.Unlock()
+	for _, t := range ts {
+		t.taken = false
+	}
+	s.queue = append(append([]*transfer(nil), ts...), s.queue...)
+}
+
+// sendBatch simulates the batch against the latest state at the earliest
+// timestamp it can land at, refuses the transfers that would fail (they are
+// never sent, so they cost no gas), and sends the others in one transaction.
+func (s *Settler) sendBatch(batch []*transfer) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.SendTimeout)
+	defer cancel()
+	if s.multicall.Load() == 0 {
+		s.multicallReady(ctx) // NewSettler could not tell: batches start once it can
+	}
+	failAll := func(ts []*transfer, err error) {
+		for _, t := range ts {
+			t.done <- outcome{err: err}
+		}
+	}
+	head, err := s.backend.HeaderByNumber(ctx, nil)
+	if err != nil {
+		failAll(batch, fmt.Errorf("evm: reading latest header: %w", err))
+		return
+	}
+	at := earliestLanding(head.Time)
+	var ready, later []*transfer
+	for _, t := range batch {
+		a := &t.p.Authorization
+		switch {
+		case a.ValidAfter.Cmp(new(big.Int).SetUint64(at)) >= 0 && a.ValidAfter.Cmp(new(big.Int).SetUint64(at+expiryMargin)) < 0:
+			// Valid from this very second: a block stamped with it would refuse it.
+			t.notBefore = time.Unix(a.ValidAfter.Int64()+1, 0)
+			later = append(later, t)
+		case a.ValidBefore.Cmp(new(big.Int).SetUint64(at+expiryMargin)) < 0:
+			t.done <- outcome{err: &x402.Error{Reason: x402.ReasonValidBefore,
+				Message: "the authorization expires before a block can carry it"}}
+		default:
+			ready = append(ready, t)
+		}
+	}
+	if len(later) > 0 {
+		s.requeue(later)
+	}
+	if len(ready) > 1 && s.txGas(ready) == 0 {
+		s.requeue(ready[1:]) // a token not measured yet: its first transfer goes alone
+		ready = ready[:1]
+	}
+	for len(ready) > 1 && s.txGas(ready) > s.MaxBatchGas {
+		// Contract wallets' transfers reserve more gas: the tail waits.
+		s.requeue(ready[len(ready)-1:])
+		ready = ready[:len(ready)-1]
+	}
+	if len(ready) == 0 {
+		return
+	}
+	ok, refused, err := s.simulateBatch(ctx, ready, at)
+	if err != nil {
+		failAll(ready, err)
+		return
+	}
+	if len(ok) > 0 {
+		s.sendSimulated(ctx, ok, at, head)
+	}
+	for _, t := range refused {
+		// Diagnosing takes a few calls: the dispatcher moves on meanwhile.
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), s.SendTimeout)
+			defer cancel()
+			t.done <- outcome{err: refusal(ctx, s.backend, t.p, t.req, t.revert)}
+		}()
+	}
+}
+
+// simulateBatch runs the transfers in order with the gas limit they will
+// be sent with (one eth_call: the transfer itself when alone, else
+// Multicall3 tryAggregate(false, ...)) and splits them into those that
+// would succeed and those that would revert, with the revert strings. A
+// transfer that fails without a reason (out of gas within the batch's
+// limit) is put back to be sent alone, priced by eth_estimateGas.
+func (s *Settler) simulateBatch(ctx context.Context, ts []*transfer, at uint64) (ok, refused []*transfer, err error) {
+	if len(ts) == 1 && s.txGas(ts) == 0 {
+		ts[0].solo = true // eth_estimateGas simulates it, measures it, and refuses it if it reverts
+		return ts, nil, nil
+	}
+	to, data := txFor(ts)
+	out, err := callAt(ctx, s.backend, ethereum.CallMsg{From: s.from, To: &to, Data: data, Gas: s.txGas(ts)}, at)
+	if len(ts) == 1 {
+		switch {
+		case err == nil:
+			return ts, nil, nil
+		case isRevert(err):
+			ts[0].revert = revertReason(err)
+			return nil, ts, nil
+		case strings.Contains(strings.ToLower(err.Error()), "gas"):
+			ts[0].solo = true
+			return ts, nil, nil
+		}
+		return nil, nil, fmt.Errorf("evm: simulating transferWithAuthorization: %w", err)
+	}
+	if err != nil && strings.Contains(strings.ToLower(err.Error()), "out of gas") {
+		// The reservations were short for this token: measure again, one alone.
+		for _, t := range ts {
+			s.gasByAsset.Delete(t.req.Network.Asset)
+			t.solo = true
+		}
+		s.requeue(ts)
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("evm: simulating a batch of %d transfers: %w", len(ts), err)
+	}
+	res, err := unpackTryAggregate(out)
+	if err != nil || len(res) != len(ts) {
+		return nil, nil, fmt.Errorf("evm: simulating a batch of %d transfers: %d results, %v", len(ts), len(res), err)
+	}
+	var alone []*transfer
+	for i, t := range ts {
+		switch reason, rerr := abi.UnpackRevert(res[i].ReturnData); {
+		case res[i].Success:
+			ok = append(ok, t)
+		case rerr == nil:
+			t.revert = reason
+			refused = append(refused, t)
+		default:
+			t.solo = true
+			alone = append(alone, t)
+		}
+	}
+	if len(alone) > 0 {
+		s.requeue(alone)
+	}
+	return ok, refused, nil
+}
+
+func calls(ts []*transfer) []call3 {
+	out := make([]call3, len(ts))
+	for i, t := range ts {
+		out[i] = call3{Target: t.req.Network.Asset, CallData: t.data}
+	}
+	return out
+}
+
+// multicallReady tells whether Multicall3 has code on this chain (read once).
+func (s *Settler) multicallReady(ctx context.Context) bool {
+	switch s.multicall.Load() {
+	case 1:
+		return true
+	case 2:
+		return false
+	}
+	code, err := s.backend.CodeAt(ctx, Multicall3, nil)
+	if err != nil {
+		return false
+	}
+	if len(code) == 0 {
+		s.multicall.Store(2)
+		return false
+	}
+	s.multicall.Store(1)
+	return true
+}

@@ -1,0 +1,245 @@
+package evm
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/farebox/farebox/x402"
+)
+
+// authKey names one authorization inside a batch transaction.
+type authKey struct {
+	from  common.Address
+	nonce [32]byte
+}
+
+// sentTx is one relayer nonce in flight (own) or a transaction hash someone
+// awaits that this process did not send (foreign), until a receipt shows.
+type sentTx struct {
+	own   bool
+	nonce uint64
+	// txs are the signed versions of this nonce, the newest last (fee bumps).
+	txs []*types.Transaction
+	// signedAt is the head number when the newest version was signed.
+	signedAt uint64
+	// reqs are the transfers it carries, to diagnose a failed one.
+	reqs map[authKey]*x402.Requirement
+	// refs counts Await calls on a foreign record.
+	refs int
+
+	done       chan struct{} // closed once receipt (or lost) is set
+	receipt    *types.Receipt
+	lost       bool   // the nonce was mined by a transaction this process does not know
+	resolvedAt uint64 // head number at resolution, for pruning
+	misses     int    // heads on which the nonce was mined but no receipt was found
+}
+
+// flight tracks every transaction awaiting its receipt. One goroutine
+// (follow) runs while any is unresolved: at each new head it collects
+// receipts, re-sends what the node may have dropped and bumps the fees of
+// what is stuck.
+type flight struct {
+	mu      sync.Mutex
+	byHash  map[common.Hash]*sentTx
+	open    map[*sentTx]struct{} // unresolved records
+	running bool
+}
+
+// keepBlocks is how long a resolved record stays, so a late Await finds it.
+const keepBlocks = 64
+
+// track starts following an own transaction.
+func (s *Settler) track(rec *sentTx) {
+	f := &s.flight
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.byHash == nil {
+		f.byHash, f.open = map[common.Hash]*sentTx{}, map[*sentTx]struct{}{}
+	}
+	for _, tx := range rec.txs {
+		f.byHash[tx.Hash()] = rec
+	}
+	f.open[rec] = struct{}{}
+	s.startFollowLocked()
+}
+
+// watch returns the record of hash, creating a foreign one when this
+// process did not send it; release undoes it.
+func (s *Settler) watch(hash common.Hash) *sentTx {
+	f := &s.flight
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.byHash == nil {
+		f.byHash, f.open = map[common.Hash]*sentTx{}, map[*sentTx]struct{}{}
+	}
+	rec, ok := f.byHash[hash]
+	if !ok {
+		rec = &sentTx{done: make(chan struct{}), txs: nil}
+		f.byHash[hash] = rec
+		f.open[rec] = struct{}{}
+	}
+	rec.refs++
+	if !isClosed(rec.done) {
+		s.startFollowLocked()
+	}
+	return rec
+}
+
+func (s *Settler) release(hash common.Hash, rec *sentTx) {
+	f := &s.flight
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	rec.refs--
+	if !rec.own && rec.refs == 0 && !isClosed(rec.done) {
+		delete(f.byHash, hash)
+		delete(f.open, rec)
+	}
+}
+
+func (s *Settler) startFollowLocked() {
+	if !s.flight.running {
+		s.flight.running = true
+		go s.follow()
+	}
+}
+
+func isClosed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// follow runs while records are open, handling each new head.
+func (s *Settler) follow() {
+	ctx := context.Background()
+	hs := newHeads(ctx, s.backend, s.PollInterval)
+	defer hs.close()
+	var last uint64
+	if h, err := s.backend.HeaderByNumber(ctx, nil); err == nil && h.Number.Uint64() > 0 {
+		last = h.Number.Uint64() - 1 // look at the current head at once: a receipt may be there
+	}
+	for {
+		s.flight.mu.Lock()
+		if len(s.flight.open) == 0 {
+			s.flight.running = false
+			s.flight.mu.Unlock()
+			return
+		}
+		s.flight.mu.Unlock()
+		head := hs.next(ctx, last, time.Second)
+		if head == nil {
+			continue
+		}
+		last = head.Number.Uint64()
+		s.onHead(ctx, head)
+	}
+}
+
+// onHead resolves the records a new head mined, re-sends own transactions
+// still pending (a node that lost its pool gets them again) and replaces
+// those pending for BumpAfterBlocks with higher fees.
+func (s *Settler) onHead(ctx context.Context, head *types.Header) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	n := head.Number.Uint64()
+	s.flight.mu.Lock()
+	open := make([]*sentTx, 0, len(s.flight.open))
+	for rec := range s.flight.open {
+		open = append(open, rec)
+	}
+	for h, rec := range s.flight.byHash {
+		if isClosed(rec.done) && rec.refs == 0 && rec.resolvedAt+keepBlocks < n {
+			delete(s.flight.byHash, h)
+		}
+	}
+	s.flight.mu.Unlock()
+	slices.SortFunc(open, func(a, b *sentTx) int { return int(a.nonce) - int(b.nonce) })
+	mined, nerr := s.backend.NonceAt(ctx, s.from, head.Number)
+	for _, rec := range open {
+		if rec.own && nerr == nil && rec.nonce >= mined {
+			s.keepSending(ctx, rec, n)
+			continue
+		}
+		hashes := rec.hashes()
+		if !rec.own {
+			hashes = s.foreignHashes(rec)
+		}
+		var found *types.Receipt
+		for _, h := range hashes {
+			if r, err := s.backend.TransactionReceipt(ctx, h); err == nil && r != nil {
+				found = r
+				break
+			}
+		}
+		switch {
+		case found != nil:
+			s.resolve(rec, found, false, n)
+		case rec.own && nerr == nil:
+			// The nonce is mined but none of its versions has a receipt: a
+			// lagging index, or another sender with this key.
+			if rec.misses++; rec.misses >= 3 {
+				s.resolve(rec, nil, true, n)
+			}
+		case rec.own:
+			s.keepSending(ctx, rec, n)
+		}
+	}
+}
+
+// foreignHashes is the hash a foreign record was created for.
+func (s *Settler) foreignHashes(rec *sentTx) []common.Hash {
+	s.flight.mu.Lock()
+	defer s.flight.mu.Unlock()
+	for h, r := range s.flight.byHash {
+		if r == rec {
+			return []common.Hash{h}
+		}
+	}
+	return nil
+}
+
+func (rec *sentTx) hashes() []common.Hash {
+	out := make([]common.Hash, len(rec.txs))
+	for i, tx := range rec.txs {
+		out[len(out)-1-i] = tx.Hash() // newest first: most likely mined
+	}
+	return out
+}
+
+func (s *Settler) resolve(rec *sentTx, r *types.Receipt, lost bool, head uint64) {
+	s.flight.mu.Lock()
+	defer s.flight.mu.Unlock()
+	if isClosed(rec.done) {
+		return
+	}
+	rec.receipt, rec.lost, rec.resolvedAt = r, lost, head
+	delete(s.flight.open, rec)
+	close(rec.done)
+}
+
+// keepSending re-sends the newest version of a pending transaction (the
+// node answers "already known" when it still has it), or replaces it with
+// higher fees once it has waited BumpAfterBlocks heads.
+func (s *Settler) keepSending(ctx context.Context, rec *sentTx, head uint64) {
+	if head >= rec.signedAt+s.BumpAfterBlocks {
+		if tx, err := s.bump(ctx, rec.txs[len(rec.txs)-1]); err == nil {
+			s.flight.mu.Lock()
+			rec.txs = append(rec.txs, tx)
+			rec.signedAt = head
+			s.flight.byHash[tx.Hash()] = rec
+			s.flight.mu.Unlock()
+			s.bumps.Add(1)
+			return
+		}
+	}
+	if head > rec.signedAt {
+		_ = s.backend.SendTransaction(ctx, rec.txs[len(rec.txs)-1]) // "already known" is the common answer
+	}
+}

@@ -1,0 +1,147 @@
+package evm
+
+import (
+	"context"
+	"math/big"
+	"time"
+
+	ethereum "github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/core/types"
+)
+
+// headSubscriber is the push side of a backend: ethclient over ws/IPC and
+// the dev chain's in-process client have it; over HTTP it fails.
+type headSubscriber interface {
+	SubscribeNewHead(ctx context.Context, ch chan<- *types.Header) (ethereum.Subscription, error)
+}
+
+// heads follows the chain's new blocks: pushed by a subscription when the
+// backend supports one, else polled at the time the next block is due
+// (learned from recent headers), then at a short, growing interval.
+type heads struct {
+	b       Backend
+	minPoll time.Duration
+	sub     ethereum.Subscription
+	ch      chan *types.Header
+	// interval is the block time learned from header timestamps (0: unknown).
+	interval time.Duration
+	// seen is when the current head was first observed, the phase of
+	// polling; regular says heads have been arriving one interval apart
+	// (interval mining), so the next one is worth waiting for.
+	seen    time.Time
+	regular bool
+	learned uint64
+}
+
+func newHeads(ctx context.Context, b Backend, minPoll time.Duration) *heads {
+	h := &heads{b: b, minPoll: minPoll}
+	if s, ok := b.(headSubscriber); ok {
+		ch := make(chan *types.Header, 64)
+		if sub, err := s.SubscribeNewHead(ctx, ch); err == nil {
+			h.sub, h.ch = sub, ch
+		}
+	}
+	return h
+}
+
+func (h *heads) close() {
+	if h.sub != nil {
+		h.sub.Unsubscribe()
+	}
+}
+
+// next returns the first head above `after`, or nil when ctx ends or
+// idle passes first (so the caller can look at its own state again).
+func (h *heads) next(ctx context.Context, after uint64, idle time.Duration) *types.Header {
+	deadline := time.NewTimer(idle)
+	defer deadline.Stop()
+	if h.sub != nil {
+		// A head pushed before this call may be above `after`: read the latest once.
+		if head, err := h.b.HeaderByNumber(ctx, nil); err == nil && head.Number.Uint64() > after {
+			return head
+		}
+		for {
+			select {
+			case head := <-h.ch:
+				if head.Number.Uint64() > after {
+					return head
+				}
+			case err := <-h.sub.Err():
+				// The subscription broke (node restart): poll from now on.
+				_ = err
+				h.sub, h.ch = nil, nil
+				return h.poll(ctx, after, deadline)
+			case <-deadline.C:
+				return nil
+			case <-ctx.Done():
+				return nil
+			}
+		}
+	}
+	return h.poll(ctx, after, deadline)
+}
+
+// poll asks for the latest header: on an interval-mined chain shortly after
+// the next block is due, otherwise (instant or irregular mining) at minPoll
+// growing by half each time, never slower than a quarter block.
+func (h *heads) poll(ctx context.Context, after uint64, deadline *time.Timer) *types.Header {
+	wait := time.Duration(0)
+	for {
+		select {
+		case <-time.After(wait):
+		case <-deadline.C:
+			return nil
+		case <-ctx.Done():
+			return nil
+		}
+		head, err := h.b.HeaderByNumber(ctx, nil)
+		if err == nil && head.Number.Uint64() > after {
+			now := time.Now()
+			if h.interval > 0 && !h.seen.IsZero() {
+				d := now.Sub(h.seen) - h.interval
+				h.regular = head.Number.Uint64() == after+1 && d < h.interval*3/10 && -d < h.interval*3/10
+			}
+			h.seen = now
+			h.learn(ctx, head)
+			return head
+		}
+		wait = h.nextWait(head, wait)
+	}
+}
+
+// nextWait is how long to wait before polling again for a head after head.
+func (h *heads) nextWait(head *types.Header, last time.Duration) time.Duration {
+	if head != nil && h.regular {
+		// The next block is due one interval after the head was first seen
+		// (or after its timestamp, whichever is later), plus a little slack.
+		due := h.seen.Add(h.interval)
+		if ts := time.Unix(int64(head.Time), 0).Add(h.interval); ts.After(due) {
+			due = ts
+		}
+		if d := time.Until(due) + 20*time.Millisecond; d > h.minPoll {
+			return d
+		}
+	}
+	next := max(h.minPoll, last+last/2)
+	if ceiling := max(h.interval/4, h.minPoll); next > ceiling {
+		next = ceiling
+	}
+	return next
+}
+
+// learn estimates the block interval from the timestamps of the last eight
+// blocks, again every 64 blocks; an instant chain's learned interval is
+// small, so polling stays at minPoll.
+func (h *heads) learn(ctx context.Context, head *types.Header) {
+	n := head.Number.Uint64()
+	if h.learned != 0 && n < h.learned+64 || n < 8 {
+		return
+	}
+	h.learned = n
+	old, err := h.b.HeaderByNumber(ctx, new(big.Int).SetUint64(n-8))
+	if err != nil || old.Time >= head.Time {
+		h.interval = 0
+		return
+	}
+	h.interval = time.Duration(head.Time-old.Time) * time.Second / 8
+}
