@@ -59,6 +59,9 @@ func (s *Server) writeRefusal(c echo.Context, r *refusal) error {
 	h.Set("X-Should-Retry", "false")
 	if r.err.Code != codePaymentRequired {
 		s.pay.counts.refused.Add(1)
+		s.metrics.payment("refused", r.err.Code)
+	} else {
+		s.metrics.payment("offered", "")
 	}
 	b := append(make([]byte, 0, 512+len(r.offer.v1)), `{"error":`...)
 	b = appendErrorObject(b, r.err)
@@ -119,8 +122,13 @@ func (s *Server) httpErrorHandler(err error, c echo.Context) {
 		return
 	}
 	var he *echo.HTTPError
-	if errors.As(err, &he) && he.Code == http.StatusNotFound {
-		err = errUnknownURL(c.Request().Method, c.Request().URL.Path)
+	if errors.As(err, &he) {
+		switch he.Code {
+		case http.StatusNotFound:
+			err = errUnknownURL(c.Request().Method, c.Request().URL.Path)
+		case http.StatusMethodNotAllowed:
+			err = errMethodNotAllowed(c.Request().Method, c.Request().URL.Path)
+		}
 	}
 	_ = s.writeError(c, err)
 }

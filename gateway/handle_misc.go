@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -46,29 +45,4 @@ func (s *Server) handleReadyz(c echo.Context) error {
 		return errNotReady(err)
 	}
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, []byte(`{"status":"ready"}`))
-}
-
-// handleMetrics serves GET /metrics: payment outcomes in the Prometheus
-// text format, so an operator can alarm on failed settlements.
-func (s *Server) handleMetrics(c echo.Context) error {
-	pc := &s.pay.counts
-	var b []byte
-	for _, m := range []struct {
-		name, help string
-		v          int64
-	}{
-		{"farebox_settlements_total", "Settlements that moved the money.", pc.settled.Load()},
-		{"farebox_settlement_failures_total", "Settlements that failed.", pc.failed.Load()},
-		{"farebox_settlements_pending_total", "Settlements submitted whose outcome was unknown when answering.", pc.pending.Load()},
-		{"farebox_authorizations_released_total", "Payments released because nothing was served.", pc.released.Load()},
-		{"farebox_authorizations_kept_total", "Answers served whose settlement failed: the authorization stays spent.", pc.kept.Load()},
-		{"farebox_payments_refused_total", "Payments refused or malformed.", pc.refused.Load()},
-	} {
-		b = fmt.Appendf(b, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", m.name, m.help, m.name, m.name, m.v)
-	}
-	b = append(b, "# HELP farebox_charges_total Paid calls by the outcome of their charge.\n# TYPE farebox_charges_total counter\n"...)
-	for o := settled; o <= kept; o++ {
-		b = fmt.Appendf(b, "farebox_charges_total{outcome=%q} %d\n", o, pc.outcomes[o].Load())
-	}
-	return c.Blob(http.StatusOK, "text/plain; version=0.0.4", b)
 }
