@@ -123,6 +123,7 @@ func (s *Server) httpErrorHandler(err error, c echo.Context) {
 	}
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
+		c.Set(unmatchedKey, true)
 		switch he.Code {
 		case http.StatusNotFound:
 			err = errUnknownURL(c.Request().Method, c.Request().URL.Path)
@@ -133,7 +134,10 @@ func (s *Server) httpErrorHandler(err error, c echo.Context) {
 	_ = s.writeError(c, err)
 }
 
-const causeKey = "farebox.cause"
+const (
+	causeKey     = "farebox.cause"
+	unmatchedKey = "farebox.unmatched" // no route took the request
+)
 
 func setCause(c echo.Context, e *responses.Error) {
 	if e.Cause != nil {

@@ -14,13 +14,17 @@ var errSlowBody = errors.New("request body arrived slower than limits.body_min_r
 // guard is the outermost handler: a request body gets a read deadline,
 // limits.body_timeout from the start, pushed back by 1/body_min_rate for
 // every byte that arrives, so a client trickling its body is cut off
-// instead of holding a connection and a goroutine forever.
+// instead of holding a connection and a goroutine forever. The deadline is
+// set before the handler runs: net/http drains a body the handler did not
+// read (a refusal), and that drain is bounded by it too.
 func (s *Server) guard(next http.Handler) http.Handler {
 	lim := s.cfg.Limits
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
-			r.Body = &pacedBody{ReadCloser: r.Body, rc: http.NewResponseController(w), start: time.Now(),
+			b := &pacedBody{ReadCloser: r.Body, w: w, rc: http.NewResponseController(w), start: time.Now(),
 				grace: time.Duration(lim.BodyTimeout), rate: lim.BodyMinRate, s: s}
+			b.rc.SetReadDeadline(b.start.Add(b.grace))
+			r.Body = b
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -29,6 +33,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 // pacedBody enforces the body deadline on each read.
 type pacedBody struct {
 	io.ReadCloser
+	w     http.ResponseWriter
 	rc    *http.ResponseController
 	start time.Time
 	grace time.Duration
@@ -42,19 +47,24 @@ func (b *pacedBody) Read(p []byte) (int, error) {
 	if b.done {
 		return b.ReadCloser.Read(p)
 	}
-	b.rc.SetReadDeadline(b.start.Add(b.grace + time.Duration(b.n)*time.Second/time.Duration(b.rate)))
 	n, err := b.ReadCloser.Read(p)
 	b.n += int64(n)
-	if err != nil {
+	switch {
+	case err == io.EOF:
 		b.done = true
 		// The connection's reads after the body (net/http's watch for a
 		// client that leaves) must not inherit the deadline.
 		b.rc.SetReadDeadline(time.Time{})
+	case err != nil:
+		b.done = true
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
+			b.w.Header().Set("Connection", "close")
 			b.s.metrics.shed.WithLabelValues("slow_body").Inc()
 			return n, errSlowBody
 		}
+	case n > 0:
+		b.rc.SetReadDeadline(b.start.Add(b.grace + time.Duration(b.n)*time.Second/time.Duration(b.rate)))
 	}
 	return n, err
 }

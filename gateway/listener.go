@@ -3,6 +3,7 @@ package gateway
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -15,7 +16,7 @@ import (
 
 // connLimiter is the listener farebox serves on: it holds at most max
 // connections open. A connection over the cap is never queued: a probe
-// (GET /healthz, /readyz) is still answered, by a server of its own, so an
+// (GET /healthz, /readyz, /metrics) is still answered, by a server of its own, so an
 // orchestrator sees a busy farebox as alive; anything else gets a 503 at
 // once and is closed.
 type connLimiter struct {
@@ -66,7 +67,8 @@ func (l *connLimiter) answerOverCap(c net.Conn) {
 	line, err := br.ReadSlice('\n')
 	if err == nil && isProbe(line) {
 		c.SetReadDeadline(time.Time{})
-		if l.probes.push(&peekedConn{Conn: c, r: br}) {
+		r := io.MultiReader(bytes.NewReader(bytes.Clone(line)), br)
+		if l.probes.push(&peekedConn{Conn: c, r: r}) {
 			return
 		}
 	}
@@ -89,8 +91,15 @@ func (l *connLimiter) answerOverCap(c net.Conn) {
 	c.Close()
 }
 
+// isProbe says whether a request line is a probe or a metrics scrape:
+// both must answer while the cap is reached.
 func isProbe(line []byte) bool {
-	return bytes.HasPrefix(line, []byte("GET /healthz ")) || bytes.HasPrefix(line, []byte("GET /readyz "))
+	for _, p := range [...]string{"GET /healthz ", "GET /readyz ", "GET /metrics "} {
+		if bytes.HasPrefix(line, []byte(p)) {
+			return true
+		}
+	}
+	return false
 }
 
 // rawAnswer renders a whole HTTP/1.1 answer carrying an OpenAI error, for
@@ -151,7 +160,7 @@ func (c *conn) Close() error {
 // peekedConn is a connection whose first bytes were already read.
 type peekedConn struct {
 	net.Conn
-	r *bufio.Reader
+	r io.Reader
 }
 
 func (c *peekedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
@@ -194,4 +203,3 @@ func (p *probeListener) Close() error {
 }
 
 func (p *probeListener) Addr() net.Addr { return p.addr }
-

@@ -539,6 +539,11 @@ func TestCORSExposesPaymentHeaders(t *testing.T) {
 	if res := preflight("https://evil.example"); res.Header.Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("preflight from another origin allowed: %v", res.Header)
 	}
+	// Without cors.allowed_origins (farebox serve's default) no origin is.
+	ts = startServer(t, freeConfig(), gateway.Options{})
+	if res := preflight("https://app.example"); res.Header.Get("Access-Control-Allow-Origin") != "" || res.Header.Get("Access-Control-Allow-Headers") != "" {
+		t.Errorf("preflight without a CORS policy: %v", res.Header)
+	}
 }
 
 // A non-streaming answer whose settlement fails is withheld (402 with the

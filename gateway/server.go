@@ -158,7 +158,7 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 			label = "unknown" // client-chosen names would make unbounded series
 		}
 		route := c.Path()
-		if route == "" {
+		if route == "" || c.Get(unmatchedKey) != nil {
 			route = "unmatched"
 		}
 		s.metrics.observe(route, label, status, took, ttfb)
