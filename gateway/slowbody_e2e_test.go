@@ -41,7 +41,7 @@ func TestSlowBodiesAreCutOff(t *testing.T) {
 	stop := make(chan struct{})
 	var stopOnce sync.Once
 	end := func() { stopOnce.Do(func() { close(stop) }) }
-	t.Cleanup(end) // a failed test must not leave the trickles running
+	t.Cleanup(end)                  // a failed test must not leave the trickles running
 	dial := make(chan struct{}, 64) // dial 64 at a time
 	var dialErr atomic.Value
 	for range n {
