@@ -44,6 +44,7 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	pace := fs.Duration("pace", 0, "the scripted model's delay between deltas (e.g. 30ms)")
 	settle := fs.String("settle", "after", "settle after the answer (after) or before the model is called (before)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	keepalive := fs.Duration("keepalive", 15*time.Second, "SSE keep-alive comment interval while a stream waits")
 	var funds fundFlags
 	fs.Var(&funds, "fund", "fund another payer with test USDC: 0xADDR=AMOUNT (repeatable)")
 	if err := fs.Parse(args); err != nil {
@@ -55,6 +56,7 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 		return err
 	}
 	defer d.chain.Close()
+	d.cfg.Keepalive = gateway.Duration(*keepalive)
 	srv, err := gateway.New(d.cfg, d.opts)
 	if err != nil {
 		return err
@@ -100,6 +102,7 @@ func startDev(ctx context.Context, f devFlags) (*devSetup, error) {
 			{Name: "farebox-scripted-free", Upstream: "scripted", Price: "0", Pace: gateway.Duration(f.pace)},
 		},
 		Payments: gateway.PaymentsConfig{PayTo: DevPayTo, Networks: []string{chain.Network.CAIP2}, Settle: f.settle},
+		CORS:     gateway.CORSConfig{AllowedOrigins: []string{"*"}}, // dev: any page may call it
 	}
 	opts := gateway.Options{
 		Networks: []*x402.Network{chain.Network},
