@@ -147,7 +147,8 @@ func (m *metrics) payment(outcome, reason string) {
 	m.payments.WithLabelValues(outcome, reason).Inc()
 }
 
-// handler serves the registry, behind the bearer token when one is set.
+// handleMetrics serves GET /metrics: the registry in the Prometheus text
+// format, behind the bearer token when one is set.
 func (s *Server) handleMetrics(c echo.Context) error {
 	if s.metricsToken != "" {
 		got := c.Request().Header.Get("Authorization")
@@ -163,7 +164,7 @@ func (s *Server) handleMetrics(c echo.Context) error {
 // setupMetrics reads the metrics config: the token and, when metrics have
 // their own address, that listener and the echo serving it.
 func (s *Server) setupMetrics(getenv func(string) string) error {
-	s.promHandler = promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{ErrorLog: nil})
+	s.promHandler = promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
 	mc := s.cfg.Metrics
 	if mc.BearerTokenEnv != "" {
 		if s.metricsToken = getenv(mc.BearerTokenEnv); s.metricsToken == "" {
