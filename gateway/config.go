@@ -49,7 +49,7 @@ type LimitsConfig struct {
 	// file descriptor limit allows); over it a connection is answered 503
 	// and closed at once, probes excepted.
 	MaxConnections int `yaml:"max_connections"`
-	// MaxInFlight caps calls being served (default 1,000); over it a call
+	// MaxInFlight caps calls being served (default 4,096); over it a call
 	// gets 503 with Retry-After. Probes and /metrics are not counted.
 	MaxInFlight int `yaml:"max_in_flight"`
 	// BodyTimeout is the time a request body gets before its bytes must
@@ -291,7 +291,7 @@ func (l LimitsConfig) withDefaults() LimitsConfig {
 		l.MaxConnections = 10000
 	}
 	if l.MaxInFlight == 0 {
-		l.MaxInFlight = 1000
+		l.MaxInFlight = 4096
 	}
 	if l.BodyTimeout == 0 {
 		l.BodyTimeout = Duration(10 * time.Second)
