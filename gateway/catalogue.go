@@ -29,6 +29,13 @@ const (
 	codeIdempotency       = "idempotency_conflict"
 	codeBadPaymentID      = "invalid_payment_identifier"
 	codePaymentsDown      = "payments_unavailable"
+	codeOverloaded        = "server_overloaded"
+	codeMethodNotAllowed  = "method_not_allowed"
+	codeUnsupportedMedia  = "unsupported_media_type"
+	codeHeadersTooLarge   = "request_headers_too_large"
+	codeBodyTimeout       = "request_body_timeout"
+	codeUnauthorized      = "invalid_api_key"
+	codeBadHTTP           = "bad_http_request"
 	typeInvalidRequest    = "invalid_request_error"
 	typeServerError       = "server_error"
 	typePaymentError      = "payment_error"
@@ -53,7 +60,44 @@ func errTooLarge(limit int64) *responses.Error {
 }
 
 func errUnreadableBody(cause error) *responses.Error {
+	if errors.Is(cause, errSlowBody) {
+		return &responses.Error{Status: http.StatusRequestTimeout, Type: typeInvalidRequest, Code: codeBodyTimeout,
+			Message: "The request body arrived too slowly; send it at once.", Cause: cause}
+	}
 	return &responses.Error{Status: http.StatusBadRequest, Type: typeInvalidRequest, Message: "Could not read the request body.", Cause: cause}
+}
+
+// errOverloaded is a limit reached: the client may retry in a moment.
+func errOverloaded(what string) *responses.Error {
+	return &responses.Error{Status: http.StatusServiceUnavailable, Type: typeServerError, Code: codeOverloaded,
+		Message: "The server is at its limit of " + what + "; retry shortly.", RetryAfter: time.Second}
+}
+
+func errMethodNotAllowed(method, path string) *responses.Error {
+	return &responses.Error{Status: http.StatusMethodNotAllowed, Type: typeInvalidRequest, Code: codeMethodNotAllowed,
+		Message: "Method " + method + " is not allowed on " + path + "."}
+}
+
+// errUnsupportedMedia refuses a body that is not JSON: text/plain and the
+// form types are what a web page may POST without a CORS preflight.
+func errUnsupportedMedia(ct string) *responses.Error {
+	return &responses.Error{Status: http.StatusUnsupportedMediaType, Type: typeInvalidRequest, Code: codeUnsupportedMedia,
+		Param: "header:Content-Type", Message: "Content-Type " + ct + " is not supported: send application/json."}
+}
+
+func errMetricsUnauthorized() *responses.Error {
+	return &responses.Error{Status: http.StatusUnauthorized, Type: typeInvalidRequest, Code: codeUnauthorized,
+		Message: "/metrics needs Authorization: Bearer <token>."}
+}
+
+// errFromNetHTTP is a refusal net/http writes by itself (431 for headers
+// over the limit, 400 for a malformed request), in the OpenAI shape.
+func errFromNetHTTP(status int, text string) *responses.Error {
+	if status == http.StatusRequestHeaderFieldsTooLarge {
+		return &responses.Error{Status: status, Type: typeInvalidRequest, Code: codeHeadersTooLarge,
+			Message: "The request line and headers are larger than this server's limit (limits.max_header_bytes)."}
+	}
+	return &responses.Error{Status: status, Type: typeInvalidRequest, Code: codeBadHTTP, Message: "Malformed HTTP request: " + text}
 }
 
 func errNotReady(cause error) *responses.Error {

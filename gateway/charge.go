@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/settle"
@@ -120,4 +121,18 @@ func (p *payments) finish(ctx context.Context, ch *charge, o outcome) {
 // settledFailed reports a settlement that failed for good (not pending).
 func (ch *charge) settleFailed() bool {
 	return ch.receipt != nil && !ch.receipt.Success && !pending(ch.receipt)
+}
+
+// logAttrs is what the call cost, for the access log: the outcome, the
+// amount charged (zero unless it settled) and the transaction.
+func (ch *charge) logAttrs() []slog.Attr {
+	amount := "0"
+	if ch.outcome == settled {
+		amount = x402.FormatUSDC(ch.req.Amount)
+	}
+	attrs := []slog.Attr{slog.String("charge", ch.outcome.String()), slog.String("cost_usdc", amount)}
+	if ch.receipt != nil && ch.receipt.Transaction != "" {
+		attrs = append(attrs, slog.String("transaction", ch.receipt.Transaction))
+	}
+	return attrs
 }

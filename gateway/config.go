@@ -32,9 +32,57 @@ type Config struct {
 	LogLevel string `yaml:"log_level"`
 	// DataDir is the directory for durable state: the settlement journal.
 	DataDir string `yaml:"data_dir"`
+	// Keepalive is how often a waiting stream gets an SSE comment line
+	// (default 15 s), so proxies with idle timeouts do not cut it.
+	Keepalive Duration `yaml:"keepalive"`
+
+	Limits  LimitsConfig  `yaml:"limits"`
+	CORS    CORSConfig    `yaml:"cors"`
+	Metrics MetricsConfig `yaml:"metrics"`
 
 	Payments PaymentsConfig `yaml:"payments"`
 	Models   []ModelConfig  `yaml:"models"`
+}
+
+// LimitsConfig bounds what one client can hold: connections, requests in
+// flight and how slowly a body may arrive.
+type LimitsConfig struct {
+	// MaxConnections caps open connections (default 10,000, at most what the
+	// file descriptor limit allows); over it a connection is answered 503
+	// and closed at once, probes excepted.
+	MaxConnections int `yaml:"max_connections"`
+	// MaxInFlight caps calls being served (default 4,096); over it a call
+	// gets 503 with Retry-After. Probes and /metrics are not counted.
+	MaxInFlight int `yaml:"max_in_flight"`
+	// BodyTimeout is the time a request body gets before its bytes must
+	// keep up with BodyMinRate (default 10 s).
+	BodyTimeout Duration `yaml:"body_timeout"`
+	// BodyMinRate is the slowest a body may arrive, in bytes per second
+	// (default 4096): each byte received extends the deadline by 1/rate.
+	BodyMinRate int64 `yaml:"body_min_rate"`
+	// MaxHeaderBytes caps the request line and headers (default 64 KiB);
+	// larger gets 431.
+	MaxHeaderBytes int `yaml:"max_header_bytes"`
+	// OtherBodyLimit caps bodies on routes other than POST /v1/responses
+	// (default 4 KiB); BodyLimit is the one for /v1/responses.
+	OtherBodyLimit int64 `yaml:"other_body_limit"`
+}
+
+// CORSConfig is the browser policy.
+type CORSConfig struct {
+	// AllowedOrigins may call farebox from a web page ("*" = any). Empty
+	// (the default for serve): no CORS headers, browsers keep pages out.
+	AllowedOrigins []string `yaml:"allowed_origins"`
+}
+
+// MetricsConfig says where /metrics is served and who may read it.
+type MetricsConfig struct {
+	// Addr, when set, serves /metrics on its own listener instead of the
+	// main one (e.g. 127.0.0.1:9402).
+	Addr string `yaml:"addr"`
+	// BearerTokenEnv names an environment variable holding a token that
+	// /metrics requires as "Authorization: Bearer <token>".
+	BearerTokenEnv string `yaml:"bearer_token_env"`
 }
 
 // ModelConfig declares one model clients can name.
@@ -247,7 +295,39 @@ func (c Config) withDefaults() Config {
 	if c.LogLevel == "" {
 		c.LogLevel = "info"
 	}
+	if c.ReadHeaderTimeout == 0 {
+		c.ReadHeaderTimeout = Duration(10 * time.Second)
+	}
+	if c.IdleTimeout == 0 {
+		c.IdleTimeout = Duration(120 * time.Second)
+	}
+	if c.Keepalive == 0 {
+		c.Keepalive = Duration(15 * time.Second)
+	}
+	c.Limits = c.Limits.withDefaults()
 	return c
+}
+
+func (l LimitsConfig) withDefaults() LimitsConfig {
+	if l.MaxConnections == 0 {
+		l.MaxConnections = 10000
+	}
+	if l.MaxInFlight == 0 {
+		l.MaxInFlight = 4096
+	}
+	if l.BodyTimeout == 0 {
+		l.BodyTimeout = Duration(10 * time.Second)
+	}
+	if l.BodyMinRate == 0 {
+		l.BodyMinRate = 4096
+	}
+	if l.MaxHeaderBytes == 0 {
+		l.MaxHeaderBytes = 64 << 10
+	}
+	if l.OtherBodyLimit == 0 {
+		l.OtherBodyLimit = 4 << 10
+	}
+	return l
 }
 
 // simulate reports whether on-chain simulation is on (default: on when a

@@ -19,6 +19,10 @@ func TestExampleConfigLoads(t *testing.T) {
 	if c.Payments.Settle != "after" || c.BodyLimit != 20<<20 || c.ShutdownTimeout.D(0) != 30*time.Second {
 		t.Errorf("config %+v", c)
 	}
+	// The example documents the defaults: loading it changes nothing.
+	if c.Limits != (Config{}).withDefaults().Limits || c.Keepalive.D(0) != 15*time.Second || len(c.CORS.AllowedOrigins) != 0 {
+		t.Errorf("limits %+v keepalive %v cors %v", c.Limits, c.Keepalive, c.CORS)
+	}
 }
 
 func TestConfigRefusesUnknownKeys(t *testing.T) {

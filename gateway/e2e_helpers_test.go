@@ -157,3 +157,20 @@ func (l *lockedWriter) String() string {
 	defer l.mu.Unlock()
 	return l.w.String()
 }
+
+// waitLog waits for the server's first "request" log line match accepts.
+func waitLog(t testing.TB, ts *testServer, match func(gjson.Result) bool) gjson.Result {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		for _, l := range strings.Split(ts.logs.String(), "\n") {
+			if line := gjson.Parse(l); line.Get("msg").String() == "request" && match(line) {
+				return line
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no such log line in:\n%s", ts.logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -63,6 +63,9 @@ func (s *Server) writeRefusal(c echo.Context, r *refusal) error {
 	h.Set("X-Should-Retry", "false")
 	if r.err.Code != codePaymentRequired {
 		s.pay.counts.refused.Add(1)
+		s.metrics.payment("refused", r.err.Code)
+	} else {
+		s.metrics.payment("offered", "")
 	}
 	b := append(make([]byte, 0, 512+len(r.offer.v1)), `{"error":`...)
 	b = appendErrorObject(b, r.err)
@@ -123,13 +126,22 @@ func (s *Server) httpErrorHandler(err error, c echo.Context) {
 		return
 	}
 	var he *echo.HTTPError
-	if errors.As(err, &he) && he.Code == http.StatusNotFound {
-		err = errUnknownURL(c.Request().Method, c.Request().URL.Path)
+	if errors.As(err, &he) {
+		c.Set(unmatchedKey, true)
+		switch he.Code {
+		case http.StatusNotFound:
+			err = errUnknownURL(c.Request().Method, c.Request().URL.Path)
+		case http.StatusMethodNotAllowed:
+			err = errMethodNotAllowed(c.Request().Method, c.Request().URL.Path)
+		}
 	}
 	_ = s.writeError(c, err)
 }
 
-const causeKey = "farebox.cause"
+const (
+	causeKey     = "farebox.cause"
+	unmatchedKey = "farebox.unmatched" // no route took the request
+)
 
 func setCause(c echo.Context, e *responses.Error) {
 	if e.Cause != nil {

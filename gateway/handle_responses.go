@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/farebox/farebox/responses"
 	"github.com/labstack/echo/v4"
@@ -19,6 +20,11 @@ func (s *Server) handleResponses(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	release, err := s.admit()
+	if err != nil {
+		return err
+	}
+	defer release()
 	req, perr := responses.Parse(body)
 	if perr != nil {
 		return perr
@@ -35,6 +41,7 @@ func (s *Server) handleResponses(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	c.Set(chargeKey, ch)
 	if s.pay.before {
 		// Paid before the model runs: whatever happens next, the answer
 		// must not be retried into a second payment.
@@ -55,26 +62,40 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	ctx := c.Request().Context()
 	var sink responses.Sink = responses.Discard{}
 	var sse *responses.SSEWriter
+	stopKeepAlive := func() {}
 	if req.Stream {
 		sse = responses.NewSSEWriter(c.Response())
 		sink = sse
+		stopKeepAlive = sse.KeepAlive(time.Duration(s.cfg.Keepalive), s.metrics.keepalive.Inc)
+		defer stopKeepAlive()
+		s.metrics.streams.Inc()
+		defer s.metrics.streams.Dec()
 	}
 	em := responses.NewEmitter(req, sink, responses.EmitterOptions{Model: rt.name})
+	start := time.Now()
 	err := rt.model.Respond(ctx, req, em)
+	s.metrics.upstream.WithLabelValues(rt.name).Observe(time.Since(start).Seconds())
 	denied := em.Denied() // the model only called tools the client may not get
 	d := delivery{produced: em.Started() && denied == nil, failed: err != nil, stream: req.Stream, clientGone: ctx.Err() != nil}
 	if ch != nil {
 		s.charge(c, ch, d)
 	}
+	stopKeepAlive()
+	// A keep-alive may have sent the stream's headers before any event:
+	// from then on every ending is an event, not an HTTP error.
+	started := em.Started() || (sse != nil && sse.Started())
 	switch {
 	case d.clientGone && d.produced:
 		return nil // nobody to tell; a stream's charge is settled above
-	case err != nil && (!em.Started() || !d.stream):
+	case err != nil && (!started || !d.stream):
 		return errUpstream(err)
-	case denied != nil && (!em.Started() || !d.stream):
+	case denied != nil && (!started || !d.stream):
 		return denied
 	case err != nil:
 		em.Fail(errUpstream(err), nil) // the upstream broke mid-stream
+		return sse.Done()
+	case denied != nil:
+		em.Fail(denied, nil) // the stream's headers went out with a keep-alive
 		return sse.Done()
 	case ch != nil && ch.settleFailed() && !d.stream:
 		return refuseUnsettled(ch) // the answer is withheld, the authorization released

@@ -33,6 +33,7 @@ type payments struct {
 
 	counts   paymentCounts
 	inflight inflight // settlements running
+	metrics  *metrics
 }
 
 // inflight counts running settlements. Unlike a WaitGroup it may gain new
@@ -50,6 +51,12 @@ func (f *inflight) add(d int) {
 	if f.n == 0 && f.zero != nil {
 		f.zero.Broadcast()
 	}
+}
+
+func (f *inflight) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.n
 }
 
 func (f *inflight) wait() {
@@ -202,6 +209,7 @@ func (p *payments) authorize(ctx context.Context, h http.Header, rt *route, reso
 		xe := asX402(err, x402.ReasonInvalidPayload)
 		if xe.Malformed {
 			p.counts.refused.Add(1)
+			p.metrics.payment("malformed", xe.Reason)
 			return nil, errMalformedPayment(xe, version)
 		}
 		return nil, refuse(o, xe.Reason, xe.Message)
@@ -269,7 +277,9 @@ func (p *payments) settleReceipt(ctx context.Context, ch *charge) *x402.Receipt 
 	defer p.inflight.add(-1)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.timeout)
 	defer cancel()
+	start := time.Now()
 	r, err := ch.purchase.Settle(ctx)
+	p.metrics.settling.Observe(time.Since(start).Seconds())
 	if r == nil {
 		r = &x402.Receipt{}
 	}
@@ -294,11 +304,14 @@ func (p *payments) settleReceipt(ctx context.Context, ch *charge) *x402.Receipt 
 	switch {
 	case r.Success:
 		p.counts.settled.Add(1)
+		p.metrics.payment("settled", "")
 	case pending(r):
 		p.counts.pending.Add(1)
+		p.metrics.payment("pending", r.ErrorReason)
 		p.log.Warn("settlement pending", "payer", r.Payer, "network", r.Network, "transaction", r.Transaction, "err", err)
 	default:
 		p.counts.failed.Add(1)
+		p.metrics.payment("failed", r.ErrorReason)
 		p.log.Error("settlement failed", "payer", r.Payer, "network", r.Network, "reason", r.ErrorReason, "err", err)
 	}
 	return r

@@ -168,7 +168,7 @@ func TestResoldCallsPayAlongTheChain(t *testing.T) {
 			r.checkMoved(t, before, map[string]int64{"user": -resalePrice, "reseller": resalePrice, "wallet": -sellerPrice, "seller": sellerPrice})
 		})
 	}
-	metrics := scrape(t, r.reseller)
+	metrics := metricsText(t, r.reseller)
 	for _, want := range []string{`farebox_charged_atomic_total{model="resold"} 6000`, `farebox_upstream_signed_atomic_total{model="resold"} 3000`,
 		`farebox_upstream_paid_atomic_total{model="resold"} 3000`} {
 		if !strings.Contains(metrics, want) {
@@ -205,14 +205,14 @@ func TestResaleFailuresChargeNobody(t *testing.T) {
 				t.Fatalf("got %v, want %d %s", err, tt.status, tt.code)
 			}
 			r.checkMoved(t, before, map[string]int64{"user": 0, "reseller": 0, "wallet": 0, "seller": 0})
-			if tt.code == "reseller_wallet_low" && !strings.Contains(scrape(t, r.reseller), `farebox_reseller_wallet_low{model="resold"} 1`) {
+			if tt.code == "reseller_wallet_low" && !strings.Contains(metricsText(t, r.reseller), `farebox_reseller_wallet_low{model="resold"} 1`) {
 				t.Error("no wallet alert in the metrics")
 			}
 		})
 	}
 }
 
-func scrape(t *testing.T, ts *testServer) string {
+func metricsText(t *testing.T, ts *testServer) string {
 	res, err := http.Get(strings.TrimSuffix(ts.URL, "/v1") + "/metrics")
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -24,27 +25,52 @@ type Server struct {
 	routes map[string]*route
 	order  []string // model names in config order, for /v1/models
 	pay    *payments
+
+	metrics       *metrics
+	promHandler   http.Handler
+	metricsToken  string
+	metricsLn     net.Listener // metrics.addr, when /metrics has its own
+	metricsHTTP   *http.Server
+	probeHTTP     *http.Server // answers probes over the connection cap
+	overCapAnswer []byte       // the 503 a connection over the cap gets
+	maxConns      int
+	conns         atomic.Int64 // open connections
+	busy          atomic.Int64 // calls in flight
 }
 
 // New builds a server from cfg. opts supplies what cannot come from a file
 // (in-process models and chains, test doubles).
 func New(cfg Config, opts Options) (*Server, error) {
 	cfg = cfg.withDefaults()
-	s := &Server{cfg: cfg, log: opts.logger(cfg.LogLevel)}
+	s := &Server{cfg: cfg, log: opts.logger(cfg.LogLevel), metrics: newMetrics()}
 	pay, err := newPayments(cfg, opts, s.log)
 	if err != nil {
 		return nil, err
 	}
 	s.pay = pay
+	pay.metrics = s.metrics
+	s.metrics.registerServer(s)
 	if err := s.buildRoutes(opts); err != nil {
+		pay.close()
 		return nil, err
 	}
 	s.echo = s.newEcho()
+	s.maxConns = connCap(cfg.Limits.MaxConnections)
+	s.overCapAnswer = rawAnswer(errOverloaded("open connections"))
+	errorLog := slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)
 	s.http = &http.Server{
-		Handler:           s.echo,
-		ReadHeaderTimeout: cfg.ReadHeaderTimeout.D(10 * time.Second),
-		IdleTimeout:       cfg.IdleTimeout.D(120 * time.Second),
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		Handler:           s.guard(s.echo),
+		ReadHeaderTimeout: time.Duration(cfg.ReadHeaderTimeout),
+		IdleTimeout:       time.Duration(cfg.IdleTimeout),
+		MaxHeaderBytes:    cfg.Limits.MaxHeaderBytes,
+		ErrorLog:          errorLog,
+	}
+	s.probeHTTP = &http.Server{Handler: s.http.Handler, ReadHeaderTimeout: time.Second, ErrorLog: errorLog,
+		MaxHeaderBytes: cfg.Limits.MaxHeaderBytes}
+	s.probeHTTP.SetKeepAlivesEnabled(false) // one probe per over-cap connection
+	if err := s.setupMetrics(opts.getenv()); err != nil {
+		pay.close()
+		return nil, err
 	}
 	return s, nil
 }
@@ -55,28 +81,34 @@ func (s *Server) newEcho() *echo.Echo {
 	e.HTTPErrorHandler = s.httpErrorHandler
 	e.Use(middleware.RequestIDWithConfig(middleware.RequestIDConfig{TargetHeader: "X-Request-Id"}))
 	e.Use(s.accessLog)
-	e.Use(middleware.CORSWithConfig(middleware.CORSConfig{
-		AllowOrigins: []string{"*"},
-		AllowMethods: []string{http.MethodGet, http.MethodPost, http.MethodOptions},
-		AllowHeaders: []string{"*", "Authorization", "Content-Type", "PAYMENT-SIGNATURE", "X-PAYMENT"},
-		ExposeHeaders: []string{"PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE",
-			"X-Request-Id", "Retry-After", "Retry-After-Ms", "X-Should-Retry"},
-	}))
-	e.POST("/v1/responses", s.handleResponses)
+	if cors := s.cors(); cors != nil {
+		e.Use(cors)
+	}
+	e.Use(s.limitOtherBodies)
+	e.POST("/v1/responses", s.handleResponses, requireJSON)
 	e.GET("/v1/models", s.handleModels)
 	e.GET("/v1/models/:model", s.handleModel)
 	e.GET("/healthz", s.handleHealthz)
 	e.GET("/readyz", s.handleReadyz)
-	e.GET("/metrics", s.handleMetrics)
+	if s.cfg.Metrics.Addr == "" {
+		e.GET("/metrics", s.handleMetrics)
+	}
 	return e
 }
 
 // Handler is the HTTP handler, for tests and embedding.
 func (s *Server) Handler() http.Handler { return s.echo }
 
-// Serve accepts connections on ln until Shutdown.
+// Serve accepts connections on ln until Shutdown, at most
+// limits.max_connections at once (see connLimiter), and serves /metrics on
+// its own address when metrics.addr is set.
 func (s *Server) Serve(ln net.Listener) error {
-	err := s.http.Serve(ln)
+	if s.metricsHTTP != nil {
+		go s.metricsHTTP.Serve(s.metricsLn)
+	}
+	limited := s.limitListener(ln)
+	go s.probeHTTP.Serve(limited.probes)
+	err := s.http.Serve(limited)
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}
@@ -91,42 +123,74 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if err != nil {
 		s.http.Close()
 	}
+	s.probeHTTP.Close()
+	if s.metricsHTTP != nil {
+		s.metricsHTTP.Close()
+		s.metricsLn.Close()
+	}
 	s.pay.close()
 	return err
 }
 
-// accessLog logs one structured line per request.
+// accessLog logs one structured line per request and counts it on
+// /metrics. A client that left before its answer ended is logged and
+// counted as 499, with what its call cost.
 func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
+		res := c.Response()
+		var ttfb time.Duration
+		res.Before(func() { ttfb = time.Since(start) })
 		err := next(c)
 		if err != nil {
 			c.Error(err)
 		}
-		res := c.Response()
+		took := time.Since(start)
+		ctx := c.Request().Context()
+		status := res.Status
+		cause, _ := c.Get(causeKey).(error)
+		if ctx.Err() != nil && !errors.Is(cause, errSlowBody) {
+			status = statusClientGone
+		}
+		model, _ := c.Get(modelKey).(string)
+		label := model
+		if _, known := s.routes[model]; !known && model != "" {
+			label = "unknown" // client-chosen names would make unbounded series
+		}
+		route := c.Path()
+		if route == "" || c.Get(unmatchedKey) != nil {
+			route = "unmatched"
+		}
+		s.metrics.observe(route, label, status, took, ttfb)
 		level := slog.LevelInfo
-		if res.Status >= 500 {
+		if status >= 500 {
 			level = slog.LevelError
 		}
-		if !s.log.Enabled(c.Request().Context(), level) {
+		if !s.log.Enabled(ctx, level) {
 			return nil
 		}
 		attrs := []slog.Attr{
 			slog.String("id", res.Header().Get("X-Request-Id")),
 			slog.String("method", c.Request().Method),
 			slog.String("path", c.Request().URL.Path),
-			slog.Int("status", res.Status),
-			slog.Duration("took", time.Since(start)),
+			slog.Int("status", status),
+			slog.Duration("took", took),
 		}
-		if m, ok := c.Get(modelKey).(string); ok {
-			attrs = append(attrs, slog.String("model", m))
+		if model != "" {
+			attrs = append(attrs, slog.String("model", model))
 		}
-		if cause, ok := c.Get(causeKey).(error); ok {
+		if ch, ok := c.Get(chargeKey).(*charge); ok {
+			attrs = append(attrs, ch.logAttrs()...)
+		}
+		if cause != nil {
 			attrs = append(attrs, slog.String("error", cause.Error()))
 		}
-		s.log.LogAttrs(c.Request().Context(), level, "request", attrs...)
+		s.log.LogAttrs(ctx, level, "request", attrs...)
 		return nil
 	}
 }
 
-const modelKey = "farebox.model"
+const (
+	modelKey  = "farebox.model"
+	chargeKey = "farebox.charge"
+)

@@ -1,18 +1,77 @@
 package responses
 
-import "net/http"
+import (
+	"net/http"
+	"sync"
+	"time"
+)
 
 // SSEWriter is the streaming Sink: it writes each event to an HTTP response
 // as one `event: <type>\ndata: <json>\n\n` frame in a single write, then
 // flushes, so no delta is ever held back. Headers go out with the first
 // event, which lets the gateway still answer with an HTTP error (and set
 // payment headers) until the emitter really starts.
+//
+// With KeepAlive, a timer goroutine writes comment lines too; one mutex
+// keeps each frame whole.
 type SSEWriter struct {
+	mu      sync.Mutex
 	w       http.ResponseWriter
 	rc      *http.ResponseController
 	frame   []byte
 	started bool
 	done    bool
+
+	every     time.Duration // keep-alive period; 0 = none
+	last      time.Time     // the last write
+	timer     *time.Timer
+	stopped   bool
+	onComment func()
+}
+
+// keepAliveFrame is an SSE comment: parsers skip it, proxies see traffic.
+var keepAliveFrame = []byte(": keep-alive\n\n")
+
+// KeepAlive writes an SSE comment line whenever nothing was written for
+// every, until the returned stop is called (stop waits for a write in
+// progress; after it the writer is only written by its caller). A comment
+// sent before the first event sends the headers: the response is then a
+// stream whatever happens. onWrite, when set, is called after each comment.
+func (s *SSEWriter) KeepAlive(every time.Duration, onWrite func()) (stop func()) {
+	if every <= 0 {
+		return func() {}
+	}
+	s.mu.Lock()
+	s.every, s.last, s.onComment = every, time.Now(), onWrite
+	s.timer = time.AfterFunc(every, s.keepAlive)
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.stopped = true
+		s.timer.Stop()
+	}
+}
+
+func (s *SSEWriter) keepAlive() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped || s.done {
+		return
+	}
+	if wait := s.every - time.Since(s.last); wait > 0 {
+		s.timer.Reset(wait) // an event went out meanwhile
+		return
+	}
+	s.writeHeader()
+	if err := s.write(keepAliveFrame); err != nil {
+		s.stopped = true // the client is gone
+		return
+	}
+	if s.onComment != nil {
+		s.onComment()
+	}
+	s.timer.Reset(s.every)
 }
 
 // NewSSEWriter returns a Sink that streams to w.
@@ -21,7 +80,11 @@ func NewSSEWriter(w http.ResponseWriter) *SSEWriter {
 }
 
 // Started reports whether the status line and headers were sent.
-func (s *SSEWriter) Started() bool { return s.started }
+func (s *SSEWriter) Started() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.started
+}
 
 func (s *SSEWriter) writeHeader() {
 	if s.started {
@@ -38,6 +101,8 @@ func (s *SSEWriter) writeHeader() {
 
 // Event writes one frame and flushes it.
 func (s *SSEWriter) Event(typ string, data []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.writeHeader()
 	f := append(s.frame[:0], "event: "...)
 	f = append(f, typ...)
@@ -51,6 +116,8 @@ func (s *SSEWriter) Event(typ string, data []byte) error {
 // Done writes the final `data: [DONE]` the Open Responses spec requires
 // after the terminal event. It writes once; later calls do nothing.
 func (s *SSEWriter) Done() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.done {
 		return nil
 	}
@@ -60,6 +127,9 @@ func (s *SSEWriter) Done() error {
 }
 
 func (s *SSEWriter) write(f []byte) error {
+	if s.every > 0 {
+		s.last = time.Now()
+	}
 	if _, err := s.w.Write(f); err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ func (f *fundFlags) Set(v string) error { *f = append(*f, v); return nil }
 type devFlags struct {
 	addr, rpcAddr, price, settle, logLevel string
 	chainID                                int64
-	pace, blockTime                        time.Duration
+	pace, blockTime, keepalive             time.Duration
 	funds                                  []string
 	chain, dataDir, deployerKey            string
 }
@@ -70,6 +70,7 @@ func (m *DevMain) ParseFlags(args []string) error {
 	fs.DurationVar(&f.pace, "pace", 0, "the scripted model's delay between deltas (e.g. 30ms)")
 	fs.StringVar(&f.settle, "settle", "after", "settle after the answer (after) or before the model is called (before)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.DurationVar(&f.keepalive, "keepalive", 15*time.Second, "SSE keep-alive comment interval while a stream waits")
 	var funds fundFlags
 	fs.Var(&funds, "fund", "fund another payer with test USDC: 0xADDR=AMOUNT (repeatable)")
 	if err := fs.Parse(args); err != nil {
@@ -165,9 +166,11 @@ func (m *DevMain) configure(ctx context.Context) error {
 	}
 	settler.PollInterval = n.pollInterval
 	m.Config = gateway.Config{
-		Addr:     f.addr,
-		LogLevel: f.logLevel,
-		DataDir:  f.dataDir,
+		Addr:      f.addr,
+		LogLevel:  f.logLevel,
+		DataDir:   f.dataDir,
+		Keepalive: gateway.Duration(f.keepalive),
+		CORS:      gateway.CORSConfig{AllowedOrigins: []string{"*"}}, // dev: any page may call it
 		Models: []gateway.ModelConfig{
 			{Name: "farebox-scripted", Upstream: "scripted", Price: f.price, Pace: gateway.Duration(f.pace),
 				Description: "farebox's scripted dev model"},

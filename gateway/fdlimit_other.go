@@ -1,0 +1,6 @@
+//go:build !unix
+
+package gateway
+
+// fdLimit is unknown off unix.
+func fdLimit() int { return 0 }
