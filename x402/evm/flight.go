@@ -226,9 +226,11 @@ func (s *Settler) resolve(rec *sentTx, r *types.Receipt, lost bool, head uint64)
 
 // keepSending re-sends the newest version of a pending transaction (the
 // node answers "already known" when it still has it), or replaces it with
-// higher fees once it has waited BumpAfterBlocks heads.
+// higher fees once it has waited BumpAfterBlocks heads, at most
+// MaxFeeBumps times (fees compound, so a transaction stuck for another
+// reason must not escalate forever).
 func (s *Settler) keepSending(ctx context.Context, rec *sentTx, head uint64) {
-	if head >= rec.signedAt+s.BumpAfterBlocks {
+	if head >= rec.signedAt+s.BumpAfterBlocks && len(rec.txs) <= s.MaxFeeBumps {
 		if tx, err := s.bump(ctx, rec.txs[len(rec.txs)-1]); err == nil {
 			s.flight.mu.Lock()
 			rec.txs = append(rec.txs, tx)

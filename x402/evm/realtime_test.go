@@ -116,14 +116,18 @@ func TestStuckTransactionIsReplacedWithAFeeBump(t *testing.T) {
 	if err != nil || !rc.Success {
 		t.Fatalf("broadcast: %+v %v", rc, err)
 	}
-	// The next blocks' base fee leaps above the transaction's fee cap (2 x
-	// base fee + tip): only a replacement with higher fees can be mined.
+	// The next blocks' base fee leaps above the transaction's fee cap: only
+	// a replacement with higher fees can be mined.
 	rpc := f.anvil.Client.Client()
 	head, err := f.backend.HeaderByNumber(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	high := new(big.Int).Mul(head.BaseFee, big.NewInt(10))
+	sent, _, err := f.anvil.Client.TransactionByHash(ctx, common.HexToHash(rc.Transaction))
+	if err != nil {
+		t.Fatal(err)
+	}
+	high := new(big.Int).Mul(sent.GasFeeCap(), big.NewInt(4))
 	if err := rpc.CallContext(ctx, nil, "anvil_setNextBlockBaseFeePerGas", hexutil.EncodeBig(high)); err != nil {
 		t.Fatal(err)
 	}

@@ -54,6 +54,9 @@ type Settler struct {
 	// BumpAfterBlocks is how many new heads a transaction may stay pending
 	// before it is replaced with fees 12.5% higher (default 3).
 	BumpAfterBlocks uint64
+	// MaxFeeBumps bounds the replacements of one transaction (default 8:
+	// at most 2.6 times the first fees); past it, it is only re-sent.
+	MaxFeeBumps int
 	// SendTimeout bounds the chain calls that send one batch (default 30 s).
 	SendTimeout time.Duration
 	// Dispatchers is how many batches may be in preparation at once
@@ -110,7 +113,7 @@ func NewSettler(ctx context.Context, backend Backend, key *ecdsa.PrivateKey) (*S
 		backend: backend, key: key, from: crypto.PubkeyToAddress(key.PublicKey),
 		chainID: id, signer: types.LatestSignerForChainID(id),
 		ReceiptTimeout: 2 * time.Minute, PollInterval: 20 * time.Millisecond, GasMarginPercent: 20,
-		MaxBatch: 500, MaxBatchGas: 16_000_000, BumpAfterBlocks: 3, SendTimeout: 30 * time.Second, Dispatchers: 2,
+		MaxBatch: 500, MaxBatchGas: 16_000_000, BumpAfterBlocks: 3, MaxFeeBumps: 8, SendTimeout: 30 * time.Second, Dispatchers: 2,
 		wake: make(chan struct{}, 1),
 	}
 	s.multicallReady(ctx)
