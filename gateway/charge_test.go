@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/gateway"
 	fb "github.com/farebox/farebox/responses"
@@ -40,6 +41,28 @@ func (denyingModel) Respond(ctx context.Context, req *fb.Request, em fb.Output) 
 	return em.Arguments("{}")
 }
 
+// unaccounted is the chain settler without its balance reads: no in-flight
+// accounting, as with a settler that cannot read balances, so an unfunded
+// payer reaches the model and its settlement fails (the rows below that
+// need one). TestPayerRacingItsBalanceIsServedOnce has the accounting on.
+type unaccounted struct{ s *evm.Settler }
+
+func (u unaccounted) Settle(ctx context.Context, p *x402.Payment, req *x402.Requirement) (*x402.Receipt, error) {
+	return u.s.Settle(ctx, p, req)
+}
+
+func (u unaccounted) Broadcast(ctx context.Context, p *x402.Payment, req *x402.Requirement, onSigned func(common.Hash) error) (*x402.Receipt, error) {
+	return u.s.Broadcast(ctx, p, req, onSigned)
+}
+
+func (u unaccounted) Await(ctx context.Context, tx common.Hash, p *x402.Payment) error {
+	return u.s.Await(ctx, tx, p)
+}
+
+func (u unaccounted) AuthorizationUsed(ctx context.Context, p *x402.Payment, req *x402.Requirement) (bool, error) {
+	return u.s.AuthorizationUsed(ctx, p, req)
+}
+
 // Every path through a paid call ends in exactly one recorded outcome, and
 // the chain agrees: settled calls moved exactly the price, released and
 // kept ones moved nothing.
@@ -56,7 +79,7 @@ func TestEveryPaidCallEndsInOneOutcome(t *testing.T) {
 		for _, n := range []string{"broken-early", "broken-midway", "leaving", "denying"} {
 			cfg.Models = append(cfg.Models, gateway.ModelConfig{Name: n, Upstream: "inprocess", Price: price})
 		}
-		return startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st,
+		return startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: unaccounted{st},
 			Models: map[string]fb.Model{"broken-early": brokenModel{}, "broken-midway": brokenModel{before: 3},
 				"leaving": leaving, "denying": denyingModel{}}})
 	}

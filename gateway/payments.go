@@ -282,6 +282,9 @@ func (p *payments) settleReceipt(ctx context.Context, ch *charge) *x402.Receipt 
 	p.metrics.settling.Observe(time.Since(start).Seconds())
 	if r == nil {
 		r = &x402.Receipt{}
+	} else {
+		c := *r // the journal keeps the settler's receipt: this one is the client's
+		r = &c
 	}
 	if err != nil {
 		r.Success = false
