@@ -24,7 +24,9 @@ import (
 // of that kind. Whatever the bytes, the model must not panic or hang, every
 // event the client sees validates against its schema, a failure is a
 // *responses.Error, and an answer that completes is a valid response object
-// whose function calls carry JSON-object arguments and a declared tool name.
+// whose function calls name a declared tool and carry non-empty arguments
+// (passed on as the model sent them: like OpenAI, farebox does not promise
+// the model wrote valid JSON).
 func FuzzStream(f *testing.F, kind string, newModel NewModel) {
 	for _, seed := range fixtureStreams(f, kind) {
 		f.Add(seed)
@@ -73,8 +75,8 @@ func FuzzStream(f *testing.F, kind string, newModel NewModel) {
 			if n := c.Get("name").Str; n != "get_weather" && n != "get_time" {
 				t.Fatalf("call of undeclared tool %q reached the client", n)
 			}
-			if a := c.Get("arguments").Str; !gjson.Valid(a) || !gjson.Parse(a).IsObject() {
-				t.Fatalf("call arguments %q are not a JSON object", a)
+			if c.Get("arguments").Str == "" {
+				t.Fatalf("call %s has empty arguments", c.Raw)
 			}
 			return true
 		})
