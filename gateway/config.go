@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -213,11 +214,24 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
+// MarshalYAML writes d as "30s", the form UnmarshalYAML reads back.
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+// parseDuration reads a Go duration or a number of seconds; negative, NaN
+// and out-of-range values are refused rather than wrapped into a timer that
+// fires at once.
 func parseDuration(s string) (time.Duration, error) {
 	if secs, err := strconv.ParseFloat(s, 64); err == nil {
+		if !(secs >= 0 && secs*float64(time.Second) < math.MaxInt64) {
+			return 0, fmt.Errorf("duration %q: want a non-negative number of seconds or a duration like 30s", s)
+		}
 		return time.Duration(secs * float64(time.Second)), nil
 	}
-	return time.ParseDuration(s)
+	d, err := time.ParseDuration(s)
+	if err == nil && d < 0 {
+		return 0, fmt.Errorf("duration %q: must not be negative", s)
+	}
+	return d, err
 }
 
 // D returns d as a time.Duration, or def when unset.

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/farebox/farebox/responses"
 	"github.com/tidwall/gjson"
@@ -80,25 +81,39 @@ func errorMessage(body []byte) string {
 	return ""
 }
 
+// MaxRetryAfter caps the delay passed on from an upstream's 429: a larger
+// (or overflowing) figure is more likely a broken header than a plan.
+const MaxRetryAfter = time.Hour
+
 // retryAfter reads Retry-After-Ms, then Retry-After (seconds or an HTTP
-// date, counted from now); DefaultRetryAfter when neither is usable.
+// date, counted from now); DefaultRetryAfter when neither is usable. The
+// result lies between a millisecond and MaxRetryAfter.
 func retryAfter(h http.Header, now time.Time) time.Duration {
 	if v := h.Get("Retry-After-Ms"); v != "" {
 		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(ms * float64(time.Millisecond))
+			return boundedRetryAfter(ms * float64(time.Millisecond))
 		}
 	}
 	if v := h.Get("Retry-After"); v != "" {
 		if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 {
-			return time.Duration(s * float64(time.Second))
+			return boundedRetryAfter(s * float64(time.Second))
 		}
 		if t, err := http.ParseTime(v); err == nil {
 			if d := t.Sub(now); d > 0 {
-				return d
+				return boundedRetryAfter(float64(d))
 			}
 		}
 	}
 	return DefaultRetryAfter
+}
+
+// boundedRetryAfter converts positive nanoseconds to a Duration clamped to
+// [1ms, MaxRetryAfter], before the conversion can overflow (1e300, +Inf).
+func boundedRetryAfter(ns float64) time.Duration {
+	if ns >= float64(MaxRetryAfter) {
+		return MaxRetryAfter
+	}
+	return max(time.Duration(ns), time.Millisecond)
 }
 
 // Timeout is the 504 a client sees when an upstream timer ran out.
@@ -135,9 +150,14 @@ func Transport(ctx context.Context, err error) error {
 	return Broken(err)
 }
 
+// truncate cuts s to at most n bytes, at a rune boundary so that a valid
+// UTF-8 message stays valid.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "..."
 }

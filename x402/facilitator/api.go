@@ -121,11 +121,8 @@ func (c *Client) Verify(ctx context.Context, p *x402.Payment, r *x402.Requiremen
 	if jerr != nil {
 		return nil, garbage(EndpointVerify, x402.ReasonUnexpectedVerifyError, a)
 	}
-	reason := v.InvalidReason
-	if reason == "" {
-		reason = x402.ReasonUnexpectedVerifyError
-	}
-	msg := firstOf(v.InvalidMessage, v.Error, "the facilitator refused to verify the payment")
+	reason := reasonCode(v.InvalidReason, x402.ReasonUnexpectedVerifyError)
+	msg := clientMessage(firstOf(v.InvalidMessage, v.Error), "the facilitator refused to verify the payment")
 	return &VerifyResponse{InvalidReason: reason, InvalidMessage: msg, Payer: v.Payer},
 		fmt.Errorf("facilitator %s: HTTP %d: %w", EndpointVerify, a.status, &x402.Error{Reason: reason, Message: msg})
 }
@@ -141,7 +138,7 @@ func (c *Client) Check(ctx context.Context, p *x402.Payment, r *x402.Requirement
 	if v.IsValid {
 		return nil
 	}
-	reason := firstOf(v.InvalidReason, x402.ReasonInvalidPayload)
+	reason := reasonCode(v.InvalidReason, x402.ReasonInvalidPayload)
 	return &x402.Error{Reason: reason, Message: clientMessage(v.InvalidMessage, "the facilitator refused the payment: "+reason)}
 }
 
@@ -183,8 +180,8 @@ func (c *Client) Settle(ctx context.Context, p *x402.Payment, r *x402.Requiremen
 		rc.Success, rc.ErrorReason = true, ""
 		return rc, nil
 	}
-	rc.ErrorReason = firstOf(s.ErrorReason, x402.ReasonUnexpectedSettleError)
-	xe := &x402.Error{Reason: rc.ErrorReason, Message: firstOf(s.ErrorMessage, s.Error, "settlement failed: "+rc.ErrorReason)}
+	rc.ErrorReason = reasonCode(s.ErrorReason, x402.ReasonUnexpectedSettleError)
+	xe := &x402.Error{Reason: rc.ErrorReason, Message: clientMessage(firstOf(s.ErrorMessage, s.Error), "settlement failed: "+rc.ErrorReason)}
 	if !a.ok() {
 		return rc, fmt.Errorf("facilitator %s: HTTP %d (transaction %q): %w", EndpointSettle, a.status, s.Transaction, xe)
 	}
@@ -237,6 +234,26 @@ func firstOf(ss ...string) string {
 		}
 	}
 	return ""
+}
+
+// maxReasonBytes bounds a facilitator's reason code: the x402 codes are a
+// few dozen bytes of snake_case, and the code reaches the client verbatim.
+const maxReasonBytes = 100
+
+// reasonCode is a facilitator's reason made fit for the client's
+// error.code and the receipt's errorReason: a short token of letters,
+// digits and _.:-, else def (a facilitator that sends prose or nothing).
+func reasonCode(reason, def string) string {
+	if reason == "" || len(reason) > maxReasonBytes {
+		return def
+	}
+	for i := 0; i < len(reason); i++ {
+		c := reason[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == ':' || c == '-') {
+			return def
+		}
+	}
+	return reason
 }
 
 // clientMessage is a facilitator's explanation made fit for a client: its
