@@ -130,7 +130,6 @@ func (m *metrics) registerServer(s *Server) {
 		f.counterFunc("farebox_settlement_events_total", "Steps of purchases in the settlement engine (refused, broadcast, confirmed, failed after broadcast, resubmitted, ...).",
 			prometheus.Labels{"event": k.String()}, func() float64 { return float64(pc.events[k].Load()) })
 	}
-	m.registerMargins(s)
 	f.gaugeFunc("farebox_settlements_in_flight", "Settlements running (the settlement queue).",
 		func() float64 { return float64(s.pay.inflight.count()) })
 	f.gaugeFunc("farebox_requests_in_flight", "Calls being served (counted against limits.max_in_flight).",

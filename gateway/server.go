@@ -54,6 +54,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 		pay.close()
 		return nil, err
 	}
+	s.metrics.registerMargins(s) // per model: after the routes
 	s.echo = s.newEcho()
 	s.maxConns = connCap(cfg.Limits.MaxConnections)
 	s.overCapAnswer = rawAnswer(errOverloaded("open connections"))
