@@ -68,5 +68,38 @@ func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
 	if n > 0 {
 		p.log.Info("settlement journal resumed", "entries", n)
 	}
+	if ec.Instance != "" {
+		p.adoptOrphans(e)
+	}
 	return nil
+}
+
+// adoptInterval is how often a replica looks for purchases a dead replica
+// left in flight (the engine takes over those idle for its StaleAfter).
+const adoptInterval = time.Minute
+
+// adoptOrphans runs Engine.Adopt until the payments close, so a replica
+// that died mid-settlement does not leave its purchases stuck in flight.
+func (p *payments) adoptOrphans(e *settle.Engine) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(adoptInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				if n, err := e.Adopt(ctx); err != nil {
+					p.log.Warn("adopting orphaned purchases", "err", err)
+				} else if n > 0 {
+					p.log.Info("adopted purchases of a replica that stopped", "entries", n)
+				}
+			}
+		}
+	}()
+	// Before the engine closes (it is first among the closers).
+	p.closers = append([]func(){func() { cancel(); <-done }}, p.closers...)
 }
