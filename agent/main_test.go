@@ -71,6 +71,7 @@ func TestMain(m *testing.M) {
 // balance is the dev payer's test USDC, read from the chain.
 func balance(t *testing.T) *big.Int {
 	t.Helper()
+	settled(t)
 	token := dev.chain.Network.Asset
 	data := append(common.FromHex("0x70a08231"), common.LeftPadBytes(dev.chain.Payer.Bytes(), 32)...)
 	out, err := dev.chain.Client.CallContract(context.Background(), ethereum.CallMsg{To: &token, Data: data}, nil)
@@ -92,8 +93,33 @@ func transport(t *testing.T) *payer.Transport {
 // mined checks that tx is a successful transaction on the dev chain.
 func mined(t *testing.T, tx string) {
 	t.Helper()
+	settled(t)
 	r, err := dev.chain.Client.TransactionReceipt(context.Background(), common.HexToHash(tx))
 	if err != nil || r.Status != 1 {
 		t.Fatalf("transaction %s is not mined: %v", tx, err)
+	}
+}
+
+// settled waits until every transaction the dev relayer sent is mined:
+// farebox answers a paid call once its transfer is broadcast, before its
+// block, so balances are read after that.
+func settled(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		mined, err := dev.chain.Client.NonceAt(ctx, dev.chain.Relayer, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent, err := dev.chain.Client.PendingNonceAt(ctx, dev.chain.Relayer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mined >= sent {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the relayer's transactions %d..%d were never mined", mined, sent)
+		}
 	}
 }

@@ -50,7 +50,7 @@ func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
 		ec.Instance = fmt.Sprintf("%s:%d", host, os.Getpid())
 	default:
 		ec.Journal = settle.NewMemoryJournal(1 << 20)
-		p.log.Info("settlement journal in memory: set data_dir to keep it across restarts")
+		p.log.Debug("settlement journal in memory: set data_dir to keep it across restarts")
 	}
 	e, err := settle.NewEngine(ec)
 	if err != nil {

@@ -158,8 +158,12 @@ func TestBenchGatewayPaysAndAnswers(t *testing.T) {
 		if err != nil || !r.Success {
 			t.Fatalf("%s: receipt %+v, %v", up, r, err)
 		}
-		if again := g.post("bench-paid", name, value); again.Code != http.StatusPaymentRequired {
-			t.Errorf("%s: replayed authorization answered %d", up, again.Code)
+		// The same authorization and body again is the same purchase:
+		// served with its receipt, not settled twice.
+		again := g.post("bench-paid", name, value)
+		r2, err := x402.DecodeReceipt(again.Header().Get(x402.HeaderPaymentResponse))
+		if again.Code != http.StatusOK || err != nil || r2.Transaction != r.Transaction {
+			t.Errorf("%s: the same purchase again answered %d with receipt %+v", up, again.Code, r2)
 		}
 	}
 }

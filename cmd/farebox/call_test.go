@@ -135,8 +135,7 @@ func TestDevOffersV1(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rpc.Close()
-	mined, err := rpc.TransactionReceipt(context.Background(), common.HexToHash(r.Transaction))
-	if err != nil || mined.Status != 1 {
-		t.Fatalf("v1 settlement %s not mined: %v", r.Transaction, err)
+	if mined := awaitMined(t, rpc, common.HexToHash(r.Transaction)); mined.Status != 1 {
+		t.Fatalf("v1 settlement %s reverted", r.Transaction)
 	}
 }

@@ -38,6 +38,7 @@ func startChatDev(t *testing.T) *chatDev {
 
 func (d *chatDev) balance(t *testing.T) *big.Int {
 	t.Helper()
+	awaitRelayer(t, d.rpc, devRelayer)
 	data := append(common.FromHex("0x70a08231"), common.LeftPadBytes(d.payer.Bytes(), 32)...)
 	res, err := d.rpc.CallContract(context.Background(), ethereum.CallMsg{To: &d.token, Data: data}, nil)
 	if err != nil {
@@ -86,9 +87,9 @@ func TestChatDoneWhen(t *testing.T) {
 		t.Fatalf("turns %d, spent %s, receipts %+v: want two paid turns", out.Turns, out.SpentAtomic, out.Receipts)
 	}
 	for _, r := range out.Receipts {
-		mr, err := d.rpc.TransactionReceipt(context.Background(), common.HexToHash(r.Transaction))
-		if err != nil || mr.Status != 1 || r.Amount != "1000" || r.Network != "eip155:1337" {
-			t.Fatalf("receipt %+v: %v", r, err)
+		mr := awaitMined(t, d.rpc, common.HexToHash(r.Transaction))
+		if mr.Status != 1 || r.Amount != "1000" || r.Network != "eip155:1337" {
+			t.Fatalf("receipt %+v", r)
 		}
 	}
 	if spent := new(big.Int).Sub(before, d.balance(t)); spent.Int64() != 2000 {

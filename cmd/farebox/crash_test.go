@@ -236,12 +236,22 @@ func TestSIGKILLAtEveryStepLosesNothing(t *testing.T) {
 			tc.crash(t, r, body, name, value)
 			r.kill()
 			r.start(t)
-			res, err := r.post(context.Background(), body, name, value)
-			if err != nil {
-				t.Fatal(err)
+			// The retry, as the SDKs make it: a 409 payment_in_progress (the
+			// resumed transfer is still being followed) is retried.
+			var res *http.Response
+			var answer []byte
+			for attempt := 0; ; attempt++ {
+				var err error
+				if res, err = r.post(context.Background(), body, name, value); err != nil {
+					t.Fatal(err)
+				}
+				answer, _ = io.ReadAll(res.Body)
+				res.Body.Close()
+				if res.StatusCode != http.StatusConflict || attempt == 60 {
+					break
+				}
+				time.Sleep(500 * time.Millisecond)
 			}
-			answer, _ := io.ReadAll(res.Body)
-			res.Body.Close()
 			if res.StatusCode != 200 || !strings.Contains(string(answer), "survive") {
 				t.Fatalf("the retry after the crash: %d %s", res.StatusCode, answer)
 			}

@@ -94,9 +94,8 @@ func TestFareboxDevPaidCall(t *testing.T) {
 	if receipt == nil || !receipt.Success {
 		t.Fatalf("receipt %+v", receipt)
 	}
-	mined, err := rpc.TransactionReceipt(ctx, common.HexToHash(receipt.Transaction))
-	if err != nil || mined.Status != 1 {
-		t.Fatalf("transaction %s not mined: %v", receipt.Transaction, err)
+	if mined := awaitMined(t, rpc, common.HexToHash(receipt.Transaction)); mined.Status != 1 {
+		t.Fatalf("transaction %s reverted", receipt.Transaction)
 	}
 	if spent := new(big.Int).Sub(before, balance()); spent.Int64() != 1000 {
 		t.Errorf("payer spent %s atomic units, want 1000 (0.001 USDC)", spent)

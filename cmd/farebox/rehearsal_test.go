@@ -45,9 +45,9 @@ func paidCall(t *testing.T, c *ethclient.Client, base, payerKey, prompt string) 
 	if m == nil {
 		t.Fatalf("no successful receipt in:\n%s", out)
 	}
-	rec, err := c.TransactionReceipt(context.Background(), common.HexToHash(m[1]))
-	if err != nil || rec.Status != types.ReceiptStatusSuccessful {
-		t.Fatalf("settlement %s not mined on the chain: %v", m[1], err)
+	rec := awaitMined(t, c, common.HexToHash(m[1]))
+	if rec.Status != types.ReceiptStatusSuccessful {
+		t.Fatalf("settlement %s reverted", m[1])
 	}
 	return rec
 }

@@ -41,8 +41,9 @@ func TestExpiredAuthorizationIsReplacedOnlyWhenTheChainProvesItUnused(t *testing
 	var nonces []string
 	settleFirst := false
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// 7 s of validity: presentable for 1 s (servers want 6 s left).
-		reqs := []*x402.Requirement{{Scheme: x402.SchemeExact, Network: chain.Network, Amount: big.NewInt(10), PayTo: payTo, MaxTimeoutSeconds: 7, Resource: "http://x/"}}
+		// 12 s of validity: presentable for 6 s (servers want 6 s left), and
+		// settleable (the chain settler wants 6 s left when it sends).
+		reqs := []*x402.Requirement{{Scheme: x402.SchemeExact, Network: chain.Network, Amount: big.NewInt(10), PayTo: payTo, MaxTimeoutSeconds: 12, Resource: "http://x/"}}
 		h := r.Header.Get(x402.HeaderPaymentSignature)
 		w.Header().Set(x402.HeaderPaymentRequired, x402.PaymentRequiredHeader(reqs, ""))
 		if h == "" {
@@ -75,7 +76,7 @@ func TestExpiredAuthorizationIsReplacedOnlyWhenTheChainProvesItUnused(t *testing
 	// expire mines blocks (mints) until the chain's clock passes every
 	// authorization signed so far.
 	expire := func() {
-		deadline := time.Now().Add(7 * time.Second).Unix()
+		deadline := time.Now().Add(12 * time.Second).Unix()
 		for {
 			if err := chain.Fund(ctx, chain.Payer, big.NewInt(1)); err != nil {
 				t.Fatal(err)
