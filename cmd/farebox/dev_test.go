@@ -71,7 +71,7 @@ func TestFareboxDevPaidCall(t *testing.T) {
 		}
 		return new(big.Int).SetBytes(res)
 	}
-	balance := func() *big.Int { return balanceOf(payerAddr) }
+	balance := func() *big.Int { awaitRelayer(t, rpc, devRelayer); return balanceOf(payerAddr) }
 	if funded := balanceOf(common.HexToAddress("0x1111111111111111111111111111111111111111")); funded.Int64() != 2_500_000 {
 		t.Errorf("--fund gave %s atomic units, want 2500000", funded)
 	}
