@@ -42,7 +42,12 @@ func requireJSON(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return errUnsupportedMedia(ct)
+			// A page's cross-origin "simple" request (text/plain, form data)
+			// needs no preflight: refuse it. Clients outside browsers send no
+			// Origin and some (x402-fetch) post JSON as text/plain: served.
+			if r.Header.Get("Origin") != "" {
+				return errUnsupportedMedia(ct)
+			}
 		}
 		return next(c)
 	}

@@ -3,7 +3,7 @@
 import { privateKeyToAccount } from 'viem/accounts';
 import { parseUnits } from 'viem';
 import { sharedDev } from './farebox.js';
-import { chainReader } from './chain.js';
+import { DEV_RELAYER, chainReader } from './chain.js';
 import { payingFetch } from './paying.js';
 
 // Model names farebox dev serves.
@@ -14,7 +14,7 @@ export const FREE = 'farebox-scripted-free';
 export async function devWorld() {
   const dev = await sharedDev();
   const account = privateKeyToAccount(dev.payerKey);
-  const chain = chainReader({ rpcURL: dev.rpcURL, chainId: dev.chainId, token: dev.token });
+  const chain = chainReader({ rpcURL: dev.rpcURL, chainId: dev.chainId, token: dev.token, relayers: [DEV_RELAYER] });
   return {
     dev,
     account,

@@ -9,13 +9,13 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { parseUnits } from 'viem';
 import { startDev } from '../lib/farebox.js';
 import { payingFetch } from '../lib/paying.js';
-import { chainReader } from '../lib/chain.js';
+import { DEV_RELAYER, chainReader } from '../lib/chain.js';
 import { PAID, FREE } from '../lib/world.js';
 
 const dev = await startDev(['--pace', '2500ms', '--keepalive', '1s']);
 after(() => dev.stop());
 const account = privateKeyToAccount(dev.payerKey);
-const chain = chainReader({ rpcURL: dev.rpcURL, chainId: dev.chainId, token: dev.token });
+const chain = chainReader({ rpcURL: dev.rpcURL, chainId: dev.chainId, token: dev.token, relayers: [DEV_RELAYER] });
 
 // tapping wraps a fetch so the test also sees the raw text of every event
 // stream the SDK reads.

@@ -134,7 +134,7 @@ test('parallel tool calls in one turn, then both outputs in one resubmission', a
   assert.match(second.output_text, /result of take_screenshot/);
 });
 
-test('concurrent paid calls: each paid once, distinct transactions, balance drops by N x price', async () => {
+test('concurrent paid calls: each paid once (transfers may share a batch transaction), balance drops by N x price', async () => {
   const { openai, counter } = client();
   const before = await w.balance();
   const n = 6;
@@ -149,7 +149,6 @@ test('concurrent paid calls: each paid once, distinct transactions, balance drop
   );
   results.forEach((r, i) => assert.equal(r.output_text ?? r.output[0].content[0].text, `You said: parallel ${i}`));
   for (const r of results) await w.assertPaid(r.x402);
-  assert.equal(new Set(results.map((r) => r.x402.transaction)).size, n);
   assert.equal(counter.paid().length, n);
   assert.equal(before - (await w.balance()), BigInt(n) * w.price);
 });
