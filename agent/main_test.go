@@ -105,21 +105,9 @@ func mined(t *testing.T, tx string) {
 // block, so balances are read after that.
 func settled(t *testing.T) {
 	t.Helper()
-	ctx := context.Background()
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
-		mined, err := dev.chain.Client.NonceAt(ctx, dev.chain.Relayer, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sent, err := dev.chain.Client.PendingNonceAt(ctx, dev.chain.Relayer)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if mined >= sent {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the relayer's transactions %d..%d were never mined", mined, sent)
-		}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := devchain.AwaitMined(ctx, dev.chain.Client, dev.chain.Relayer); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -123,22 +123,10 @@ func tokenBalance(t testing.TB, c *devchain.Chain, who common.Address) *big.Int 
 // mined: farebox answers once a transfer is broadcast, before its block.
 func settledBalances(t testing.TB, c *devchain.Chain) {
 	t.Helper()
-	ctx := context.Background()
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		mined, err := c.Client.NonceAt(ctx, c.Relayer, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sent, err := c.Client.PendingNonceAt(ctx, c.Relayer)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if mined >= sent {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the relayer's transactions %d..%d were never mined", mined, sent)
-		}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := devchain.AwaitMined(ctx, c.Client, c.Relayer); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -46,21 +46,9 @@ var devRelayer = func() common.Address {
 // balances read next include every settlement answered so far.
 func awaitRelayer(t *testing.T, c chainReader, relayer common.Address) {
 	t.Helper()
-	ctx := context.Background()
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
-		mined, err := c.NonceAt(ctx, relayer, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sent, err := c.PendingNonceAt(ctx, relayer)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if mined >= sent {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("relayer %s: transactions %d..%d never mined", relayer.Hex(), mined, sent)
-		}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := devchain.AwaitMined(ctx, c, relayer); err != nil {
+		t.Fatal(err)
 	}
 }
