@@ -9,10 +9,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/gateway"
 	"github.com/farebox/farebox/internal/fakeupstream"
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/payer"
 )
 
 // These benchmarks drive farebox's handler in process (no client socket)
@@ -94,13 +96,11 @@ func newBenchGateway(tb testing.TB, upstream string) *benchGateway {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	p := &payPool{req: req}
 	pp, err := newSigner()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	p.signer = pp
-	g.pool = p
+	g.pool = &payPool{req: req, signers: []*payer.Signer{pp}, paid: map[common.Address]int{}}
 	return g
 }
 
@@ -129,7 +129,8 @@ func benchGatewayCalls(b *testing.B, upstream string, paid bool) {
 	for i := 0; i < b.N; i++ {
 		var name, value string
 		if paid {
-			name, value = g.pool.take()
+			sp := g.pool.take()
+			name, value = sp.name, sp.value
 		}
 		rec := g.post(model, name, value)
 		if rec.Code != http.StatusOK {
@@ -149,7 +150,8 @@ func BenchmarkGatewayPaidInprocess(b *testing.B) { benchGatewayCalls(b, "inproce
 func TestBenchGatewayPaysAndAnswers(t *testing.T) {
 	for _, up := range []string{"openai", "inprocess"} {
 		g := newBenchGateway(t, up)
-		name, value := g.pool.take()
+		sp := g.pool.take()
+		name, value := sp.name, sp.value
 		rec := g.post("bench-paid", name, value)
 		if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), fakeupstream.DefaultText) {
 			t.Fatalf("%s: %d %s", up, rec.Code, rec.Body)
