@@ -53,6 +53,7 @@ type chainArm struct {
 	chain            string
 	startBlock       uint64
 	before           map[common.Address]*big.Int // each payer's and payTo's USDC before any call
+	judgeWithin      time.Duration               // how long judge waits for the balances (default a minute)
 }
 
 // chainRig is the chains, the reference facilitator and the arms on them.
@@ -237,7 +238,11 @@ func (ca *chainArm) judge(ctx context.Context) (settled int, verdict string, err
 	for _, n := range served {
 		settled += n
 	}
-	deadline := time.Now().Add(time.Minute)
+	within := ca.judgeWithin
+	if within == 0 {
+		within = time.Minute
+	}
+	deadline := time.Now().Add(within)
 	for {
 		var mismatch []string
 		pending, err := ca.anvil.Client.PendingNonceAt(ctx, ca.gasPayer)
@@ -273,7 +278,7 @@ func (ca *chainArm) judge(ctx context.Context) (settled int, verdict string, err
 			return settled, fmt.Sprintf("ok: %d payers each moved price x their %d..%d served calls; pay_to received %d x price", len(served), minOf(served), maxOf(served), settled), nil
 		}
 		if time.Now().After(deadline) {
-			return settled, fmt.Sprintf("MISMATCH after a minute: %v", mismatch), nil
+			return settled, fmt.Sprintf("MISMATCH after %v: %v", within, mismatch), nil
 		}
 		select {
 		case <-ctx.Done():
