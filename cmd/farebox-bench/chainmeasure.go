@@ -52,6 +52,9 @@ type ChainResult struct {
 	// SchedPerCallUs is the same from the threads' schedstat (ns clock).
 	SchedPerCallUs Spread  `json:"sched_per_call_us"`
 	CPUOfferedPer  float64 `json:"cpu_offered_per_s"`
+	// CPUFailed says how many calls of the CPU phase failed, and the first
+	// error: a real settler can refuse under load where the stand-in never does.
+	CPUFailed string `json:"cpu_phase_failed,omitempty"`
 	// HeldPerSec is the highest offered rate with p99 < 1 s and no errors
 	// (0 with FailedAt when the first step failed; -1 when not searched).
 	HeldPerSec  float64 `json:"settlements_per_s_p99_under_1s"`
@@ -110,7 +113,7 @@ func (h *harness) measureChain(ctx context.Context, c *http.Client) error {
 		return err
 	}
 	phase(fmt.Sprintf("real settlement cpu: %.0f calls/s for %v per arm", cp.cpuRate, cp.cpuDur))
-	cpu, err := measureCPU(ctx, c, arms, 1, cp.cpuRate, cp.cpuDur)
+	cpu, err := measureChainCPU(ctx, c, arms, cp.cpuRate, cp.cpuDur)
 	if err != nil {
 		return err
 	}
@@ -127,7 +130,10 @@ func (h *harness) measureChain(ctx context.Context, c *http.Client) error {
 		l := lat[i+1]
 		res := &ChainResult{Arm: ca.name, Settler: ca.settler, Confirm: ca.confirm, Chain: ca.chain,
 			P50us: l.P50us, P99us: l.P99us, AddedP50us: l.AddedP50us, AddedP99us: l.AddedP99us, Samples: l.Samples,
-			CPUPerCallUs: cpu[i].PerCallUs, SchedPerCallUs: cpu[i].SchedPerCallUs, CPUOfferedPer: cp.cpuRate, HeldPerSec: -1}
+			CPUPerCallUs: cpu[i].PerCallUs, SchedPerCallUs: cpu[i].SchedPerCallUs, CPUOfferedPer: cp.cpuRate, CPUFailed: cpu[i].failed, HeldPerSec: -1}
+		if res.CPUFailed != "" {
+			h.note(ca.name + " in the CPU phase: " + res.CPUFailed)
+		}
 		if rates != nil {
 			res.HeldPerSec, res.P99AtHeldUs, res.FailedAt = rates[i].HeldPerSec, rates[i].P99AtHeldUs, rates[i].FailedAt
 			if len(res.FailedAt) > 200 {
@@ -162,6 +168,44 @@ func (h *harness) measureChain(ctx context.Context, c *http.Client) error {
 	return nil
 }
 
+// chainCPU is one arm's CPU figure and its failed calls.
+type chainCPU struct {
+	PerCallUs, SchedPerCallUs Spread
+	failed                    string
+}
+
+// measureChainCPU is measureCPU for the real-settlement arms, one round,
+// except that failed calls are recorded rather than ending the run: the
+// chain judges afterwards whether any of them was charged.
+func measureChainCPU(ctx context.Context, c *http.Client, arms []*arm, rate float64, dur time.Duration) ([]chainCPU, error) {
+	out := make([]chainCPU, len(arms))
+	for i, a := range arms {
+		if err := a.pay.fill(int(rate*dur.Seconds()) + 1); err != nil {
+			return nil, err
+		}
+		pid := a.proc.pid()
+		c0, err := cpuTime(pid)
+		if err != nil {
+			return nil, err
+		}
+		s0 := schedTime(pid)
+		run := offerLoad(ctx, c, a, rate, dur, 256)
+		c1, err := cpuTime(pid)
+		if err != nil {
+			return nil, err
+		}
+		s1 := schedTime(pid)
+		if run.ok > 0 {
+			out[i].PerCallUs = spreadOf([]float64{micros(c1-c0) / float64(run.ok)})
+			out[i].SchedPerCallUs = spreadOf([]float64{micros(s1-s0) / float64(run.ok)})
+		}
+		if run.errs > 0 {
+			out[i].failed = fmt.Sprintf("%d of %d calls failed at %.0f/s, first: %.240v", run.errs, run.sent, rate, run.firstErr)
+		}
+	}
+	return out, nil
+}
+
 // writeChainTable prints the real-settlement section of the table.
 func (r *Report) writeChainTable(w io.Writer) {
 	if len(r.RealSettlement) == 0 {
@@ -171,7 +215,7 @@ func (r *Report) writeChainTable(w io.Writer) {
 	sp := func(s Spread) string { return fmt.Sprintf("%.0f (%.0f..%.0f)", s.Median, s.Min, s.Max) }
 	p("\n### Real settlement on anvil (the chain is the judge)\n\n")
 	p("Paid calls at 0.001 USDC from %d funded payers per arm, authorizations pre-signed outside the timed intervals. Latency at concurrency 1, interleaved with farebox-free; \"added\" is minus farebox-free in the same round (µs). p99 over so few calls per round is close to the maximum.\n\n", chainPayers)
-	p("| arm | settler / confirm | chain | p50 | p99 | added p50 vs free | added p99 vs free | farebox CPU µs/call (utime+stime; schedstat) | settlements/s at p99 < 1 s | gas per settlement | settlements / txs / reverted | chain check |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	p("| arm | settler / confirm | chain | p50 | p99 | added p50 vs free | added p99 vs free | farebox CPU µs/call (utime+stime; schedstat) | settlements/s at p99 < 1 s | gas per settlement | settlements / txs / reverted | chain check | failed in the CPU phase |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, c := range r.RealSettlement {
 		rate := "not searched"
 		switch {
@@ -183,8 +227,8 @@ func (r *Report) writeChainTable(w io.Writer) {
 		case c.HeldPerSec == 0:
 			rate = "0; first step failed: " + c.FailedAt
 		}
-		p("| %s | %s / %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %d / %d / %d | %s |\n", c.Arm, c.Settler, c.Confirm, c.Chain,
+		p("| %s | %s / %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %d / %d / %d | %s | %s |\n", c.Arm, c.Settler, c.Confirm, c.Chain,
 			sp(c.P50us), sp(c.P99us), sp(c.AddedP50us), sp(c.AddedP99us), sp(c.CPUPerCallUs)+"; "+sp(c.SchedPerCallUs), rate, c.GasPerSettlement,
-			c.Settlements, c.Transactions, c.Reverted, c.Verdict)
+			c.Settlements, c.Transactions, c.Reverted, c.Verdict, strings.ReplaceAll(c.CPUFailed, "|", "/"))
 	}
 }
