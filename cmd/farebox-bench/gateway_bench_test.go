@@ -42,8 +42,9 @@ func (fixedModel) Respond(_ context.Context, _ *responses.Request, out responses
 }
 
 type benchGateway struct {
-	h    http.Handler
-	pool *payPool
+	h       http.Handler
+	pool    *payPool
+	standIn *settleStandIn
 }
 
 func newBenchGateway(tb testing.TB, upstream string) *benchGateway {
@@ -81,7 +82,7 @@ func newBenchGateway(tb testing.TB, upstream string) *benchGateway {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	g := &benchGateway{h: srv.Handler()}
+	g := &benchGateway{h: srv.Handler(), standIn: st}
 	// The offer, read the way a client reads it: from a 402.
 	rec := g.post("bench-paid", "", "")
 	if rec.Code != http.StatusPaymentRequired {
@@ -146,7 +147,8 @@ func BenchmarkGatewayPaidInprocess(b *testing.B) { benchGatewayCalls(b, "inproce
 
 // TestBenchGatewayPaysAndAnswers checks the benchmark's setup serves what
 // it claims: a paid call with a pre-signed header gets the text and a
-// successful receipt, and the same header is refused the second time.
+// successful receipt; the same header on the same body is an idempotent
+// retry (served again, settled once), on another body it is refused.
 func TestBenchGatewayPaysAndAnswers(t *testing.T) {
 	for _, up := range []string{"openai", "inprocess"} {
 		g := newBenchGateway(t, up)
@@ -160,8 +162,19 @@ func TestBenchGatewayPaysAndAnswers(t *testing.T) {
 		if err != nil || !r.Success {
 			t.Fatalf("%s: receipt %+v, %v", up, r, err)
 		}
-		if again := g.post("bench-paid", name, value); again.Code != http.StatusPaymentRequired {
-			t.Errorf("%s: replayed authorization answered %d", up, again.Code)
+		if again := g.post("bench-paid", name, value); again.Code != http.StatusOK {
+			t.Errorf("%s: retried call answered %d %s", up, again.Code, again.Body)
+		}
+		if n := g.standIn.calls.Load(); n != 1 {
+			t.Errorf("%s: %d settlements for one authorization", up, n)
+		}
+		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:8402/v1/responses", strings.NewReader(`{"model":"bench-paid","input":"Something else."}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(name, value)
+		other := httptest.NewRecorder()
+		g.h.ServeHTTP(other, req)
+		if other.Code == http.StatusOK {
+			t.Errorf("%s: the authorization paid for another body too", up)
 		}
 	}
 }
