@@ -1,6 +1,7 @@
 // Command farebox-bench measures farebox against the direct path, a bare
 // reverse proxy and a peer gateway (Portkey), all in front of the same fake
-// upstream on loopback, and writes a table (bench/results.md), the same
+// upstream on loopback, plus paid fareboxes that settle real USDC on anvil
+// (the chain judges every balance), and writes a table (bench/results.md), the same
 // figures as JSON (bench/latest.json) and a latency chart
 // (bench/latency.svg). Run it from the repository root:
 //
