@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -41,25 +40,28 @@ type arm struct {
 	holdNote string   // what "open streams" means for this arm
 }
 
-// request builds one call on a; stream picks the paced streaming model.
-func (a *arm) request(ctx context.Context, model string, stream bool) (*http.Request, error) {
+// request builds one call on a; stream picks the paced streaming model. It
+// also returns the payer whose authorization the call carries (zero when free).
+func (a *arm) request(ctx context.Context, model string, stream bool) (*http.Request, common.Address, error) {
 	body := `{"model":"` + model + `","input":"Say hello."}`
 	if stream {
 		body = `{"model":"` + model + `","input":"Say hello.","stream":true}`
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.url, strings.NewReader(body))
 	if err != nil {
-		return nil, err
+		return nil, common.Address{}, err
 	}
 	for k, v := range a.headers {
 		req.Header[k] = v
 	}
 	req.Header.Set("Content-Type", "application/json")
+	var from common.Address
 	if a.pay != nil {
-		name, value := a.pay.take()
-		req.Header.Set(name, value)
+		sp := a.pay.take()
+		req.Header.Set(sp.name, sp.value)
+		from = sp.from
 	}
-	return req, nil
+	return req, from, nil
 }
 
 // newClient is the benchmark client: keep-alive, many idle connections, no
@@ -77,7 +79,7 @@ func newClient() *http.Client {
 // callOnce sends one non-streaming call and checks the answer is the fake
 // upstream's text (and, when paid, that a successful receipt came back).
 func callOnce(ctx context.Context, c *http.Client, a *arm) (time.Duration, error) {
-	req, err := a.request(ctx, a.model, false)
+	req, from, err := a.request(ctx, a.model, false)
 	if err != nil {
 		return 0, err
 	}
@@ -106,6 +108,7 @@ func callOnce(ctx context.Context, c *http.Client, a *arm) (time.Duration, error
 		if !r.Success {
 			return d, fmt.Errorf("%s: settlement failed: %s", a.name, r.ErrorReason)
 		}
+		a.pay.served(from)
 	}
 	return d, nil
 }
@@ -115,19 +118,29 @@ func callOnce(ctx context.Context, c *http.Client, a *arm) (time.Duration, error
 var benchNetwork = x402.NewNetwork("eip155:1337", "", big.NewInt(1337),
 	common.HexToAddress("0x0000000000000000000000000000000000b3c4d5"), "USDC", "2")
 
-// payPool holds authorizations signed ahead of time, one per request, so
-// the client's signing is never inside a measured interval.
-type payPool struct {
-	signer *payer.Signer
-	req    *x402.Requirement
-	mu     sync.Mutex
-	ready  [][2]string
-	late   int // payments signed on demand because the pool ran dry
+// signedPayment is one pre-signed payment header and its payer.
+type signedPayment struct {
+	name, value string
+	from        common.Address
 }
 
-// newPayPool reads farebox's 402 offer for model (as any paying client
-// would) and prepares to sign for it.
-func newPayPool(ctx context.Context, c *http.Client, url, model string) (*payPool, error) {
+// payPool holds authorizations signed ahead of time, one per request, so
+// the client's signing is never inside a measured interval. Its payers
+// take turns; it counts each payer's served calls for the chain's check.
+type payPool struct {
+	signers []*payer.Signer
+	req     *x402.Requirement
+	mu      sync.Mutex
+	ready   []signedPayment
+	next    int                    // the signer of the next payment signed
+	late    int                    // payments signed on demand because the pool ran dry
+	paid    map[common.Address]int // calls served with a successful receipt, per payer
+}
+
+// newPayPool reads farebox's 402 offer for model on network (as any
+// paying client would) and prepares to sign for it with signers (a fresh
+// key when none are given).
+func newPayPool(ctx context.Context, c *http.Client, url, model string, network *x402.Network, signers ...*payer.Signer) (*payPool, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{"model":"`+model+`","input":"Say hello."}`))
 	if err != nil {
 		return nil, err
@@ -146,20 +159,23 @@ func newPayPool(ctx context.Context, c *http.Client, url, model string) (*payPoo
 	if err != nil {
 		return nil, err
 	}
-	reg, err := x402.NewRegistry(benchNetwork)
+	reg, err := x402.NewRegistry(network)
 	if err != nil {
 		return nil, err
 	}
+	if len(signers) == 0 {
+		s, err := newSigner()
+		if err != nil {
+			return nil, err
+		}
+		signers = []*payer.Signer{s}
+	}
 	for i := range offers {
 		if r, err := offers[i].Requirement(reg); err == nil {
-			signer, err := newSigner()
-			if err != nil {
-				return nil, err
-			}
-			return &payPool{signer: signer, req: r}, nil
+			return &payPool{signers: signers, req: r, paid: map[common.Address]int{}}, nil
 		}
 	}
-	return nil, errors.New("no offer on the bench network in the 402")
+	return nil, fmt.Errorf("no offer on %s in the 402", network.CAIP2)
 }
 
 // newSigner makes a payer with a fresh key.
@@ -171,18 +187,28 @@ func newSigner() (*payer.Signer, error) {
 	return payer.NewSigner(key), nil
 }
 
+// sign makes one payment with the next payer in turn.
+func (p *payPool) sign() (signedPayment, error) {
+	p.mu.Lock()
+	s := p.signers[p.next%len(p.signers)]
+	p.next++
+	p.mu.Unlock()
+	name, value, err := s.PaymentHeader(p.req, 2)
+	return signedPayment{name: name, value: value, from: s.Address()}, err
+}
+
 // fill signs until n payments are ready.
 func (p *payPool) fill(n int) error {
 	p.mu.Lock()
 	have := len(p.ready)
 	p.mu.Unlock()
-	fresh := make([][2]string, 0, max(0, n-have))
+	fresh := make([]signedPayment, 0, max(0, n-have))
 	for i := have; i < n; i++ {
-		name, value, err := p.signer.PaymentHeader(p.req, 2)
+		sp, err := p.sign()
 		if err != nil {
 			return err
 		}
-		fresh = append(fresh, [2]string{name, value})
+		fresh = append(fresh, sp)
 	}
 	p.mu.Lock()
 	p.ready = append(p.ready, fresh...)
@@ -190,22 +216,40 @@ func (p *payPool) fill(n int) error {
 	return nil
 }
 
-// take returns one unused payment header (signing one if none is ready).
-func (p *payPool) take() (string, string) {
+// take returns one unused payment (signing one if none is ready).
+func (p *payPool) take() signedPayment {
 	p.mu.Lock()
 	if n := len(p.ready); n > 0 {
-		h := p.ready[n-1]
+		sp := p.ready[n-1]
 		p.ready = p.ready[:n-1]
 		p.mu.Unlock()
-		return h[0], h[1]
+		return sp
 	}
 	p.late++
 	p.mu.Unlock()
-	name, value, err := p.signer.PaymentHeader(p.req, 2)
+	sp, err := p.sign()
 	if err != nil {
-		return "X-Bench-Error", err.Error()
+		return signedPayment{name: "X-Bench-Error", value: err.Error()}
 	}
-	return name, value
+	return sp
+}
+
+// served counts one call from's payment paid for.
+func (p *payPool) served(from common.Address) {
+	p.mu.Lock()
+	p.paid[from]++
+	p.mu.Unlock()
+}
+
+// servedBy is a copy of the served calls per payer.
+func (p *payPool) servedBy() map[common.Address]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make(map[common.Address]int, len(p.paid))
+	for k, v := range p.paid {
+		out[k] = v
+	}
+	return out
 }
 
 // lateCount is how many payments were signed inside a measured interval.

@@ -15,7 +15,7 @@ import (
 )
 
 // settlementNote is printed with every run: how the paid arm settles.
-const settlementNote = "Paid arm: pre-signed EIP-3009 authorizations (unique nonces, signed outside the timed intervals) on a custom network (eip155:1337); farebox verifies each locally and reserves its nonce in the in-memory replay store, then settles after the answer through its facilitator settler pointed at a stand-in: a loopback HTTP server in the harness that answers POST /settle with success WITHOUT verifying or settling anything (there is no chain in a pure benchmark, and a real facilitator's time is not farebox's work). The stand-in's own round trip is measured separately (settle round trip) and is inside the paid arm's latency."
+const settlementNote = "farebox-paid is a STAND-IN arm for settlement: pre-signed EIP-3009 authorizations (unique nonces, signed outside the timed intervals) on a custom network (eip155:1337); farebox verifies each locally and reserves its nonce in the in-memory replay store, then settles after the answer through its facilitator settler pointed at a stand-in: a loopback HTTP server in the harness that answers POST /settle with success WITHOUT verifying or settling anything (it isolates farebox's own work from a facilitator's or a chain's). The stand-in's own round trip is measured separately (settle round trip) and is inside the paid arm's latency. The farebox-paid-chain* and farebox-paid-facilitator-real arms settle for real on anvil (see Real settlement)."
 
 // harness owns every process and server of one run.
 type harness struct {
@@ -30,6 +30,8 @@ type harness struct {
 	arms                   []*arm
 	report                 Report
 	holdModel, portkeyHold string
+	chain                  *chainRig // the real-settlement arms and their chains
+	chainMismatch          bool      // the chain's balances disagreed with the calls served
 }
 
 func (h *harness) close() {
@@ -41,6 +43,9 @@ func (h *harness) close() {
 	}
 	if h.standIn != nil {
 		h.standIn.close()
+	}
+	if h.chain != nil {
+		h.chain.close()
 	}
 }
 
@@ -113,11 +118,14 @@ func (h *harness) start(ctx context.Context) error {
 		&arm{name: armFree, url: base + "/v1/responses", model: "bench-free", paced: "bench-free-paced", hold: "bench-free-hold", proc: fp,
 			holdNote: "streams (upstream paced at 1.5 s)"})
 	c := newClient()
-	pool, err := newPayPool(ctx, c, base+"/v1/responses", "bench-paid")
+	pool, err := newPayPool(ctx, c, base+"/v1/responses", "bench-paid", benchNetwork)
 	if err != nil {
 		return fmt.Errorf("paid route: %w\n%s", err, fp.tail())
 	}
 	h.arms = append(h.arms, &arm{name: armPaid, url: base + "/v1/responses", model: "bench-paid", paced: "bench-paid-paced", proc: fp, pay: pool})
+	if err := h.startChain(ctx, h.fareboxBin); err != nil {
+		return fmt.Errorf("real-settlement arms: %w", err)
+	}
 
 	if !h.portkey {
 		h.note("Portkey arm skipped: -portkey=false.")
@@ -194,6 +202,7 @@ func (h *harness) startFarebox(ctx context.Context) (*process, string, error) {
 		if out, err := run(ctx, 10*time.Minute, h.root, "go", "build", "-o", bin, "./cmd/farebox"); err != nil {
 			return nil, "", fmt.Errorf("go build ./cmd/farebox: %v\n%s", err, out)
 		}
+		h.fareboxBin = bin // the real-settlement arms run the same binary
 	}
 	port, err := freePort()
 	if err != nil {

@@ -1,11 +1,12 @@
 // Command farebox-bench measures farebox against the direct path, a bare
 // reverse proxy and a peer gateway (Portkey), all in front of the same fake
-// upstream on loopback, and writes a table (bench/results.md), the same
+// upstream on loopback, plus paid fareboxes that settle real USDC on anvil
+// (the chain judges every balance), and writes a table (bench/results.md), the same
 // figures as JSON (bench/latest.json) and a latency chart
 // (bench/latency.svg). Run it from the repository root:
 //
 //	go run ./cmd/farebox-bench          # the full run (a few minutes)
-//	go run ./cmd/farebox-bench -smoke   # seconds; CI's check that it still works
+//	go run ./cmd/farebox-bench -smoke   # under a minute (starts anvil); CI's check that it still works
 //
 // farebox runs as its own process (built with go build ./cmd/farebox) so
 // its CPU time and memory are read from /proc apart from the harness's.
@@ -54,7 +55,7 @@ func main() {
 		}
 		return
 	}
-	smoke := flag.Bool("smoke", false, "run every phase with a few calls (seconds); never fails on timing")
+	smoke := flag.Bool("smoke", false, "run every phase with a few calls (under a minute); never fails on timing")
 	out := flag.String("out", "", "directory for latest.json, results.md, latency.svg (default bench/, or a temp dir with -smoke)")
 	fareboxBin := flag.String("farebox", "", "use this farebox binary instead of building ./cmd/farebox")
 	withPortkey := flag.Bool("portkey", true, "measure Portkey too (installed with npm ci into bench/portkey when missing)")

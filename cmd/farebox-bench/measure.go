@@ -110,6 +110,9 @@ func (h *harness) measure(ctx context.Context) error {
 		m.PerStreamKiB = float64(during-before) / float64(p.open)
 		time.Sleep(500 * time.Millisecond)
 	}
+	if err := h.measureChain(ctx, c); err != nil {
+		return err
+	}
 	if late := h.arms[3].pay.lateCount(); late > 0 {
 		h.note(fmt.Sprintf("%d payments had to be signed inside timed intervals (the pre-signed pool ran dry).", late))
 	}
@@ -123,6 +126,9 @@ func (h *harness) measure(ctx context.Context) error {
 	}
 	r.writeTable(os.Stdout)
 	fmt.Printf("\nwrote %s/{latest.json,results.md,latency.svg}\n", h.outDir)
+	if h.chainMismatch {
+		return errChainMismatch
+	}
 	return nil
 }
 

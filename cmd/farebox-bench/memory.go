@@ -45,7 +45,7 @@ func holdOpen(ctx context.Context, a *arm, n int, within time.Duration, arrived 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			req, err := a.request(hctx, a.hold, stream)
+			req, _, err := a.request(hctx, a.hold, stream)
 			if err != nil {
 				started <- err
 				return

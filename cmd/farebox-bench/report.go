@@ -25,8 +25,10 @@ type Report struct {
 	CPU               []*CPUResult    `json:"cpu"`
 	MaxRate           []*RateResult   `json:"max_rate"`
 	Memory            []*MemoryResult `json:"memory"`
-	Ratios            []Ratio         `json:"ratios"`
-	Budgets           []Budget        `json:"budgets"`
+	// RealSettlement is the paid arms that settle on anvil.
+	RealSettlement []*ChainResult `json:"real_settlement"`
+	Ratios         []Ratio        `json:"ratios"`
+	Budgets        []Budget       `json:"budgets"`
 }
 
 // Machine says where the figures came from.
@@ -203,6 +205,7 @@ func (r *Report) writeTable(w io.Writer) {
 			p("| %s | %d | %d | %d | %.1f | %d | %s |\n", m.Arm, m.IdleKiB, m.BeforeHoldKiB, m.HoldKiB, m.PerStreamKiB, m.AfterLoadKiB, m.HoldNote)
 		}
 	}
+	r.writeChainTable(w)
 	p("\n### Ratios\n\n| comparison | value |\n|---|---|\n")
 	for _, x := range r.Ratios {
 		if x.Unit == "x" {

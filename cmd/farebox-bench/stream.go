@@ -49,7 +49,7 @@ type streamRun struct {
 // readStream sends one streaming call and timestamps every text delta as
 // its line is read off the socket.
 func readStream(ctx context.Context, c *http.Client, a *arm, model string) (*streamRun, error) {
-	req, err := a.request(ctx, model, true)
+	req, _, err := a.request(ctx, model, true)
 	if err != nil {
 		return nil, err
 	}
