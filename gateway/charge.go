@@ -34,7 +34,8 @@ const (
 	// released: nothing was served and nothing moved; the client may use
 	// the same authorization again.
 	released
-	// kept: the answer was served but its settlement failed.
+	// kept: the answer was served but its settlement failed: the payer
+	// is in debt for it.
 	kept
 	// replayed: the same authorization and body were paid for by an
 	// earlier request: served again with that request's receipt, charged
@@ -109,7 +110,12 @@ func (p *payments) finish(ctx context.Context, ch *charge, o outcome) {
 	case settled:
 		ch.route.charged.Add(ch.req.Amount.Int64())
 	case kept:
+		// Served and not paid: the payer owes it and is refused until the
+		// debt lapses or is forgiven, like a transfer that fails later.
 		p.counts.kept.Add(1)
+		if err := ch.purchase.Owe(ctx, ch.receipt.ErrorReason); err != nil {
+			p.log.Error("recording a debt failed", "err", err)
+		}
 	case released:
 		p.counts.released.Add(1)
 		if err := ch.purchase.Release(ctx); err != nil {

@@ -148,6 +148,18 @@ func TestEveryPaidCallEndsInOneOutcome(t *testing.T) {
 			if spent := new(big.Int).Sub(before, tokenBalance(t, c, from)); spent.Int64() != tt.spent {
 				t.Errorf("payer spent %s, want %d", spent, tt.spent)
 			}
+			if tt.outcome == "kept" {
+				// Served without paying: in debt, refused before the model.
+				name, value, err := payer.NewSigner(key).PaymentHeader(offerFor(t, ts, c), 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, b := post(t, ts.URL+"/responses", body, name, value)
+				if res.StatusCode != 402 || gjson.GetBytes(b, "error.code").String() != x402.ReasonInsufficientFunds ||
+					!strings.Contains(string(b), "earlier payment") {
+					t.Errorf("the next call of a payer in debt: %d %s", res.StatusCode, b)
+				}
+			}
 		})
 	}
 }

@@ -232,3 +232,24 @@ func (f *flight) drop(ctx context.Context) error {
 	f.finished = true
 	return nil
 }
+
+// Owe records that this purchase's payer was served (a stream delivered)
+// although its settlement failed before anything was sent: the payer is
+// in debt for the amount, as when a broadcast transfer fails later, and
+// refused until the debt lapses or is forgiven. The authorization was
+// already released by the failed Settle.
+func (p *Purchase) Owe(ctx context.Context, reason string) error {
+	e, en := p.engine, p.entry
+	now := e.cfg.Now()
+	item := DebtItem{Entry: en.Name(), Amount: en.Amount, Reason: reason, At: now}
+	if e.cfg.DebtTTL > 0 {
+		item.Until = now.Add(e.cfg.DebtTTL)
+	}
+	if err := e.cfg.Journal.AddDebt(context.WithoutCancel(ctx), en.Payer, item); err != nil {
+		return fmt.Errorf("settle: recording a debt: %w", err)
+	}
+	e.cfg.Logger.Error("settle: a served answer could not be settled: the payer is in debt", "payer", en.Payer.Hex(),
+		"entry", en.Name(), "amount", en.Amount.String(), "reason", reason)
+	e.emit(EventFailed, en.Clone(), &x402.Error{Reason: reason, Message: "the served answer could not be settled"})
+	return nil
+}
