@@ -181,7 +181,9 @@ func (r *rig) service(t *testing.T, store service.Store, edit func(*service.Conf
 	return s
 }
 
-func (r *rig) accept(s *service.Service) json.RawMessage { return channel.Accept(r.req, s.Terms(), nil) }
+func (r *rig) accept(s *service.Service) json.RawMessage {
+	return channel.Accept(r.req, s.Terms(), nil)
+}
 
 // usdc is who's USDC balance on chain.
 func (r *rig) usdc(t *testing.T, ctx context.Context, who common.Address) int64 {
