@@ -10,6 +10,8 @@
 // Errors are reported as {error}.
 import readline from 'node:readline';
 import { BatchSettlementEvmScheme, InMemoryClientChannelStorage, processPaymentResponse } from '@x402/evm/batch-settlement/client';
+import { toClientEvmSigner } from '@x402/evm';
+import { createPublicClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 
 const lines = readline.createInterface({ input: process.stdin })[Symbol.asyncIterator]();
@@ -23,8 +25,11 @@ const b64 = (o) => Buffer.from(JSON.stringify(o)).toString('base64');
 
 const init = await next();
 const account = privateKeyToAccount(init.privateKey);
+// With an RPC endpoint the signer reads the chain, as the client's
+// recovery (cold start, corrective 402) needs.
+const signer = init.rpcUrl ? toClientEvmSigner(account, createPublicClient({ transport: http(init.rpcUrl) })) : account;
 const storage = new InMemoryClientChannelStorage();
-const scheme = new BatchSettlementEvmScheme(account, init.rpcUrl ? { storage, rpcUrl: init.rpcUrl } : { storage });
+const scheme = new BatchSettlementEvmScheme(signer, init.rpcUrl ? { storage, rpcUrl: init.rpcUrl } : { storage });
 const channelOf = async (id) => (id ? (await storage.get(id.toLowerCase())) ?? null : null);
 
 for (;;) {
