@@ -135,16 +135,12 @@ func (s *Service) candidates(ctx context.Context, keepFresh bool) ([]*channel.St
 	return out, nil
 }
 
-// storeMirror records fresh on-chain fields when the channel is idle; a
-// busy channel is left to its request, whose commit must not conflict.
+// storeMirror records fresh on-chain fields without the channel's lock
+// (a request must not be refused busy for the claimer's sake): a request
+// under way on the channel merges them at its commit (save).
 func (s *Service) storeMirror(ctx context.Context, m *channel.State) {
-	unlock, err := s.cfg.Store.TryLock(ctx, "channel:"+channelKey(m.ChannelID), s.cfg.LockTTL)
-	if err != nil {
-		return
-	}
-	defer unlock()
 	rec, err := s.cfg.Store.Get(ctx, m.ChannelID)
-	if err != nil || rec == nil || rec.Deposit != nil {
+	if err != nil || rec == nil || rec.Deposit != nil || rec.State.OnchainSyncedAt.After(m.OnchainSyncedAt) {
 		return
 	}
 	o := m.Onchain

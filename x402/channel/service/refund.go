@@ -79,11 +79,9 @@ func (s *Service) Refund(ctx context.Context, p *channel.Payload, req *x402.Requ
 		return nil, err
 	}
 	if after.Refundable().Sign() == 0 {
-		if rec.Rev > 0 {
-			err = s.cfg.Store.Delete(ctx, st.ChannelID, rec.Rev)
-		}
+		err = s.save(ctx, rec, nil)
 	} else {
-		err = s.cfg.Store.Put(ctx, &Record{State: after}, rec.Rev)
+		err = s.save(ctx, rec, &Record{State: after})
 	}
 	if err != nil {
 		s.log.Warn("channel: recording a refund", "channel", channelKey(st.ChannelID), "err", err)

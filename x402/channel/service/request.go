@@ -127,8 +127,12 @@ func (s *Service) deposit(ctx context.Context, c *Call, sponsoring *eip712.GasSp
 	}
 	rec := c.rec
 	journal := func(tx common.Hash) error {
-		rec.Deposit = &PendingTx{Tx: tx, Amount: p.Deposit.Amount.String()}
-		return s.cfg.Store.Put(ctx, rec, rec.Rev)
+		next := &Record{State: rec.State, Deposit: &PendingTx{Tx: tx, Amount: p.Deposit.Amount.String()}}
+		if err := s.save(ctx, rec, next); err != nil {
+			return err
+		}
+		*rec = *next
+		return nil
 	}
 	tx, err := s.cfg.Relayer.Call(ctx, s.cfg.Contracts.Settlement, data, journal)
 	if err != nil {
@@ -163,11 +167,12 @@ func (s *Service) settleDepositRecord(ctx context.Context, rec *Record) {
 	if err != nil {
 		return
 	}
-	rec.State, rec.Deposit = st, nil
-	if err := s.cfg.Store.Put(ctx, rec, rec.Rev); err != nil {
+	next := &Record{State: st}
+	if err := s.save(ctx, rec, next); err != nil {
 		s.log.Warn("channel: recording a deposit's outcome", "channel", channelKey(st.ChannelID), "err", err)
-		rec.Deposit = &PendingTx{}
+		return
 	}
+	*rec = *next
 }
 
 // Commit charges the request that succeeded charge atomic units (0 <=
@@ -189,8 +194,8 @@ func (c *Call) Commit(ctx context.Context, charge *big.Int) (*channel.Receipt, e
 	if err != nil {
 		return nil, err
 	}
-	rec := &Record{State: next, Rev: c.rec.Rev}
-	if err := s.cfg.Store.Put(ctx, rec, c.rec.Rev); err != nil {
+	rec := &Record{State: next}
+	if err := s.save(ctx, c.rec, rec); err != nil {
 		return nil, &channel.Error{Reason: channel.ReasonVerificationStateUnavailable, Message: "the charge could not be recorded"}
 	}
 	c.rec = rec

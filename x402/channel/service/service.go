@@ -211,10 +211,11 @@ func (s *Service) load(ctx context.Context, p *channel.Payload) (*Record, error)
 		}
 		s.log.Info("channel: resolved a journaled deposit", "channel", channelKey(st.ChannelID), "tx", rec.Deposit.Tx.Hex(),
 			"balance", st.Balance.String())
-		rec.State, rec.Deposit = st, nil
-		if err := s.cfg.Store.Put(ctx, rec, rec.Rev); err != nil {
+		next := &Record{State: st}
+		if err := s.save(ctx, rec, next); err != nil {
 			return nil, &channel.Error{Reason: channel.ReasonVerificationStateUnavailable, Message: "channel state is unavailable"}
 		}
+		rec = next
 	}
 	return rec, nil
 }
