@@ -176,10 +176,12 @@ func TestRedisStoreSharedByReplicas(t *testing.T) {
 	ctx := withTimeout(t, 4*time.Minute)
 	r := newRig(t, ctx)
 	addr := redistest.Start(t)
+	var store *service.RedisStore
 	replica := func() *service.Service {
 		rdb := redis.NewClient(&redis.Options{Addr: addr})
 		t.Cleanup(func() { rdb.Close() })
-		return r.service(t, service.NewRedisStore(rdb, "test:"), nil)
+		store = service.NewRedisStore(rdb, "test:")
+		return r.service(t, store, nil)
 	}
 	a, b := replica(), replica()
 	key := r.payer(t, ctx, 1_000_000)
@@ -216,5 +218,38 @@ func TestRedisStoreSharedByReplicas(t *testing.T) {
 	}
 	if got := r.usdc(t, ctx, r.receiver); got != 4700 {
 		t.Fatalf("receiver holds %d, want 4700", got)
+	}
+	// A partial cooperative refund through one replica keeps the record,
+	// the rest through the other deletes it.
+	payer := crypto.PubkeyToAddress(key.PublicKey)
+	before := r.usdc(t, ctx, payer)
+	refund := func(s *service.Service, amount any) *channel.Receipt {
+		t.Helper()
+		cl.write(map[string]any{"op": "refund", "requirements": accept, "amount": amount})
+		rc, err := s.Refund(ctx, decode(t, cl.read().Get("refundPayload").Raw), r.req)
+		if err != nil {
+			t.Fatalf("refund: %v", err)
+		}
+		cl.write(map[string]any{"receipt": rc})
+		if res := cl.read(); !res.Get("settle.success").Bool() {
+			t.Fatalf("the client refused the refund receipt: %s", res.Raw)
+		}
+		return rc
+	}
+	if rc := refund(a, "1000"); rc.Amount != "1000" {
+		t.Fatalf("partial refund receipt: %+v", rc)
+	}
+	if got := r.usdc(t, ctx, payer); got != before+1000 {
+		t.Fatalf("payer holds %d after a 1000 refund, want %d", got, before+1000)
+	}
+	if rec, err := store.Get(ctx, p.Voucher.ChannelID); err != nil || rec == nil || rec.State.Balance.Int64() != 100_000-1000 {
+		t.Fatalf("record after the partial refund: %+v %v", rec, err)
+	}
+	refund(b, nil)
+	if got := r.usdc(t, ctx, payer); got != 1_000_000-4700 {
+		t.Fatalf("payer holds %d after the full refund, want %d", got, 1_000_000-4700)
+	}
+	if rec, err := store.Get(ctx, p.Voucher.ChannelID); err != nil || rec != nil {
+		t.Fatalf("record after the full refund: %+v %v", rec, err)
 	}
 }

@@ -63,7 +63,7 @@ for (;;) {
         if (answer.receipt) return new Response('{}', { status: 200, headers: { 'PAYMENT-RESPONSE': b64(answer.receipt) } });
         return new Response('{}', { status: 402, headers: { 'PAYMENT-REQUIRED': b64(answer.paymentRequired) } });
       };
-      const settle = await scheme.refund('http://farebox.test/v1/responses', { fetch: fetchImpl, amount: m.amount });
+      const settle = await scheme.refund('http://farebox.test/v1/responses', { fetch: fetchImpl, amount: m.amount ?? undefined });
       send({ settle, channel: await channelOf(id) });
     } else {
       send({ error: 'unknown op ' + m.op });
