@@ -253,3 +253,42 @@ func TestRedisStoreSharedByReplicas(t *testing.T) {
 		t.Fatalf("record after the full refund: %+v %v", rec, err)
 	}
 }
+
+// TestTopUp: without an announced minimum the official client deposits
+// five times the ceiling, and tops the channel up with a second deposit
+// when the next voucher would exceed the balance; the charges before and
+// after are claimed in one transaction.
+func TestTopUp(t *testing.T) {
+	ctx := withTimeout(t, 4*time.Minute)
+	r := newRig(t, ctx)
+	const funds = 1_000_000
+	key := r.payer(t, ctx, funds)
+	s := r.service(t, service.NewMemoryStore(), func(c *service.Config) { c.MinDeposit = nil })
+	accept := r.accept(s)
+	cl := newClient(t, key, r.a.RPCURL)
+	var deposits []int
+	var deposited int64
+	for i := range 7 {
+		rc, p := paid(t, ctx, s, cl, accept, r.req, 2500)
+		if p.Type == channel.TypeDeposit {
+			deposits = append(deposits, i)
+			deposited += p.Deposit.Amount.Int64()
+			if rc.Extra.ChannelState.Balance != dec(deposited) {
+				t.Fatalf("call %d: balance %s after depositing %d in all", i, rc.Extra.ChannelState.Balance, deposited)
+			}
+		}
+	}
+	if len(deposits) != 2 || deposits[0] != 0 || deposits[1] != 5 {
+		t.Fatalf("deposits at calls %v, want 0 and 5 (a top-up when 5 x 2500 ran out)", deposits)
+	}
+	if got := r.usdc(t, ctx, crypto.PubkeyToAddress(key.PublicKey)); got != funds-deposited {
+		t.Fatalf("payer holds %d, want %d", got, funds-deposited)
+	}
+	res, err := s.ClaimNow(ctx)
+	if err != nil || res.Claimed.Int64() != 7*2500 || len(res.Txs) != 1 {
+		t.Fatalf("claim: %+v %v", res, err)
+	}
+	if got := r.usdc(t, ctx, r.receiver); got != 7*2500 {
+		t.Fatalf("receiver holds %d, want %d", got, 7*2500)
+	}
+}
