@@ -57,6 +57,10 @@ func (s *Service) Begin(ctx context.Context, p *channel.Payload, req *x402.Requi
 	if req.Network == nil || req.Network.ChainID == nil || req.Network.ChainID.Cmp(s.cfg.Contracts.ChainID) != 0 {
 		return nil, &channel.Error{Reason: channel.ReasonNetworkMismatch, Message: "the requirement is for another chain"}
 	}
+	if req.PayTo != s.cfg.Receiver {
+		// The claimer sweeps to Receiver only: a channel to another address would never be claimed.
+		return nil, &channel.Error{Reason: channel.ReasonReceiverMismatch, Message: "the requirement's payTo is not this service's receiver"}
+	}
 	unlock, err := s.lock(ctx, p.Voucher.ChannelID)
 	if err != nil {
 		return nil, err
