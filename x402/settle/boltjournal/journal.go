@@ -80,6 +80,11 @@ func Open(dir string, timeout time.Duration) (*Journal, error) {
 // Path is the journal's file.
 func (j *Journal) Path() string { return j.db.Path() }
 
+// DB is the open bbolt file, for other durable state that shares the data
+// directory's one file (bbolt locks it per process): the channel store
+// keeps its own buckets in it.
+func (j *Journal) DB() *bolt.DB { return j.db }
+
 // Close closes the file.
 func (j *Journal) Close() error { return j.db.Close() }
 
