@@ -1,0 +1,29 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSoakVerdict(t *testing.T) {
+	series := func(grow int64) []soakSample {
+		var s []soakSample
+		for i := int64(0); i < 40; i++ {
+			// A sawtooth like a GC cycle, plus grow per sample.
+			s = append(s, soakSample{At: time.Duration(i) * 15 * time.Second, RSSKiB: 40<<10 + (i%3)<<10, HeapInuse: 10<<20 + (i%4)<<20,
+				Goroutines: 30 + i%5 + grow*i, FDs: 20 + i%2})
+		}
+		return s
+	}
+	if flat, lines := soakVerdict(series(0), time.Minute); !flat {
+		t.Errorf("a sawtooth without growth judged growing:\n%s", strings.Join(lines, "\n"))
+	}
+	flat, lines := soakVerdict(series(3), time.Minute)
+	if flat || !strings.Contains(strings.Join(lines, "\n"), "goroutines: GROWING") {
+		t.Errorf("3 goroutines more per sample judged flat:\n%s", strings.Join(lines, "\n"))
+	}
+	if flat, _ := soakVerdict(series(0)[:5], time.Minute); flat {
+		t.Error("one sample after warm-up judged flat")
+	}
+}
