@@ -331,6 +331,9 @@ func writeSoak(w io.Writer, samples []soakSample, dur time.Duration, rate float6
 	word := "FLAT"
 	if !flat {
 		word = "NOT FLAT"
+		if len(lines) == 1 && strings.HasPrefix(lines[0], "too few") {
+			word = "UNDECIDED"
+		}
 	}
 	p("\n**Verdict: %s.** Samples under load from t >= %v (warm-up and the drained last sample excluded), last third against first third:\n\n", word, soakWarm)
 	for _, l := range lines {
