@@ -33,6 +33,8 @@ const (
 type soakSample struct {
 	At                 time.Duration
 	RSSKiB             int64
+	AnonKiB, FileKiB   int64 // RssAnon and RssFile: the Go heap and others vs mapped files (bbolt's journal)
+	JournalBytes       int64 // size of farebox's data_dir
 	HeapInuse          int64 // bytes, go_memstats_heap_inuse_bytes
 	Goroutines, FDs    int64
 	Served, Failed     int64 // calls so far
@@ -53,6 +55,7 @@ type soakLimit struct {
 // slack keeps small series (a few fds, a few MiB) from tripping on noise.
 var soakLimits = []soakLimit{
 	{"RSS", .20, 8 << 10, "KiB", func(s soakSample) float64 { return float64(s.RSSKiB) }},
+	{"RSS anon", .20, 8 << 10, "KiB", func(s soakSample) float64 { return float64(s.AnonKiB) }},
 	{"heap in use", .20, 4 << 20, "bytes", func(s soakSample) float64 { return float64(s.HeapInuse) }},
 	{"goroutines", .20, 25, "", func(s soakSample) float64 { return float64(s.Goroutines) }},
 	{"open fds", .20, 10, "", func(s soakSample) float64 { return float64(s.FDs) }},
@@ -141,7 +144,7 @@ func (h *harness) soak(ctx context.Context, dur time.Duration, rate float64) err
 		return err
 	}
 	fmt.Printf("logs: %s\nsoak: %s at %.0f paid calls/s (1 in %d streaming), sampled every %v\n", h.tmp, dur, rate, streamEvery, soakEvery)
-	samples, firstErr := soakLoad(ctx, newClient(), ca.arm, rate, dur)
+	samples, firstErr := soakLoad(ctx, newClient(), ca.arm, filepath.Join(h.tmp, armChain+"-data"), rate, dur)
 	settled, verdict, err := ca.judge(ctx)
 	if err != nil {
 		return fmt.Errorf("reading the chain: %w", err)
@@ -160,7 +163,7 @@ func (h *harness) soak(ctx context.Context, dur time.Duration, rate float64) err
 
 // soakLoad offers rate calls/s on a for dur (open loop, every
 // streamEvery-th streaming) and samples the farebox process meanwhile.
-func soakLoad(ctx context.Context, c *http.Client, a *arm, rate float64, dur time.Duration) ([]soakSample, string) {
+func soakLoad(ctx context.Context, c *http.Client, a *arm, dataDir string, rate float64, dur time.Duration) ([]soakSample, string) {
 	var served, failed, inflight, streamed atomic.Int64
 	var errOnce sync.Once
 	var firstErr string
@@ -170,12 +173,14 @@ func soakLoad(ctx context.Context, c *http.Client, a *arm, rate float64, dur tim
 	sample := func() {
 		s := soakSample{At: time.Since(start).Round(time.Second), Served: served.Load(), Failed: failed.Load(), InFlight: inflight.Load(), Streamed: streamed.Load()}
 		s.RSSKiB, _ = rssKiB(a.proc.pid())
+		s.AnonKiB, s.FileKiB = rssSplit(a.proc.pid())
+		s.JournalBytes = dirBytes(dataDir)
 		if m, err := scrapeMetrics(ctx, c, base+"/metrics"); err == nil {
 			s.HeapInuse, s.Goroutines, s.FDs = m["go_memstats_heap_inuse_bytes"], m["go_goroutines"], m["process_open_fds"]
 		}
 		samples = append(samples, s)
-		fmt.Printf("%7v  rss %6d KiB  heap %6.1f MiB  goroutines %4d  fds %4d  served %7d  failed %d  in flight %d\n",
-			s.At, s.RSSKiB, float64(s.HeapInuse)/(1<<20), s.Goroutines, s.FDs, s.Served, s.Failed, s.InFlight)
+		fmt.Printf("%7v  rss %6d KiB (anon %6d, file %6d)  data_dir %5.1f MiB  heap %6.1f MiB  goroutines %4d  fds %4d  served %7d  failed %d  in flight %d\n",
+			s.At, s.RSSKiB, s.AnonKiB, s.FileKiB, float64(s.JournalBytes)/(1<<20), float64(s.HeapInuse)/(1<<20), s.Goroutines, s.FDs, s.Served, s.Failed, s.InFlight)
 	}
 	sample()
 	var wg sync.WaitGroup
@@ -302,24 +307,27 @@ func writeSoak(w io.Writer, samples []soakSample, dur time.Duration, rate float6
 	p("`go run ./cmd/farebox-bench -soak %v -soak-rate %.0f` (%s, %s, load avg at the end %s)\n\n", dur, rate, stamp(), machine(context.Background()).CPU, loadavg())
 	p("`farebox serve` with `settler: chain` (confirm `broadcast`) on anvil with 2 s blocks, Circle's FiatToken USDC, %d funded payers, authorizations pre-signed before the run; "+
 		"%.0f paid calls/s offered open loop for %v, one in %d streaming (zero-delay fake upstream). "+
-		"Sampled every %v: VmRSS from /proc, heap in use, goroutines and open fds from farebox's /metrics.\n\n", chainPayers, rate, dur, streamEvery, soakEvery)
-	p("| t | RSS MiB | heap in use MiB | goroutines | open fds | served | failed | in flight |\n|---|---|---|---|---|---|---|---|\n")
+		"Sampled every %v: VmRSS (and its RssAnon / RssFile split) from /proc, the size of farebox's data_dir (bbolt journal), heap in use, goroutines and open fds from farebox's /metrics.\n\n", chainPayers, rate, dur, streamEvery, soakEvery)
+	p("| t | RSS MiB | RSS anon MiB | RSS file MiB | data_dir MiB | heap in use MiB | goroutines | open fds | served | failed | in flight |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range samples {
-		p("| %v | %.1f | %.1f | %d | %d | %d | %d | %d |\n", s.At, float64(s.RSSKiB)/1024, float64(s.HeapInuse)/(1<<20), s.Goroutines, s.FDs, s.Served, s.Failed, s.InFlight)
+		p("| %v | %.1f | %.1f | %.1f | %.1f | %.1f | %d | %d | %d | %d | %d |\n", s.At, float64(s.RSSKiB)/1024, float64(s.AnonKiB)/1024, float64(s.FileKiB)/1024,
+			float64(s.JournalBytes)/(1<<20), float64(s.HeapInuse)/(1<<20), s.Goroutines, s.FDs, s.Served, s.Failed, s.InFlight)
 	}
 	if len(samples) > 0 {
 		first, last := samples[0], samples[len(samples)-1]
 		mx := first
 		for _, s := range samples {
 			mx.RSSKiB, mx.HeapInuse = max(mx.RSSKiB, s.RSSKiB), max(mx.HeapInuse, s.HeapInuse)
+			mx.AnonKiB, mx.FileKiB, mx.JournalBytes = max(mx.AnonKiB, s.AnonKiB), max(mx.FileKiB, s.FileKiB), max(mx.JournalBytes, s.JournalBytes)
 			mx.Goroutines, mx.FDs = max(mx.Goroutines, s.Goroutines), max(mx.FDs, s.FDs)
 		}
-		p("\n| | RSS MiB | heap in use MiB | goroutines | open fds |\n|---|---|---|---|---|\n")
+		p("\n| | RSS MiB | RSS anon MiB | RSS file MiB | data_dir MiB | heap in use MiB | goroutines | open fds |\n|---|---|---|---|---|---|---|---|\n")
 		for _, r := range []struct {
 			n string
 			s soakSample
 		}{{"first (idle, before load)", first}, {"last (load drained)", last}, {"max", mx}} {
-			p("| %s | %.1f | %.1f | %d | %d |\n", r.n, float64(r.s.RSSKiB)/1024, float64(r.s.HeapInuse)/(1<<20), r.s.Goroutines, r.s.FDs)
+			p("| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %d | %d |\n", r.n, float64(r.s.RSSKiB)/1024, float64(r.s.AnonKiB)/1024, float64(r.s.FileKiB)/1024,
+				float64(r.s.JournalBytes)/(1<<20), float64(r.s.HeapInuse)/(1<<20), r.s.Goroutines, r.s.FDs)
 		}
 		p("\nCalls served: %d (%d streaming), failed: %d.", last.Served, last.Streamed, last.Failed)
 		if firstErr != "" {
@@ -339,4 +347,39 @@ func writeSoak(w io.Writer, samples []soakSample, dur time.Duration, rate float6
 	for _, l := range lines {
 		p("- %s\n", l)
 	}
+}
+
+// rssSplit is RssAnon and RssFile of the process in KiB: file-backed pages
+// are mapped files (bbolt maps its journal), reclaimable, unlike anonymous ones.
+func rssSplit(pid int) (anon, file int64) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(l, ":")
+		if !ok {
+			continue
+		}
+		n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		switch k {
+		case "RssAnon":
+			anon = n
+		case "RssFile":
+			file = n
+		}
+	}
+	return anon, file
+}
+
+// dirBytes is the total size of the files in dir (farebox's data_dir).
+func dirBytes(dir string) int64 {
+	es, _ := os.ReadDir(dir)
+	var n int64
+	for _, e := range es {
+		if fi, err := e.Info(); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
 }
