@@ -12,6 +12,7 @@ func TestSoakVerdict(t *testing.T) {
 		for i := int64(0); i < 40; i++ {
 			// A sawtooth like a GC cycle, plus grow per sample.
 			s = append(s, soakSample{At: time.Duration(i) * 15 * time.Second, RSSKiB: 40<<10 + (i%3)<<10, HeapInuse: 10<<20 + (i%4)<<20,
+				AnonKiB: 20<<10 + (i%3)<<10, FileKiB: 20<<10 + i<<10, JournalBytes: i << 20,
 				Goroutines: 30 + i%5 + grow*i, FDs: 20 + i%2})
 		}
 		return s
@@ -22,6 +23,15 @@ func TestSoakVerdict(t *testing.T) {
 	flat, lines := soakVerdict(series(3), time.Minute)
 	if flat || !strings.Contains(strings.Join(lines, "\n"), "goroutines: GROWING") {
 		t.Errorf("3 goroutines more per sample judged flat:\n%s", strings.Join(lines, "\n"))
+	}
+	// A mapping that outgrows the journal file is growth.
+	leak := series(0)
+	for i := range leak {
+		leak[i].JournalBytes = 0
+	}
+	flat, lines = soakVerdict(leak, time.Minute)
+	if flat || !strings.Contains(strings.Join(lines, "\n"), "RSS file beyond data_dir: GROWING") {
+		t.Errorf("file-backed pages growing without the journal judged flat:\n%s", strings.Join(lines, "\n"))
 	}
 	if flat, _ := soakVerdict(series(0)[:5], time.Minute); flat {
 		t.Error("one sample after warm-up judged flat")
