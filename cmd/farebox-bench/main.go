@@ -7,6 +7,7 @@
 //
 //	go run ./cmd/farebox-bench          # the full run (a few minutes)
 //	go run ./cmd/farebox-bench -smoke   # under a minute (starts anvil); CI's check that it still works
+//	go run ./cmd/farebox-bench -soak 10m  # one paid farebox on anvil for 10 minutes: is it flat? (bench/soak.md)
 //
 // farebox runs as its own process (built with go build ./cmd/farebox) so
 // its CPU time and memory are read from /proc apart from the harness's.
@@ -62,7 +63,22 @@ func main() {
 	upstreamKind := flag.String("upstream-kind", "openai", "farebox upstream kind in front of the fake upstream: openai or chat")
 	logLevel := flag.String("farebox-log-level", "info", "farebox's log level (info logs one access line per call, as in production)")
 	rounds := flag.Int("rounds", 0, "rounds (default 5, smoke 2)")
+	soakFor := flag.Duration("soak", 0, "instead of the benchmark, soak one paid farebox settling on anvil for this long and write bench/soak.md (not run by CI)")
+	soakRate := flag.Float64("soak-rate", 50, "paid calls/s offered during -soak")
 	flag.Parse()
+
+	if *soakFor > 0 {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		h := &harness{fareboxBin: *fareboxBin, kind: *upstreamKind, logLevel: *logLevel, outDir: *out}
+		err := h.soak(ctx, *soakFor, *soakRate)
+		h.close()
+		stop()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "farebox-bench -soak:", err)
+			os.Exit(1)
+		}
+		return
+	}
 
 	p := fullParams
 	if *smoke {
