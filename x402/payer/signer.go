@@ -100,3 +100,21 @@ func (s *Signer) PaymentHeader(req *x402.Requirement, version int) (name, value 
 	}
 	return x402.HeaderPaymentSignature, value, nil
 }
+
+func (s *Signer) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// sign signs an EIP-712 digest with v in {27, 28}, as the contracts and
+// the reference clients expect.
+func (s *Signer) sign(digest [32]byte) ([]byte, error) {
+	sig, err := crypto.Sign(digest[:], s.key)
+	if err != nil {
+		return nil, err
+	}
+	sig[64] += 27
+	return sig, nil
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/evm/contracts"
 )
 
 // DefaultSpendCap is the most one call may cost unless WithSpendCap says
@@ -46,8 +47,16 @@ type Transport struct {
 	onRefusal func(error)
 	chain     ChainReader
 
+	schemes      []string // allowed, by preference; nil: DefaultSchemes
+	store        ChannelStore
+	multiplier   int64
+	salt         [32]byte
+	deployments  map[string]contracts.Deployment // by chain id
+	onSettlement func(*Settlement)
+
 	mu      sync.Mutex
 	pending map[purchaseKey][]*purchase // signed and unanswered, by request
+	permits map[common.Address]uint64   // EIP-2612 permits seen settled, by token (no chain)
 }
 
 // Option configures a Transport.
@@ -86,9 +95,13 @@ func OnRefusal(f func(error)) Option { return func(t *Transport) { t.onRefusal =
 // NewTransport returns a paying transport for signer.
 func NewTransport(signer *Signer, opts ...Option) *Transport {
 	t := &Transport{base: http.DefaultTransport, signer: signer, networks: x402.DefaultRegistry(), cap: DefaultSpendCap,
-		pending: map[purchaseKey][]*purchase{}}
+		pending: map[purchaseKey][]*purchase{}, permits: map[common.Address]uint64{}, multiplier: DefaultDepositMultiplier,
+		deployments: map[string]contracts.Deployment{}}
 	for _, o := range opts {
 		o(t)
+	}
+	if t.store == nil {
+		t.store = NewMemoryChannels()
 	}
 	return t
 }
@@ -121,14 +134,32 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		resp.Body.Close()
 	}
-	for ; ; fresh = true {
+	for resynced := false; ; fresh = true {
 		resp, err := t.present(req, body, p, hooks)
 		if err != nil || resp.StatusCode != http.StatusPaymentRequired {
 			return resp, err
 		}
 		// A refusal of the payment: the reason says whether it can be spent.
 		reason := refusalReason(resp)
-		if !neverSpendable(reason) && !t.provablyUnsettled(req.Context(), p) {
+		if p.batch != nil {
+			// A voucher never signs more than charged + ceiling: one that
+			// was refused is superseded by the next, built on the record
+			// the refusal corrected (once per request).
+			pr, _ := decodeRequired(resp.Header.Get(x402.HeaderPaymentRequired))
+			again := t.batchRefused(req.Context(), p, pr, reason) && !resynced
+			t.void(p)
+			t.forget(p)
+			if !again {
+				return resp, nil
+			}
+			resynced = true
+			if p = t.buy(req.Context(), resp, key, hooks); p == nil {
+				return resp, nil
+			}
+			resp.Body.Close()
+			continue
+		}
+		if !t.neverSpendable(p, reason) && !t.provablyUnsettled(req.Context(), p) {
 			t.idle(p)
 			return resp, nil // it may have moved money: never sign another for it
 		}
@@ -147,6 +178,17 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // present sends req with p's payment and sorts the outcome: answered
 // (forgotten), unknown (kept for the retry), or a refusal for the caller.
 func (t *Transport) present(req *http.Request, body []byte, p *purchase, hooks *Hooks) (*http.Response, error) {
+	if p.batch != nil {
+		if p.unlock == nil { // a retry: take the channel again
+			unlock, err := t.store.Lock(req.Context(), p.batch.key)
+			if err != nil {
+				t.idle(p)
+				return nil, err
+			}
+			p.unlock = unlock
+		}
+		defer func() { p.unlock(); p.unlock = nil }()
+	}
 	paid := withBody(req, body)
 	paid.Header.Set(p.header, p.value)
 	resp, err := t.base.RoundTrip(paid)
@@ -170,6 +212,7 @@ func (t *Transport) present(req *http.Request, body []byte, p *purchase, hooks *
 		return resp, nil // unknown outcome: a retry presents p again
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
 		t.forget(p)
+		t.settled(req.Context(), p, resp, hooks)
 		resp.Body = &answerBody{ReadCloser: resp.Body, t: t, p: p, ctx: req.Context()}
 		return resp, nil
 	}
@@ -180,7 +223,7 @@ func (t *Transport) present(req *http.Request, body []byte, p *purchase, hooks *
 // buy signs an acceptable offer of the 402 resp, remembers it under key
 // before it is sent, and returns it; nil when the transport will not pay.
 func (t *Transport) buy(ctx context.Context, resp *http.Response, key purchaseKey, hooks *Hooks) *purchase {
-	p, err := t.sign(resp, hooks)
+	p, err := t.sign(ctx, resp, hooks)
 	if err != nil {
 		if hooks != nil && hooks.Refused != nil {
 			hooks.Refused(err)
@@ -198,46 +241,59 @@ func (t *Transport) buy(ctx context.Context, resp *http.Response, key purchaseKe
 	return p
 }
 
-// sign reads the offers of a 402 and signs the first acceptable one. It
+// sign reads the offers of a 402 and signs the best acceptable one (see
+// DefaultSchemes), falling back to the next when one cannot be signed. It
 // leaves resp.Body readable by the caller when it reads the body itself.
-func (t *Transport) sign(resp *http.Response, hooks *Hooks) (*purchase, error) {
-	var offers []x402.Offer
+func (t *Transport) sign(ctx context.Context, resp *http.Response, hooks *Hooks) (*purchase, error) {
 	var err error
-	h := resp.Header.Get(x402.HeaderPaymentRequired)
-	if h != "" {
-		offers, err = x402.DecodePaymentRequired(h)
+	pr := &paymentRequired{}
+	if h := resp.Header.Get(x402.HeaderPaymentRequired); h != "" {
+		pr, err = decodeRequired(h)
+		if pr == nil {
+			pr = &paymentRequired{}
+		}
 	}
-	if len(offers) == 0 {
+	version := 2
+	if len(pr.offers) == 0 {
 		body, rerr := peekBody(resp)
 		if rerr != nil {
 			return nil, rerr
 		}
-		var v1err error
-		offers, v1err = x402.DecodeV1Offers(body)
+		offers, v1err := x402.DecodeV1Offers(body)
 		if len(offers) == 0 {
 			return nil, fmt.Errorf("payer: 402 without a usable offer: %w", errors.Join(err, v1err))
 		}
+		version = 1
+		for _, o := range offers {
+			pr.offers = append(pr.offers, offer{Offer: o})
+		}
 	}
-	var why []error
-	for i := range offers {
-		req, err := t.acceptable(&offers[i])
-		if err != nil {
-			why = append(why, err)
+	cands, why := t.candidates(pr)
+	for _, c := range cands {
+		if version == 1 && c.req.Scheme != x402.SchemeExact {
 			continue
 		}
 		if hooks != nil && hooks.Authorize != nil {
-			if err := hooks.Authorize(req); err != nil {
+			if err := hooks.Authorize(c.req); err != nil {
 				return nil, err // e.g. over the caller's budget: nothing is signed
 			}
 		}
-		return t.signOffer(req, offers[i].Version, paymentIdentifier(h))
+		if version == 1 {
+			return t.signOffer(c.req, 1, "")
+		}
+		p, err := t.signScheme(ctx, c, pr)
+		if err == nil {
+			return p, nil
+		}
+		why = append(why, err)
 	}
 	return nil, fmt.Errorf("payer: no acceptable offer: %w", errors.Join(why...))
 }
 
-// acceptable turns an offer into a requirement this client agrees to pay.
-func (t *Transport) acceptable(o *x402.Offer) (*x402.Requirement, error) {
-	req, err := o.Requirement(t.networks)
+// acceptable turns an offer into a requirement this client agrees to pay:
+// the ceiling (what one call may cost) within the spend cap.
+func (t *Transport) acceptable(o *offer) (*x402.Requirement, error) {
+	req, err := o.requirement(t.networks)
 	if err != nil {
 		return nil, err
 	}
