@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
 	"net/http"
@@ -30,6 +29,8 @@ type Settlement struct {
 	Charged *big.Int
 	// Deposited is what this call moved into a batch-settlement channel.
 	Deposited *big.Int
+	// Refunded is what a cooperative refund returned to the payer.
+	Refunded *big.Int
 	// ChannelID is the batch-settlement channel drawn on.
 	ChannelID common.Hash
 }
@@ -119,6 +120,3 @@ func receiptJSON(resp *http.Response) []byte {
 	}
 	return raw
 }
-
-// errNotBatch is Refund's answer for a server that offers no channel.
-var errNotBatch = errors.New("payer: the server offers no batch-settlement channel")
