@@ -139,7 +139,7 @@ func (s *meteredShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var corrective *channel.State
 	switch scheme {
 	case channel.Scheme:
-		receipt, code, msg, corrective = s.batch(r.Context(), []byte(env.Get("payload").Raw))
+		receipt, code, msg, corrective = s.batch(r.Context(), []byte(env.Get("payload").Raw), []byte(env.Get("extensions").Raw))
 	case upto.Scheme:
 		receipt, code, msg = s.uptoPay(r.Context(), []byte(env.Get("payload").Raw), []byte(env.Get("extensions").Raw))
 	default:
@@ -186,7 +186,7 @@ func reason(err error) (string, string) {
 
 // batch verifies and applies a batch-settlement payload like the gateway
 // will: state per channel, corrective 402, commit after the answer.
-func (s *meteredShop) batch(ctx context.Context, payload []byte) (any, string, string, *channel.State) {
+func (s *meteredShop) batch(ctx context.Context, payload, ext []byte) (any, string, string, *channel.State) {
 	p, err := channel.DecodePayload(payload)
 	if err != nil {
 		c, m := reason(err)
@@ -231,8 +231,19 @@ func (s *meteredShop) batch(ctx context.Context, payload []byte) (any, string, s
 	}
 	tx := ""
 	if p.Type == channel.TypeDeposit {
+		g, err := eip712.DecodeGasSponsoring(ext)
+		if err != nil {
+			return nil, channel.ReasonEIP2612InvalidFormat, err.Error(), nil
+		}
+		var permit []byte
+		if g != nil {
+			if r := g.Verify(s.net, s.contracts.Permit2, p.Config.Payer, p.Deposit.Amount, time.Now()); r != "" {
+				return nil, r, "bad EIP-2612 permit", nil
+			}
+			permit = g.CollectorData()
+		}
 		if s.chain != nil {
-			data, err := s.contracts.DepositCalldata(p, nil)
+			data, err := s.contracts.DepositCalldata(p, permit)
 			if err == nil {
 				tx, err = s.send(ctx, s.contracts.Settlement, data)
 			}

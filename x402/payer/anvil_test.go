@@ -1,0 +1,223 @@
+package payer_test
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	ethereum "github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/farebox/farebox/internal/chaintest"
+	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/channel"
+	"github.com/farebox/farebox/x402/evm"
+	"github.com/farebox/farebox/x402/evm/contracts"
+	"github.com/farebox/farebox/x402/payer"
+	"github.com/farebox/farebox/x402/upto"
+)
+
+// anvilShop is a metered shop paying out on anvil (Circle's USDC, the x402
+// contracts at their canonical addresses, a block every 2 s): its relayer
+// deposits, settles, claims and refunds.
+type anvilShop struct {
+	*meteredShop
+	a   *chaintest.Anvil
+	url string
+	reg *x402.Registry
+}
+
+func startAnvilShop(t *testing.T, ctx context.Context, ceiling int64, charge func(int) *big.Int) *anvilShop {
+	t.Helper()
+	a := chaintest.StartAnvil(t)
+	if err := contracts.InstallCanonical(ctx, a.Client.Client(), big.NewInt(chaintest.ChainID)); err != nil {
+		t.Fatal(err)
+	}
+	key, err := a.NewRelayer(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	relayer, err := evm.NewTransactor(ctx, a.Client, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Client.Client().CallContext(ctx, nil, "evm_setIntervalMining", 2); err != nil {
+		t.Fatal(err)
+	}
+	s, srv := newMeteredShop(t, a.Network, ceiling, charge)
+	s.onChain(relayer, a.Client)
+	reg, err := x402.NewRegistry(a.Network)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &anvilShop{meteredShop: s, a: a, url: srv.URL, reg: reg}
+}
+
+// usdc is who's USDC balance on chain.
+func (s *anvilShop) usdc(t *testing.T, ctx context.Context, who common.Address) int64 {
+	t.Helper()
+	tok := contracts.NewFareboxUSDv2() // balanceOf is ERC-20's
+	out, err := s.a.Client.CallContract(ctx, ethereum.CallMsg{To: &s.a.Network.Asset, Data: tok.PackBalanceOf(who)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := tok.UnpackBalanceOf(out)
+	return v.Int64()
+}
+
+// TestBatchSettlementOnAnvil: the transport's deposit moves USDC into the
+// channel (its on-chain balance is the client's record), its vouchers
+// carry the charges across a restart, a payer that lost its store
+// recovers from chain without depositing again, the receiver ends with
+// exactly what was charged, and a cooperative refund returns the rest.
+func TestBatchSettlementOnAnvil(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	s := startAnvilShop(t, ctx, 2500, charges(1999, 2500, 1, 731, 900))
+	funds := s.usdc(t, ctx, s.a.Payer)
+	dir := t.TempDir()
+	transport := func(store payer.ChannelStore) *payer.Transport {
+		if store == nil {
+			var err error
+			if store, err = payer.NewFileChannels(dir); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return payer.NewTransport(payer.NewSigner(s.a.PayerKey), payer.WithNetworks(s.reg), payer.WithChain(s.a.Client),
+			payer.WithChannelStore(store), payer.WithSpendCap(big.NewInt(1_000_000)))
+	}
+	tr := transport(nil)
+	for i := range 4 {
+		if i == 2 {
+			tr = transport(nil) // a restart: the store carries the channel
+		}
+		if code := pay(t, tr, s.url, fmt.Sprintf(`{"n":%d}`, i)); code != http.StatusOK {
+			t.Fatalf("call %d: %d, refusals %v", i, code, s.refused)
+		}
+	}
+	st := s.state()
+	o, err := s.contracts.ReadOnchain(ctx, s.a.Client, st.ChannelID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, _ := payer.NewFileChannels(dir)
+	k := payer.ChannelKey{Payer: s.a.Payer, Network: s.a.Network.CAIP2, Receiver: payTo}
+	rec, err := store.Get(k, st.ChannelID)
+	if err != nil || rec == nil {
+		t.Fatalf("no record: %v", err)
+	}
+	if o.Balance.Int64() != 5*2500 || rec.Balance.Cmp(o.Balance) != 0 || s.usdc(t, ctx, s.a.Payer) != funds-5*2500 {
+		t.Fatalf("channel holds %s on chain, the record %s, the payer %d of %d: want one deposit of 12500",
+			o.Balance, rec.Balance, s.usdc(t, ctx, s.a.Payer), funds)
+	}
+	if rec.Charged.Int64() != 1999+2500+1+731 {
+		t.Fatalf("record charged %s", rec.Charged)
+	}
+	s.claim(ctx)
+	charged := int64(1999 + 2500 + 1 + 731)
+	if got := s.usdc(t, ctx, payTo); got != charged {
+		t.Fatalf("receiver holds %d, want exactly the %d charged", got, charged)
+	}
+
+	// A payer that lost its store reads the channel from chain (charged =
+	// totalClaimed) and pays with a voucher, no second deposit.
+	fresh := transport(payer.NewMemoryChannels())
+	if code := pay(t, fresh, s.url, `{"n":"cold"}`); code != http.StatusOK {
+		t.Fatalf("cold start: %d, refusals %v", code, s.refused)
+	}
+	if seen := s.seen(); seen[len(seen)-1] != "batch-settlement:voucher" {
+		t.Fatalf("cold start paid with %s, want a voucher", seen[len(seen)-1])
+	}
+	charged += 900
+
+	// The file store is stale by the cold start's charge: the refund's
+	// zero-charge voucher is corrected from the server's signed voucher.
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.url, strings.NewReader(`{"refund":true}`))
+	r, err := tr.Refund(req, nil)
+	if err != nil {
+		t.Fatalf("refund: %v (refusals %v)", err, s.refused)
+	}
+	if r.Refunded == nil || r.Refunded.Int64() != 5*2500-charged || r.Transaction == "" {
+		t.Fatalf("refund %+v, want %d back", r, 5*2500-charged)
+	}
+	if got := s.usdc(t, ctx, s.a.Payer); got != funds-charged {
+		t.Fatalf("payer holds %d after the refund, want %d", got, funds-charged)
+	}
+	if rec, _ := store.Get(k, st.ChannelID); rec != nil {
+		t.Fatalf("a fully refunded channel is still recorded: %+v", rec)
+	}
+}
+
+// TestUptoOnAnvil: a payer that never approved Permit2 pays upto with an
+// EIP-2612 permit; the shop settles less than the ceiling and the payer's
+// balance moves by exactly the charge, twice (the second permit reads the
+// next nonce); once the payer approved Permit2 itself no permit is sent.
+func TestUptoOnAnvil(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	s := startAnvilShop(t, ctx, 50_000, charges(12_345, 20_000, 7))
+	funds := s.usdc(t, ctx, s.a.Payer)
+	tr := payer.NewTransport(payer.NewSigner(s.a.PayerKey), payer.WithNetworks(s.reg), payer.WithChain(s.a.Client),
+		payer.WithSchemes(upto.Scheme))
+	paid := int64(0)
+	for i, charge := range []int64{12_345, 20_000} {
+		if code := pay(t, tr, s.url, fmt.Sprintf(`{"n":%d}`, i)); code != http.StatusOK {
+			t.Fatalf("call %d: %d, refusals %v", i, code, s.refused)
+		}
+		paid += charge
+		if got := s.usdc(t, ctx, s.a.Payer); got != funds-paid {
+			t.Fatalf("call %d: payer holds %d, want %d", i, got, funds-paid)
+		}
+	}
+	if got := s.usdc(t, ctx, payTo); got != paid {
+		t.Fatalf("receiver holds %d, want %d", got, paid)
+	}
+	own, err := evm.NewTransactor(ctx, s.a.Client, s.a.PayerKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := own.Send(ctx, &s.a.Network.Asset, contracts.NewFareboxUSDv2().PackApprove(contracts.CanonicalPermit2, big.NewInt(1_000_000)), nil); err != nil {
+		t.Fatal(err)
+	}
+	if code := pay(t, tr, s.url, `{"n":"approved"}`); code != http.StatusOK {
+		t.Fatalf("status %d, refusals %v", code, s.refused)
+	}
+	s.mu.Lock()
+	last := decode(t, s.headers[len(s.headers)-1])
+	s.mu.Unlock()
+	if strings.Contains(last, "eip2612GasSponsoring") {
+		t.Fatalf("a permit was signed although the allowance covers the ceiling:\n%s", last)
+	}
+	if got := s.usdc(t, ctx, s.a.Payer); got != funds-paid-7 {
+		t.Fatalf("payer holds %d, want %d", got, funds-paid-7)
+	}
+}
+
+// TestPermit2DepositOnAnvil: when the offer asks for Permit2 deposits the
+// transport signs a Permit2 witness transfer to the Permit2 deposit
+// collector and, the payer never having approved Permit2, the gas-sponsoring
+// permit: the deposit lands through the collector.
+func TestPermit2DepositOnAnvil(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	s := startAnvilShop(t, ctx, 2000, charges(1500))
+	s.terms.AssetTransferMethod = channel.MethodPermit2
+	s.terms.MinDeposit = big.NewInt(30_000)
+	funds := s.usdc(t, ctx, s.a.Payer)
+	tr := payer.NewTransport(payer.NewSigner(s.a.PayerKey), payer.WithNetworks(s.reg), payer.WithChain(s.a.Client))
+	for i := range 2 {
+		if code := pay(t, tr, s.url, fmt.Sprintf(`{"n":%d}`, i)); code != http.StatusOK {
+			t.Fatalf("call %d: %d, refusals %v", i, code, s.refused)
+		}
+	}
+	o, err := s.contracts.ReadOnchain(ctx, s.a.Client, s.state().ChannelID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Balance.Int64() != 30_000 || s.usdc(t, ctx, s.a.Payer) != funds-30_000 || s.usdc(t, ctx, s.contracts.Settlement) != 30_000 {
+		t.Fatalf("channel %s, payer %d of %d: want the announced minimum deposit of 30000", o.Balance, s.usdc(t, ctx, s.a.Payer), funds)
+	}
+}
