@@ -17,6 +17,7 @@ import (
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/evm/contracts"
 	"github.com/farebox/farebox/x402/payer"
+	"github.com/farebox/farebox/x402/payer/payertest"
 	"github.com/farebox/farebox/x402/upto"
 )
 
@@ -24,7 +25,7 @@ import (
 // contracts at their canonical addresses, a block every 2 s): its relayer
 // deposits, settles, claims and refunds.
 type anvilShop struct {
-	*meteredShop
+	*payertest.Shop
 	a   *chaintest.Anvil
 	url string
 	reg *x402.Registry
@@ -47,13 +48,13 @@ func startAnvilShop(t *testing.T, ctx context.Context, ceiling int64, charge fun
 	if err := a.Client.Client().CallContext(ctx, nil, "evm_setIntervalMining", 2); err != nil {
 		t.Fatal(err)
 	}
-	s, srv := newMeteredShop(t, a.Network, ceiling, charge)
-	s.onChain(relayer, a.Client)
+	s, srv := payertest.NewShop(t, a.Network, ceiling, charge)
+	s.OnChain(relayer, a.Client)
 	reg, err := x402.NewRegistry(a.Network)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &anvilShop{meteredShop: s, a: a, url: srv.URL, reg: reg}
+	return &anvilShop{Shop: s, a: a, url: srv.URL, reg: reg}
 }
 
 // usdc is who's USDC balance on chain.
@@ -76,7 +77,7 @@ func (s *anvilShop) usdc(t *testing.T, ctx context.Context, who common.Address) 
 func TestBatchSettlementOnAnvil(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	s := startAnvilShop(t, ctx, 2500, charges(1999, 2500, 1, 731, 900))
+	s := startAnvilShop(t, ctx, 2500, payertest.Charges(1999, 2500, 1, 731, 900))
 	funds := s.usdc(t, ctx, s.a.Payer)
 	dir := t.TempDir()
 	transport := func(store payer.ChannelStore) *payer.Transport {
@@ -95,28 +96,23 @@ func TestBatchSettlementOnAnvil(t *testing.T) {
 			tr = transport(nil) // a restart: the store carries the channel
 		}
 		if code := pay(t, tr, s.url, fmt.Sprintf(`{"n":%d}`, i)); code != http.StatusOK {
-			t.Fatalf("call %d: %d, refusals %v", i, code, s.refused)
+			t.Fatalf("call %d: %d, refusals %v", i, code, s.Refused)
 		}
 	}
-	st := s.state()
-	o, err := s.contracts.ReadOnchain(ctx, s.a.Client, st.ChannelID)
+	st := s.State()
+	store, _ := payer.NewFileChannels(dir)
+	k := payer.ChannelKey{Payer: s.a.Payer, Network: s.a.Network.CAIP2, Receiver: payTo}
+	rec, err := payertest.CheckChannel(ctx, s.a.Client, s.Contracts, store, k, st.ChannelID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, _ := payer.NewFileChannels(dir)
-	k := payer.ChannelKey{Payer: s.a.Payer, Network: s.a.Network.CAIP2, Receiver: payTo}
-	rec, err := store.Get(k, st.ChannelID)
-	if err != nil || rec == nil {
-		t.Fatalf("no record: %v", err)
-	}
-	if o.Balance.Int64() != 5*2500 || rec.Balance.Cmp(o.Balance) != 0 || s.usdc(t, ctx, s.a.Payer) != funds-5*2500 {
-		t.Fatalf("channel holds %s on chain, the record %s, the payer %d of %d: want one deposit of 12500",
-			o.Balance, rec.Balance, s.usdc(t, ctx, s.a.Payer), funds)
+	if rec.Balance.Int64() != 5*2500 || s.usdc(t, ctx, s.a.Payer) != funds-5*2500 {
+		t.Fatalf("the record holds %s, the payer %d of %d: want one deposit of 12500", rec.Balance, s.usdc(t, ctx, s.a.Payer), funds)
 	}
 	if rec.Charged.Int64() != 1999+2500+1+731 {
 		t.Fatalf("record charged %s", rec.Charged)
 	}
-	s.claim(ctx)
+	s.Claim(ctx)
 	charged := int64(1999 + 2500 + 1 + 731)
 	if got := s.usdc(t, ctx, payTo); got != charged {
 		t.Fatalf("receiver holds %d, want exactly the %d charged", got, charged)
@@ -126,9 +122,9 @@ func TestBatchSettlementOnAnvil(t *testing.T) {
 	// totalClaimed) and pays with a voucher, no second deposit.
 	fresh := transport(payer.NewMemoryChannels())
 	if code := pay(t, fresh, s.url, `{"n":"cold"}`); code != http.StatusOK {
-		t.Fatalf("cold start: %d, refusals %v", code, s.refused)
+		t.Fatalf("cold start: %d, refusals %v", code, s.Refused)
 	}
-	if seen := s.seen(); seen[len(seen)-1] != "batch-settlement:voucher" {
+	if seen := s.Seen(); seen[len(seen)-1] != "batch-settlement:voucher" {
 		t.Fatalf("cold start paid with %s, want a voucher", seen[len(seen)-1])
 	}
 	charged += 900
@@ -138,7 +134,7 @@ func TestBatchSettlementOnAnvil(t *testing.T) {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.url, strings.NewReader(`{"refund":true}`))
 	r, err := tr.Refund(req, nil)
 	if err != nil {
-		t.Fatalf("refund: %v (refusals %v)", err, s.refused)
+		t.Fatalf("refund: %v (refusals %v)", err, s.Refused)
 	}
 	if r.Refunded == nil || r.Refunded.Int64() != 5*2500-charged || r.Transaction == "" {
 		t.Fatalf("refund %+v, want %d back", r, 5*2500-charged)
@@ -158,14 +154,14 @@ func TestBatchSettlementOnAnvil(t *testing.T) {
 func TestUptoOnAnvil(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	s := startAnvilShop(t, ctx, 50_000, charges(12_345, 20_000, 7))
+	s := startAnvilShop(t, ctx, 50_000, payertest.Charges(12_345, 20_000, 7))
 	funds := s.usdc(t, ctx, s.a.Payer)
 	tr := payer.NewTransport(payer.NewSigner(s.a.PayerKey), payer.WithNetworks(s.reg), payer.WithChain(s.a.Client),
 		payer.WithSchemes(upto.Scheme))
 	paid := int64(0)
 	for i, charge := range []int64{12_345, 20_000} {
 		if code := pay(t, tr, s.url, fmt.Sprintf(`{"n":%d}`, i)); code != http.StatusOK {
-			t.Fatalf("call %d: %d, refusals %v", i, code, s.refused)
+			t.Fatalf("call %d: %d, refusals %v", i, code, s.Refused)
 		}
 		paid += charge
 		if got := s.usdc(t, ctx, s.a.Payer); got != funds-paid {
@@ -183,11 +179,11 @@ func TestUptoOnAnvil(t *testing.T) {
 		t.Fatal(err)
 	}
 	if code := pay(t, tr, s.url, `{"n":"approved"}`); code != http.StatusOK {
-		t.Fatalf("status %d, refusals %v", code, s.refused)
+		t.Fatalf("status %d, refusals %v", code, s.Refused)
 	}
-	s.mu.Lock()
-	last := decode(t, s.headers[len(s.headers)-1])
-	s.mu.Unlock()
+	s.Mu.Lock()
+	last := decode(t, s.Headers[len(s.Headers)-1])
+	s.Mu.Unlock()
 	if strings.Contains(last, "eip2612GasSponsoring") {
 		t.Fatalf("a permit was signed although the allowance covers the ceiling:\n%s", last)
 	}
@@ -203,21 +199,21 @@ func TestUptoOnAnvil(t *testing.T) {
 func TestPermit2DepositOnAnvil(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	s := startAnvilShop(t, ctx, 2000, charges(1500))
-	s.terms.AssetTransferMethod = channel.MethodPermit2
-	s.terms.MinDeposit = big.NewInt(30_000)
+	s := startAnvilShop(t, ctx, 2000, payertest.Charges(1500))
+	s.Terms.AssetTransferMethod = channel.MethodPermit2
+	s.Terms.MinDeposit = big.NewInt(30_000)
 	funds := s.usdc(t, ctx, s.a.Payer)
 	tr := payer.NewTransport(payer.NewSigner(s.a.PayerKey), payer.WithNetworks(s.reg), payer.WithChain(s.a.Client))
 	for i := range 2 {
 		if code := pay(t, tr, s.url, fmt.Sprintf(`{"n":%d}`, i)); code != http.StatusOK {
-			t.Fatalf("call %d: %d, refusals %v", i, code, s.refused)
+			t.Fatalf("call %d: %d, refusals %v", i, code, s.Refused)
 		}
 	}
-	o, err := s.contracts.ReadOnchain(ctx, s.a.Client, s.state().ChannelID)
+	o, err := s.Contracts.ReadOnchain(ctx, s.a.Client, s.State().ChannelID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Balance.Int64() != 30_000 || s.usdc(t, ctx, s.a.Payer) != funds-30_000 || s.usdc(t, ctx, s.contracts.Settlement) != 30_000 {
+	if o.Balance.Int64() != 30_000 || s.usdc(t, ctx, s.a.Payer) != funds-30_000 || s.usdc(t, ctx, s.Contracts.Settlement) != 30_000 {
 		t.Fatalf("channel %s, payer %d of %d: want the announced minimum deposit of 30000", o.Balance, s.usdc(t, ctx, s.a.Payer), funds)
 	}
 }

@@ -17,37 +17,9 @@ import (
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/channel"
 	"github.com/farebox/farebox/x402/payer"
+	"github.com/farebox/farebox/x402/payer/payertest"
 	"github.com/farebox/farebox/x402/upto"
 )
-
-// charges returns a charge function answering cs in turn, then the last.
-func charges(cs ...int64) func(int) *big.Int {
-	return func(n int) *big.Int { return big.NewInt(cs[min(n, len(cs))-1]) }
-}
-
-// settlements collects what a transport reports.
-type settlements struct {
-	mu  sync.Mutex
-	all []*payer.Settlement
-}
-
-func (s *settlements) option() payer.Option {
-	return payer.OnSettlement(func(st *payer.Settlement) { s.mu.Lock(); s.all = append(s.all, st); s.mu.Unlock() })
-}
-
-func (s *settlements) charged() []int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []int64
-	for _, st := range s.all {
-		if st.Charged == nil {
-			out = append(out, -1)
-		} else {
-			out = append(out, st.Charged.Int64())
-		}
-	}
-	return out
-}
 
 // pay sends one POST with body through tr and returns the status.
 func pay(t *testing.T, tr http.RoundTripper, url, body string) int {
@@ -77,17 +49,17 @@ func TestPrefersBatchSettlementThenUptoThenExact(t *testing.T) {
 		{"exact preferred", nil, []payer.Option{payer.WithSchemes(x402.SchemeExact, channel.Scheme)}, x402.SchemeExact},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, srv := newMeteredShop(t, x402.BaseSepolia, 1000, charges(400))
+			s, srv := payertest.NewShop(t, x402.BaseSepolia, 1000, payertest.Charges(400))
 			if tc.offered != nil {
-				s.schemes = tc.offered
+				s.Schemes = tc.offered
 			}
 			var got *payer.Settlement
 			opts := append([]payer.Option{payer.OnSettlement(func(st *payer.Settlement) { got = st })}, tc.opts...)
 			tr := payer.NewTransport(payer.NewSigner(payerKey(t)), opts...)
 			if code := pay(t, tr, srv.URL, `{"n":1}`); code != http.StatusOK {
-				t.Fatalf("status %d, refusals %v", code, s.refused)
+				t.Fatalf("status %d, refusals %v", code, s.Refused)
 			}
-			if seen := s.seen(); len(seen) != 1 || seen[0] != tc.want {
+			if seen := s.Seen(); len(seen) != 1 || seen[0] != tc.want {
 				t.Fatalf("paid with %v, want [%s]", seen, tc.want)
 			}
 			want := int64(400) // what the shop charged
@@ -102,26 +74,26 @@ func TestPrefersBatchSettlementThenUptoThenExact(t *testing.T) {
 }
 
 func TestBatchVouchersFollowReceiptsAndTopUp(t *testing.T) {
-	s, srv := newMeteredShop(t, x402.BaseSepolia, 1000, charges(640, 1000, 0, 337, 1000, 1000))
-	var got settlements
+	s, srv := payertest.NewShop(t, x402.BaseSepolia, 1000, payertest.Charges(640, 1000, 0, 337, 1000, 1000))
+	var got payertest.Ledger
 	store := payer.NewMemoryChannels()
 	key := payerKey(t)
-	tr := payer.NewTransport(payer.NewSigner(key), payer.WithChannelStore(store), payer.WithDepositMultiplier(3), got.option())
+	tr := payer.NewTransport(payer.NewSigner(key), payer.WithChannelStore(store), payer.WithDepositMultiplier(3), got.Option())
 	for i := range 6 {
 		if code := pay(t, tr, srv.URL, fmt.Sprintf(`{"n":%d}`, i)); code != http.StatusOK {
-			t.Fatalf("call %d: status %d, refusals %v", i, code, s.refused)
+			t.Fatalf("call %d: status %d, refusals %v", i, code, s.Refused)
 		}
 	}
 	// cumulative ceilings 1000, 1640, 2640, 2640, 2977 fit the 3000 deposit; 3977 does not.
 	want := []string{"batch-settlement:deposit", "batch-settlement:voucher", "batch-settlement:voucher",
 		"batch-settlement:voucher", "batch-settlement:voucher", "batch-settlement:deposit"}
-	if seen := s.seen(); !slices.Equal(seen, want) {
+	if seen := s.Seen(); !slices.Equal(seen, want) {
 		t.Fatalf("payments %v, want %v", seen, want)
 	}
-	if c := got.charged(); !slices.Equal(c, []int64{640, 1000, 0, 337, 1000, 1000}) {
+	if c := got.Charged(); !slices.Equal(c, []int64{640, 1000, 0, 337, 1000, 1000}) {
 		t.Fatalf("settlements charged %v", c)
 	}
-	st := s.state()
+	st := s.State()
 	rec, err := store.Get(payer.ChannelKey{Payer: crypto.PubkeyToAddress(key.PublicKey), Network: x402.BaseSepolia.CAIP2, Receiver: payTo}, st.ChannelID)
 	if err != nil || rec == nil {
 		t.Fatalf("no channel record: %v", err)
@@ -129,13 +101,13 @@ func TestBatchVouchersFollowReceiptsAndTopUp(t *testing.T) {
 	if rec.Charged.Cmp(st.Charged) != 0 || rec.Charged.Int64() != 3977 || rec.Balance.Cmp(st.Balance) != 0 || rec.Balance.Int64() != 6000 {
 		t.Fatalf("client record charged %s balance %s, server charged %s balance %s", rec.Charged, rec.Balance, st.Charged, st.Balance)
 	}
-	if len(s.refused) != 0 {
-		t.Fatalf("refusals %v", s.refused)
+	if len(s.Refused) != 0 {
+		t.Fatalf("refusals %v", s.Refused)
 	}
 }
 
 func TestChannelStorePersistsAcrossRestarts(t *testing.T) {
-	s, srv := newMeteredShop(t, x402.BaseSepolia, 1000, charges(250))
+	s, srv := payertest.NewShop(t, x402.BaseSepolia, 1000, payertest.Charges(250))
 	dir := t.TempDir()
 	key := payerKey(t)
 	transport := func() *payer.Transport {
@@ -147,7 +119,7 @@ func TestChannelStorePersistsAcrossRestarts(t *testing.T) {
 	}
 	for i := range 2 {
 		if code := pay(t, transport(), srv.URL, fmt.Sprintf(`{"n":%d}`, i)); code != http.StatusOK {
-			t.Fatalf("call %d: %d %v", i, code, s.refused)
+			t.Fatalf("call %d: %d %v", i, code, s.Refused)
 		}
 	}
 	// Four "processes" share the directory and pay concurrently: the lock
@@ -166,11 +138,11 @@ func TestChannelStorePersistsAcrossRestarts(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	seen := s.seen()
-	if len(seen) != 14 || seen[0] != "batch-settlement:deposit" || slices.Contains(seen[1:], "batch-settlement:deposit") || len(s.refused) != 0 {
-		t.Fatalf("payments %v, refusals %v: want one deposit, then vouchers only", seen, s.refused)
+	seen := s.Seen()
+	if len(seen) != 14 || seen[0] != "batch-settlement:deposit" || slices.Contains(seen[1:], "batch-settlement:deposit") || len(s.Refused) != 0 {
+		t.Fatalf("payments %v, refusals %v: want one deposit, then vouchers only", seen, s.Refused)
 	}
-	if st := s.state(); st.Charged.Int64() != 14*250 {
+	if st := s.State(); st.Charged.Int64() != 14*250 {
 		t.Fatalf("server charged %s, want %d", st.Charged, 14*250)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*", "*", "*.json"))
@@ -184,23 +156,23 @@ func TestChannelStorePersistsAcrossRestarts(t *testing.T) {
 }
 
 func TestCorrective402Resynchronises(t *testing.T) {
-	s, srv := newMeteredShop(t, x402.BaseSepolia, 1000, charges(300))
+	s, srv := payertest.NewShop(t, x402.BaseSepolia, 1000, payertest.Charges(300))
 	store := payer.NewMemoryChannels()
 	key := payerKey(t)
-	var got settlements
-	tr := payer.NewTransport(payer.NewSigner(key), payer.WithChannelStore(store), got.option())
+	var got payertest.Ledger
+	tr := payer.NewTransport(payer.NewSigner(key), payer.WithChannelStore(store), got.Option())
 	pay(t, tr, srv.URL, `{"n":1}`)
-	s.mu.Lock()
-	s.dropNext = true // the client never learns this charge
-	s.mu.Unlock()
+	s.Mu.Lock()
+	s.DropNext = true // the client never learns this charge
+	s.Mu.Unlock()
 	pay(t, tr, srv.URL, `{"n":2}`)
 	if code := pay(t, tr, srv.URL, `{"n":3}`); code != http.StatusOK {
-		t.Fatalf("status %d after the corrective 402, refusals %v", code, s.refused)
+		t.Fatalf("status %d after the corrective 402, refusals %v", code, s.Refused)
 	}
-	if !slices.Equal(s.refused, []string{channel.ReasonCumulativeAmountMismatch}) {
-		t.Fatalf("refusals %v, want one corrective 402", s.refused)
+	if !slices.Equal(s.Refused, []string{channel.ReasonCumulativeAmountMismatch}) {
+		t.Fatalf("refusals %v, want one corrective 402", s.Refused)
 	}
-	st := s.state()
+	st := s.State()
 	k := payer.ChannelKey{Payer: crypto.PubkeyToAddress(key.PublicKey), Network: x402.BaseSepolia.CAIP2, Receiver: payTo}
 	rec, _ := store.Get(k, st.ChannelID)
 	if rec.Charged.Int64() != 900 || st.Charged.Int64() != 900 {
@@ -209,13 +181,13 @@ func TestCorrective402Resynchronises(t *testing.T) {
 
 	// A corrective 402 whose voucher the payer never signed is not adopted.
 	other, _ := crypto.GenerateKey()
-	s.mu.Lock()
+	s.Mu.Lock()
 	forged := *st
 	forged.Charged = big.NewInt(5000)
 	forged.SignedMaxClaimable = big.NewInt(5000)
-	forged.Signature, _ = crypto.Sign(func() []byte { d := s.contracts.VoucherDigest(st.ChannelID, forged.Charged); return d[:] }(), other)
-	s.states[st.ChannelID] = &forged
-	s.mu.Unlock()
+	forged.Signature, _ = crypto.Sign(func() []byte { d := s.Contracts.VoucherDigest(st.ChannelID, forged.Charged); return d[:] }(), other)
+	s.States[st.ChannelID] = &forged
+	s.Mu.Unlock()
 	if code := pay(t, tr, srv.URL, `{"n":4}`); code != http.StatusPaymentRequired {
 		t.Fatalf("status %d, want the server's 402 passed through", code)
 	}
@@ -226,42 +198,42 @@ func TestCorrective402Resynchronises(t *testing.T) {
 
 func TestBatchSpendCap(t *testing.T) {
 	t.Run("ceiling over the cap", func(t *testing.T) {
-		s, srv := newMeteredShop(t, x402.BaseSepolia, 2000, charges(1))
+		s, srv := payertest.NewShop(t, x402.BaseSepolia, 2000, payertest.Charges(1))
 		var refusal error
 		tr := payer.NewTransport(payer.NewSigner(payerKey(t)), payer.WithSpendCap(big.NewInt(1999)),
 			payer.OnRefusal(func(err error) { refusal = err }))
 		if code := pay(t, tr, srv.URL, `{}`); code != http.StatusPaymentRequired {
 			t.Fatalf("status %d", code)
 		}
-		if len(s.seen()) != 0 || refusal == nil || strings.Count(refusal.Error(), "spend cap") != 3 {
-			t.Fatalf("payments %v, refusal %v: want no payment and each scheme refused for the cap", s.seen(), refusal)
+		if len(s.Seen()) != 0 || refusal == nil || strings.Count(refusal.Error(), "spend cap") != 3 {
+			t.Fatalf("payments %v, refusal %v: want no payment and each scheme refused for the cap", s.Seen(), refusal)
 		}
 	})
 	t.Run("deposit bounded by the cap", func(t *testing.T) {
-		s, srv := newMeteredShop(t, x402.BaseSepolia, 1000, charges(1000))
-		var got settlements
-		tr := payer.NewTransport(payer.NewSigner(payerKey(t)), payer.WithSpendCap(big.NewInt(2500)), got.option())
+		s, srv := payertest.NewShop(t, x402.BaseSepolia, 1000, payertest.Charges(1000))
+		var got payertest.Ledger
+		tr := payer.NewTransport(payer.NewSigner(payerKey(t)), payer.WithSpendCap(big.NewInt(2500)), got.Option())
 		for i := range 3 {
 			if code := pay(t, tr, srv.URL, fmt.Sprintf(`{"n":%d}`, i)); code != http.StatusOK {
-				t.Fatalf("call %d: %d %v", i, code, s.refused)
+				t.Fatalf("call %d: %d %v", i, code, s.Refused)
 			}
 		}
 		// 5 x 1000 is over the cap: deposits of 2500 each time the channel runs dry.
 		var deposits []int64
-		for _, st := range got.all {
+		for _, st := range got.Settlements() {
 			if st.Deposited != nil {
 				deposits = append(deposits, st.Deposited.Int64())
 			}
 		}
-		if !slices.Equal(deposits, []int64{2500, 2500}) || !slices.Equal(s.seen(), []string{"batch-settlement:deposit",
+		if !slices.Equal(deposits, []int64{2500, 2500}) || !slices.Equal(s.Seen(), []string{"batch-settlement:deposit",
 			"batch-settlement:voucher", "batch-settlement:deposit"}) {
-			t.Fatalf("deposits %v, payments %v", deposits, s.seen())
+			t.Fatalf("deposits %v, payments %v", deposits, s.Seen())
 		}
 	})
 }
 
 func TestBatchRetryPresentsTheSamePayment(t *testing.T) {
-	s, srv := newMeteredShop(t, x402.BaseSepolia, 1000, charges(700))
+	s, srv := payertest.NewShop(t, x402.BaseSepolia, 1000, payertest.Charges(700))
 	dir := t.TempDir()
 	key := payerKey(t)
 	transport := func() *payer.Transport {
@@ -273,10 +245,10 @@ func TestBatchRetryPresentsTheSamePayment(t *testing.T) {
 	}
 	a := transport()
 	for _, restart := range []bool{true, false} { // first a deposit, then a voucher
-		s.mu.Lock()
-		s.failNext = true
-		before := len(s.headers)
-		s.mu.Unlock()
+		s.Mu.Lock()
+		s.FailNext = true
+		before := len(s.Headers)
+		s.Mu.Unlock()
 		body := fmt.Sprintf(`{"restart":%v}`, restart)
 		if code := pay(t, a, srv.URL, body); code != http.StatusBadGateway {
 			t.Fatalf("status %d, want the 502", code)
@@ -286,38 +258,38 @@ func TestBatchRetryPresentsTheSamePayment(t *testing.T) {
 			retry = transport() // a new process: only the store remembers
 		}
 		if code := pay(t, retry, srv.URL, body); code != http.StatusOK {
-			t.Fatalf("retry: status %d, refusals %v", code, s.refused)
+			t.Fatalf("retry: status %d, refusals %v", code, s.Refused)
 		}
-		s.mu.Lock()
-		h := s.headers[before:]
-		s.mu.Unlock()
+		s.Mu.Lock()
+		h := s.Headers[before:]
+		s.Mu.Unlock()
 		if len(h) != 2 || h[0] != h[1] {
 			t.Fatalf("restart=%v: %d payments, identical=%v: want the same payment presented again", restart, len(h), len(h) == 2 && h[0] == h[1])
 		}
 	}
-	if st := s.state(); st.Balance.Int64() != 5000 || st.Charged.Int64() != 1400 {
+	if st := s.State(); st.Balance.Int64() != 5000 || st.Charged.Int64() != 1400 {
 		t.Fatalf("server balance %s charged %s: want one deposit of 5000 and two charges", st.Balance, st.Charged)
 	}
-	if seen := s.seen(); !slices.Equal(seen, []string{"batch-settlement:502", "batch-settlement:deposit", "batch-settlement:502", "batch-settlement:voucher"}) {
+	if seen := s.Seen(); !slices.Equal(seen, []string{"batch-settlement:502", "batch-settlement:deposit", "batch-settlement:502", "batch-settlement:voucher"}) {
 		t.Fatalf("payments %v", seen)
 	}
 }
 
 func TestUptoPaymentVerifies(t *testing.T) {
-	s, srv := newMeteredShop(t, x402.BaseSepolia, 50_000, charges(12_345, 0))
-	var got settlements
-	tr := payer.NewTransport(payer.NewSigner(payerKey(t)), payer.WithSchemes(upto.Scheme), got.option())
+	s, srv := payertest.NewShop(t, x402.BaseSepolia, 50_000, payertest.Charges(12_345, 0))
+	var got payertest.Ledger
+	tr := payer.NewTransport(payer.NewSigner(payerKey(t)), payer.WithSchemes(upto.Scheme), got.Option())
 	for i := range 2 {
 		if code := pay(t, tr, srv.URL, fmt.Sprintf(`{"n":%d}`, i)); code != http.StatusOK {
-			t.Fatalf("status %d, refusals %v", code, s.refused)
+			t.Fatalf("status %d, refusals %v", code, s.Refused)
 		}
 	}
-	if c := got.charged(); !slices.Equal(c, []int64{12_345, 0}) {
+	if c := got.Charged(); !slices.Equal(c, []int64{12_345, 0}) {
 		t.Fatalf("charged %v", c)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, h := range s.headers {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	for _, h := range s.Headers {
 		if !strings.Contains(decode(t, h), `"eip2612GasSponsoring":{"info":{`) {
 			t.Fatalf("no EIP-2612 permit although the shop declares gas sponsoring:\n%s", decode(t, h))
 		}
