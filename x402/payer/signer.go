@@ -1,6 +1,10 @@
-// Package payer is farebox's Go paying client: it signs EIP-3009
-// authorizations the way the reference x402 clients do, and wraps an
-// http.RoundTripper that answers a 402 by paying and retrying once.
+// Package payer is farebox's Go paying client: it signs x402 payments the
+// way the reference clients do (exact: EIP-3009 authorizations; upto: a
+// Permit2 witness transfer of the ceiling, with an EIP-2612 permit for
+// Permit2 when the server sponsors it; batch-settlement: channel deposits
+// and cumulative vouchers, kept in a ChannelStore), and wraps an
+// http.RoundTripper that answers a 402 by paying the cheapest acceptable
+// offer and retrying.
 package payer
 
 import (

@@ -23,9 +23,9 @@ var DefaultSpendCap = big.NewInt(100_000)
 const maxOfferBody = 64 << 10
 
 // Transport is an http.RoundTripper that pays: a 402 answer is read for
-// offers (the v2 PAYMENT-REQUIRED header first, else the v1 body), the first
-// acceptable one is signed, and the request is sent again with the payment
-// header. Anything else passes through untouched. When no offer is
+// offers (the v2 PAYMENT-REQUIRED header first, else the v1 body), the best
+// acceptable one is signed (batch-settlement over upto over exact, see
+// WithSchemes), and the request is sent again with the payment header. Anything else passes through untouched. When no offer is
 // acceptable the 402 is returned as is, so SDKs report the server's error.
 // Use it with openai-go via option.WithHTTPClient(&http.Client{Transport: t}).
 //
@@ -36,7 +36,11 @@ const maxOfferBody = 64 << 10
 // presents the same authorization again instead of signing a new one. A
 // new authorization is signed only once the old one provably cannot move
 // money: refused for a reason that proves it was never spendable, or
-// expired and unused on chain (WithChain).
+// expired and unused on chain (WithChain). A batch-settlement voucher is
+// cumulative and deterministic: signed again from the same channel record
+// it is the same voucher, and a deposit whose outcome is unknown is kept in
+// the channel store and presented again until the chain or an answer
+// settles it. Requests on one channel take turns (ChannelStore.Lock).
 type Transport struct {
 	base      http.RoundTripper
 	signer    *Signer
@@ -70,7 +74,12 @@ func WithBase(rt http.RoundTripper) Option { return func(t *Transport) { t.base 
 // default Base and Base Sepolia.
 func WithNetworks(r *x402.Registry) Option { return func(t *Transport) { t.networks = r } }
 
-// WithSpendCap sets the most one call may cost, in atomic units.
+// WithSpendCap sets the most one call may move, in atomic units: the
+// ceiling of an exact or upto payment (what the server may take), the
+// ceiling a batch-settlement voucher adds, and a batch-settlement deposit
+// (money leaving the wallet for the channel's escrow, refundable): deposits
+// are cut to the cap, and a call whose deposit cannot fit is not paid with
+// a channel. nil: no cap.
 func WithSpendCap(atomic *big.Int) Option { return func(t *Transport) { t.cap = atomic } }
 
 // WithPayTo restricts payments to these recipients; without it any payTo is paid.

@@ -91,7 +91,8 @@ func (s *Shop) OnChain(relayer *evm.Transactor, caller ethereum.ContractCaller) 
 	s.Terms.ReceiverAuthorizer = relayer.From()
 }
 
-func (s *Shop) req(scheme string) *x402.Requirement {
+// Req is the shop's requirement for scheme, at the ceiling.
+func (s *Shop) Req(scheme string) *x402.Requirement {
 	return &x402.Requirement{Scheme: scheme, Network: s.Net, Amount: new(big.Int).Set(s.Ceiling), PayTo: s.PayTo,
 		MaxTimeoutSeconds: 300, Resource: "http://shop/v1/responses", Description: "metered", MimeType: "application/json"}
 }
@@ -102,11 +103,11 @@ func (s *Shop) required(errCode string, corrective *channel.State) string {
 	for _, sc := range s.Schemes {
 		switch sc {
 		case channel.Scheme:
-			accepts = append(accepts, channel.Accept(s.req(sc), s.Terms, corrective))
+			accepts = append(accepts, channel.Accept(s.Req(sc), s.Terms, corrective))
 		case upto.Scheme:
-			accepts = append(accepts, upto.Accept(s.req(sc), s.Relayer))
+			accepts = append(accepts, upto.Accept(s.Req(sc), s.Relayer))
 		default:
-			h := x402.PaymentRequiredHeader([]*x402.Requirement{s.req(sc)}, "")
+			h := x402.PaymentRequiredHeader([]*x402.Requirement{s.Req(sc)}, "")
 			raw, _ := base64.StdEncoding.DecodeString(h)
 			accepts = append(accepts, json.RawMessage(gjson.GetBytes(raw, "accepts.0").Raw))
 		}
@@ -211,7 +212,7 @@ func (s *Shop) batch(ctx context.Context, payload, ext []byte) (any, string, str
 		return nil, c, m, nil
 	}
 	s.Types = append(s.Types, channel.Scheme+":"+p.Type)
-	req := s.req(channel.Scheme)
+	req := s.Req(channel.Scheme)
 	id := p.Voucher.ChannelID
 	st := s.States[id]
 	if st == nil {
@@ -320,7 +321,7 @@ func (s *Shop) uptoPay(ctx context.Context, payload, ext []byte) (any, string, s
 		c, m := reason(err)
 		return nil, c, m
 	}
-	if err := (&upto.Verifier{Contracts: s.Upto, Facilitator: s.Relayer}).Verify(p, s.req(upto.Scheme)); err != nil {
+	if err := (&upto.Verifier{Contracts: s.Upto, Facilitator: s.Relayer}).Verify(p, s.Req(upto.Scheme)); err != nil {
 		c, m := reason(err)
 		return nil, c, m
 	}
@@ -345,7 +346,7 @@ func (s *Shop) exact(ctx context.Context, h string) (any, string, string) {
 	s.Types = append(s.Types, x402.SchemeExact)
 	p, err := x402.DecodePayment(h, 2)
 	if err == nil {
-		_, err = (&x402.Verifier{}).Verify(ctx, p, []*x402.Requirement{s.req(x402.SchemeExact)})
+		_, err = (&x402.Verifier{}).Verify(ctx, p, []*x402.Requirement{s.Req(x402.SchemeExact)})
 	}
 	if err != nil {
 		c, m := reason(err)
