@@ -299,15 +299,14 @@ func (t *Transport) batchAnswered(ctx context.Context, p *purchase, receipt gjso
 	b := p.batch
 	s := &Settlement{Scheme: channel.Scheme, Network: b.key.Network, Payer: b.cfg.Payer.Hex(), Ceiling: b.ceiling,
 		ChannelID: b.id, Transaction: receipt.Get("transaction").String()}
+	if b.deposit != nil {
+		s.Deposited = b.deposit.Amount // answered: the deposit landed
+	}
 	rec, err := t.store.Get(b.key, b.id)
 	if err != nil || rec == nil {
 		return s
 	}
-	if b.deposit != nil && rec.Deposit != nil && string(rec.Deposit.Nonce) == string(b.deposit.Nonce) {
-		rec.Balance.Add(rec.Balance, b.deposit.Amount)
-		rec.Deposit = nil
-		s.Deposited = b.deposit.Amount
-	}
+	credit(rec, b)
 	if receipt.Get("success").Bool() {
 		charged := big.NewInt(0)
 		if c := receipt.Get("extra.chargedAmount"); c.Exists() {
@@ -422,4 +421,30 @@ func (t *Transport) resync(ctx context.Context, b *batchBuy, rec *ChannelRecord,
 	rec.Charged.Set(onchain.TotalClaimed)
 	rec.Balance.Set(onchain.Balance)
 	return true
+}
+
+// credit adds a deposit that was answered to the record, once.
+func credit(rec *ChannelRecord, b *batchBuy) {
+	if b.deposit != nil && rec.Deposit != nil && string(rec.Deposit.Nonce) == string(b.deposit.Nonce) {
+		rec.Balance.Add(rec.Balance, b.deposit.Amount)
+		rec.Deposit = nil
+	}
+}
+
+// creditDeposit records that an answered deposit landed, before the
+// answer's charge is known (a stream's receipt comes at its end); the
+// caller holds the channel's lock.
+func (t *Transport) creditDeposit(p *purchase) {
+	b := p.batch
+	if b == nil || b.deposit == nil {
+		return
+	}
+	rec, err := t.store.Get(b.key, b.id)
+	if err != nil || rec == nil {
+		return
+	}
+	credit(rec, b)
+	if err := t.store.Put(b.key, rec); err != nil && t.onRefusal != nil {
+		t.onRefusal(fmt.Errorf("payer: saving channel %s: %w", b.id.Hex(), err))
+	}
 }

@@ -304,3 +304,37 @@ func decode(t *testing.T, h string) string {
 	}
 	return string(b)
 }
+
+// TestStreamedAnswersChargeFromTheInbandReceipt: a streamed answer carries
+// its receipt on the terminal event; the transport reads it there, so the
+// next voucher builds on the charge (no corrective 402), and a stream
+// closed before its receipt leaves the charge to the corrective 402.
+func TestStreamedAnswersChargeFromTheInbandReceipt(t *testing.T) {
+	s, srv := payertest.NewShop(t, x402.BaseSepolia, 1000, payertest.Charges(120, 340, 560, 780))
+	var got payertest.Ledger
+	tr := payer.NewTransport(payer.NewSigner(payerKey(t)), got.Option())
+	for i := range 3 {
+		if code := pay(t, tr, srv.URL, fmt.Sprintf(`{"stream":true,"n":%d}`, i)); code != http.StatusOK {
+			t.Fatalf("call %d: %d %v", i, code, s.Refused)
+		}
+	}
+	if c := got.Charged(); !slices.Equal(c, []int64{120, 340, 560}) || len(s.Refused) != 0 {
+		t.Fatalf("charged %v, refusals %v: want the in-band charges and no corrective 402", c, s.Refused)
+	}
+	if _, deposited := got.Totals(); deposited.Int64() != 5000 {
+		t.Fatalf("deposited %s, want one deposit of 5000", deposited)
+	}
+	// Closed unread: the charge is unknown until the server corrects it.
+	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"stream":true,"n":"unread"}`))
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if code := pay(t, tr, srv.URL, `{"n":"after"}`); code != http.StatusOK {
+		t.Fatalf("status %d", code)
+	}
+	if c := got.Charged(); !slices.Equal(c, []int64{120, 340, 560, -1, 780}) || !slices.Equal(s.Refused, []string{channel.ReasonCumulativeAmountMismatch}) {
+		t.Fatalf("charged %v, refusals %v", c, s.Refused)
+	}
+}

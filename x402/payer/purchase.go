@@ -148,20 +148,36 @@ func (t *Transport) recall(ctx context.Context, k purchaseKey) (*purchase, error
 
 // answerBody is a 2xx body: a read that fails before the end (a stream cut
 // short) makes the purchase's outcome unknown again, so a retry of the
-// request presents the same authorization.
+// request presents the same authorization. watch, when set, looks for a
+// stream's in-band receipt.
 type answerBody struct {
 	io.ReadCloser
-	t   *Transport
-	p   *purchase
-	ctx context.Context
+	t     *Transport
+	p     *purchase
+	ctx   context.Context
+	watch *streamReceipt
 }
 
 func (b *answerBody) Read(buf []byte) (int, error) {
 	n, err := b.ReadCloser.Read(buf)
+	if b.watch != nil {
+		b.watch.feed(buf[:n])
+		if err == io.EOF {
+			b.watch.finish()
+		}
+	}
 	if err != nil && err != io.EOF && b.ctx.Err() == nil {
 		b.t.idle(b.p) // cut short: the outcome is unknown again
 	}
 	return n, err
+}
+
+// Close settles a watched stream closed before its receipt.
+func (b *answerBody) Close() error {
+	if b.watch != nil {
+		b.watch.finish()
+	}
+	return b.ReadCloser.Close()
 }
 
 // refusalReason is the x402 reason of a 402: error.code of the body, else

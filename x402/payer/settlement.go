@@ -83,10 +83,10 @@ func (t *Transport) signScheme(ctx context.Context, c candidate, pr *paymentRequ
 	return nil, fmt.Errorf("payer: scheme %q is not supported", c.req.Scheme)
 }
 
-// settled tells the callbacks what a 2xx answer to p cost, updating the
-// channel record of a batch-settlement payment.
-func (t *Transport) settled(ctx context.Context, p *purchase, resp *http.Response, hooks *Hooks) {
-	raw := receiptJSON(resp)
+// settled tells the callbacks what a 2xx answer to p cost (raw is its
+// receipt's JSON, nil without one), updating the channel record of a
+// batch-settlement payment; the caller holds the channel's lock.
+func (t *Transport) settled(ctx context.Context, p *purchase, raw []byte, hooks *Hooks) {
 	var s *Settlement
 	switch {
 	case p.batch != nil:

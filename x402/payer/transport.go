@@ -221,8 +221,14 @@ func (t *Transport) present(req *http.Request, body []byte, p *purchase, hooks *
 		return resp, nil // unknown outcome: a retry presents p again
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
 		t.forget(p)
-		t.settled(req.Context(), p, resp, hooks)
-		resp.Body = &answerBody{ReadCloser: resp.Body, t: t, p: p, ctx: req.Context()}
+		ab := &answerBody{ReadCloser: resp.Body, t: t, p: p, ctx: req.Context()}
+		if raw := receiptJSON(resp); raw == nil && isEventStream(resp) {
+			t.creditDeposit(p) // the next request on the channel must not deposit again
+			ab.watch = &streamReceipt{t: t, p: p, hooks: hooks, ctx: req.Context()}
+		} else {
+			t.settled(req.Context(), p, raw, hooks)
+		}
+		resp.Body = ab
 		return resp, nil
 	}
 	t.forget(p) // answered (another 4xx): the purchase is over

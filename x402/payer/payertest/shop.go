@@ -130,7 +130,8 @@ func (s *Shop) refuse(w http.ResponseWriter, code, msg string, corrective *chann
 
 // ServeHTTP answers a request: a 402 without a payment, else the paid answer.
 func (s *Shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	io.Copy(io.Discard, r.Body)
+	reqBody, _ := io.ReadAll(r.Body)
+	stream := gjson.GetBytes(reqBody, "stream").Bool()
 	w.Header().Set("Content-Type", "application/json")
 	h := r.Header.Get(x402.HeaderPaymentSignature)
 	if h == "" {
@@ -168,10 +169,23 @@ func (s *Shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, code, msg, corrective)
 		return
 	}
+	b, _ := json.Marshal(receipt)
 	if s.DropNext {
 		s.DropNext = false
-	} else {
-		b, _ := json.Marshal(receipt)
+		b = nil
+	}
+	if stream { // the receipt comes in-band, on the terminal event's response (wire.md)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"hi\"}\n\n")
+		completed := `{"type":"response.completed","response":{"id":"resp_1","status":"completed"}}`
+		if b != nil {
+			completed = `{"type":"response.completed","response":{"id":"resp_1","status":"completed","x402":` + string(b) + `}}`
+		}
+		io.WriteString(w, "event: response.completed\ndata: "+completed+"\n\ndata: [DONE]\n\n")
+		return
+	}
+	if b != nil {
 		w.Header().Set(x402.HeaderPaymentResponse, base64.StdEncoding.EncodeToString(b))
 	}
 	io.WriteString(w, `{"ok":true}`)
