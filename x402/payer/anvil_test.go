@@ -217,3 +217,39 @@ func TestPermit2DepositOnAnvil(t *testing.T) {
 		t.Fatalf("channel %s, payer %d of %d: want the announced minimum deposit of 30000", o.Balance, s.usdc(t, ctx, s.a.Payer), funds)
 	}
 }
+
+// TestServerStateLossOnAnvil: a server that lost its channel records
+// starts again from the chain's totalClaimed (spec); the payer's voucher
+// no longer matches, the corrective 402 carries no voucher to verify, and
+// the payer resynchronises from the chain too.
+func TestServerStateLossOnAnvil(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	s := startAnvilShop(t, ctx, 1000, payertest.Charges(600, 700, 800))
+	store := payer.NewMemoryChannels()
+	tr := payer.NewTransport(payer.NewSigner(s.a.PayerKey), payer.WithNetworks(s.reg), payer.WithChain(s.a.Client),
+		payer.WithChannelStore(store))
+	for i := range 2 {
+		if code := pay(t, tr, s.url, fmt.Sprintf(`{"n":%d}`, i)); code != http.StatusOK {
+			t.Fatalf("call %d: %d, refusals %v", i, code, s.Refused)
+		}
+	}
+	id := s.State().ChannelID
+	s.Mu.Lock()
+	clear(s.States)
+	s.Mu.Unlock()
+	if code := pay(t, tr, s.url, `{"n":"after the loss"}`); code != http.StatusOK {
+		t.Fatalf("status %d, refusals %v", code, s.Refused)
+	}
+	if len(s.Refused) != 1 || s.Refused[0] != channel.ReasonCumulativeAmountMismatch {
+		t.Fatalf("refusals %v, want one corrective 402", s.Refused)
+	}
+	rec, err := payertest.CheckChannel(ctx, s.a.Client, s.Contracts, store,
+		payer.ChannelKey{Payer: s.a.Payer, Network: s.a.Network.CAIP2, Receiver: payTo}, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := s.State(); rec.Charged.Int64() != 800 || st.Charged.Int64() != 800 {
+		t.Fatalf("payer charged %s, server %s: want both at the chain's 0 plus the new 800", rec.Charged, st.Charged)
+	}
+}

@@ -162,10 +162,11 @@ type FileChannels struct {
 	locks keyLocks
 }
 
-// NewFileChannels returns a store under dir (created when missing).
+// NewFileChannels returns a store under dir, created with its first
+// channel (a payer that never opens one leaves no trace).
 func NewFileChannels(dir string) (*FileChannels, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("payer: channel store: %w", err)
+	if dir == "" {
+		return nil, errors.New("payer: channel store needs a directory")
 	}
 	return &FileChannels{dir: dir}, nil
 }
