@@ -58,6 +58,7 @@ func (t *Transport) provablyUnsettled(ctx context.Context, p *purchase) bool {
 // package's reads only call contracts).
 type chainCaller struct{ ChainReader }
 
+// CodeAt is never needed by the channel reads.
 func (chainCaller) CodeAt(context.Context, common.Address, *big.Int) ([]byte, error) {
 	return nil, errors.New("payer: CodeAt is not available")
 }

@@ -101,6 +101,7 @@ func (l *keyLocks) lock(ctx context.Context, k string) (func(), error) {
 	}
 }
 
+// String names k: payer/network/receiver, lower-case.
 func (k ChannelKey) String() string {
 	return strings.ToLower(k.Payer.Hex() + "/" + k.Network + "/" + k.Receiver.Hex())
 }
