@@ -37,6 +37,7 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	scheme := fs.String("scheme", "auto", "how to pay: auto (the cheapest the server offers: batch-settlement, then upto, then exact), or exact, upto, batch-settlement, or a comma-separated preference list")
 	channels := fs.String("channels", getenv("FAREBOX_CHANNELS"), "directory of the batch-settlement channel store (env FAREBOX_CHANNELS; default farebox/channels under the user's config directory)")
 	rpcURL := fs.String("rpc-url", getenv("FAREBOX_RPC_URL"), "a JSON-RPC endpoint of the payment chain: recovers channels from chain, checks Permit2 allowances, proves expired payments unused (env FAREBOX_RPC_URL)")
+	maxDeposit := fs.String("max-deposit", "", "the most one batch-settlement deposit may put into a channel, in USDC (default: --max-price); unspent deposits come back with --refund")
 	refund := fs.Bool("refund", false, "instead of calling the model, ask the server for a cooperative refund of the payer's batch-settlement channel (no PROMPT)")
 	var tools fundFlags
 	fs.Var(&tools, "tool", "declare a function tool NAME, or NAME(param,...) with string parameters (repeatable); its calls are printed, not run")
@@ -69,6 +70,13 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	opts, err := paymentOptions(ctx, *scheme, *channels, *rpcURL)
 	if err != nil {
 		return err
+	}
+	if *maxDeposit != "" {
+		d, err := x402.ParseUSDC(*maxDeposit)
+		if err != nil {
+			return fmt.Errorf("--max-deposit: %w", err)
+		}
+		opts = append(opts, payer.WithMaxDeposit(d))
 	}
 	signer := payer.NewSigner(key)
 	tr := payer.NewTransport(signer, append(opts, payer.WithNetworks(nets), payer.WithSpendCap(capAtomic),

@@ -28,7 +28,7 @@ func TestFareboxCallPaysTheCheapestScheme(t *testing.T) {
 		return out
 	}
 	for i, want := range []string{"deposited=0.005 USDC", "scheme=batch-settlement ceiling=0.001 USDC\n"} {
-		out := call("hello")
+		out := call("--max-price", "0.002", "--max-deposit", "0.01", "hello")
 		if !strings.Contains(out, "amount=0.0004 USDC") || !strings.Contains(out, want) {
 			t.Fatalf("call %d printed %q, want the charge of 0.0004 USDC and %q", i, out, want)
 		}

@@ -30,6 +30,11 @@ func WithChannelStore(s ChannelStore) Option { return func(t *Transport) { t.sto
 // server announces no minDeposit (default 5); the spend cap bounds it.
 func WithDepositMultiplier(n int64) Option { return func(t *Transport) { t.multiplier = n } }
 
+// WithMaxDeposit bounds batch-settlement deposits by max instead of by the
+// spend cap (@x402/evm allows 5 times its per-payment cap); the ceiling of
+// each call stays bounded by the spend cap.
+func WithMaxDeposit(max *big.Int) Option { return func(t *Transport) { t.maxDeposit = max } }
+
 // WithChannelSalt sets the salt of the payer's channels (default zero, as
 // @x402/evm): another salt opens other channels with the same receiver.
 func WithChannelSalt(salt [32]byte) Option { return func(t *Transport) { t.salt = salt } }
@@ -209,13 +214,13 @@ func (t *Transport) depositFor(ctx context.Context, c candidate, pr *paymentRequ
 	if needed.Cmp(amount) > 0 {
 		amount = needed
 	}
-	if t.cap != nil {
-		if needed.Cmp(t.cap) > 0 {
-			return nil, fmt.Errorf("payer: a deposit of %s USDC is over the spend cap of %s USDC",
-				x402.FormatUSDC(needed), x402.FormatUSDC(t.cap))
+	if bound := t.depositBound(); bound != nil {
+		if needed.Cmp(bound) > 0 {
+			return nil, fmt.Errorf("payer: a deposit of %s USDC is over the deposit cap of %s USDC",
+				x402.FormatUSDC(needed), x402.FormatUSDC(bound))
 		}
-		if amount.Cmp(t.cap) > 0 {
-			amount = new(big.Int).Set(t.cap)
+		if amount.Cmp(bound) > 0 {
+			amount = new(big.Int).Set(bound)
 		}
 	}
 	now := t.signer.now()
@@ -447,4 +452,13 @@ func (t *Transport) creditDeposit(p *purchase) {
 	if err := t.store.Put(b.key, rec); err != nil && t.onRefusal != nil {
 		t.onRefusal(fmt.Errorf("payer: saving channel %s: %w", b.id.Hex(), err))
 	}
+}
+
+// depositBound is the most one deposit may be: WithMaxDeposit, else the
+// spend cap; nil for no bound.
+func (t *Transport) depositBound() *big.Int {
+	if t.maxDeposit != nil {
+		return t.maxDeposit
+	}
+	return t.cap
 }

@@ -232,6 +232,19 @@ func TestBatchSpendCap(t *testing.T) {
 	})
 }
 
+func TestMaxDepositBoundsDepositsInsteadOfTheCap(t *testing.T) {
+	s, srv := payertest.NewShop(t, x402.BaseSepolia, 1000, payertest.Charges(1000))
+	var got payertest.Ledger
+	tr := payer.NewTransport(payer.NewSigner(payerKey(t)), payer.WithSpendCap(big.NewInt(1000)),
+		payer.WithMaxDeposit(big.NewInt(3000)), got.Option())
+	if code := pay(t, tr, srv.URL, `{}`); code != http.StatusOK {
+		t.Fatalf("status %d %v", code, s.Refused)
+	}
+	if _, deposited := got.Totals(); deposited.Int64() != 3000 {
+		t.Fatalf("deposited %s, want 5 x 1000 cut to the max deposit of 3000", deposited)
+	}
+}
+
 func TestBatchRetryPresentsTheSamePayment(t *testing.T) {
 	s, srv := payertest.NewShop(t, x402.BaseSepolia, 1000, payertest.Charges(700))
 	dir := t.TempDir()

@@ -54,6 +54,7 @@ type Transport struct {
 	schemes      []string // allowed, by preference; nil: DefaultSchemes
 	store        ChannelStore
 	multiplier   int64
+	maxDeposit   *big.Int // nil: the spend cap
 	salt         [32]byte
 	deployments  map[string]contracts.Deployment // by chain id
 	onSettlement func(*Settlement)
@@ -78,8 +79,10 @@ func WithNetworks(r *x402.Registry) Option { return func(t *Transport) { t.netwo
 // ceiling of an exact or upto payment (what the server may take), the
 // ceiling a batch-settlement voucher adds, and a batch-settlement deposit
 // (money leaving the wallet for the channel's escrow, refundable): deposits
-// are cut to the cap, and a call whose deposit cannot fit is not paid with
-// a channel. nil: no cap.
+// are cut to the cap (or to WithMaxDeposit), and a call whose deposit
+// cannot fit is not paid with a channel. A channel is topped up only when
+// its unspent balance cannot cover one more ceiling, so what sits unspent
+// in it never exceeds one deposit plus one ceiling. nil: no cap.
 func WithSpendCap(atomic *big.Int) Option { return func(t *Transport) { t.cap = atomic } }
 
 // WithPayTo restricts payments to these recipients; without it any payTo is paid.
