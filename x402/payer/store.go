@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -194,7 +195,7 @@ func (f *FileChannels) Lock(ctx context.Context, k ChannelKey) (func(), error) {
 		unlock()
 		return nil, err
 	}
-	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX); err != nil {
+	if err := flock(ctx, lf); err != nil {
 		lf.Close()
 		unlock()
 		return nil, err
@@ -288,4 +289,25 @@ func (f *FileChannels) Delete(k ChannelKey, id common.Hash) error {
 	}
 	delete(recs, id)
 	return f.write(k, recs)
+}
+
+// flockPoll is how often a lock held by another process is tried again.
+const flockPoll = 20 * time.Millisecond
+
+// flock takes an exclusive flock on f, giving up when ctx ends (another
+// process may hold the channel for a whole request).
+func flock(ctx context.Context, f *os.File) error {
+	tick := time.NewTicker(flockPoll)
+	defer tick.Stop()
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
 }
