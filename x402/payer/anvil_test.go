@@ -2,23 +2,29 @@ package payer_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/big"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/internal/chaintest"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/channel"
+	"github.com/farebox/farebox/x402/eip712"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/evm/contracts"
 	"github.com/farebox/farebox/x402/payer"
 	"github.com/farebox/farebox/x402/payer/payertest"
 	"github.com/farebox/farebox/x402/upto"
+	"github.com/tidwall/gjson"
 )
 
 // anvilShop is a metered shop paying out on anvil (Circle's USDC, the x402
@@ -215,6 +221,25 @@ func TestPermit2DepositOnAnvil(t *testing.T) {
 	}
 	if o.Balance.Int64() != 30_000 || s.usdc(t, ctx, s.a.Payer) != funds-30_000 || s.usdc(t, ctx, s.Contracts.Settlement) != 30_000 {
 		t.Fatalf("channel %s, payer %d of %d: want the announced minimum deposit of 30000", o.Balance, s.usdc(t, ctx, s.a.Payer), funds)
+	}
+
+	// The official client, asked for a Permit2 deposit with gas sponsoring
+	// on the same chain, builds a payload and permit of the same shape.
+	installOfficial(t)
+	s.Mu.Lock()
+	ours := gjson.Parse(decode(t, s.Headers[0]))
+	s.Mu.Unlock()
+	var accept map[string]any
+	json.Unmarshal(channel.Accept(s.Req(channel.Scheme), s.Terms, nil), &accept)
+	other, _ := crypto.GenerateKey()
+	theirs := official(t, map[string]any{"scheme": channel.Scheme, "privateKey": hexutil.Encode(crypto.FromECDSA(other)),
+		"requirements": accept, "rpcUrl": s.a.RPCURL,
+		"extensions": map[string]any{eip712.GasSponsoringKey: json.RawMessage(eip712.GasSponsoringDeclaration())}})
+	for _, part := range []string{"payload", "extensions"} {
+		o, th := keys(shape(ours.Get(part), part, nil)), keys(shape(theirs.Get(part), part, nil))
+		if len(o) < 6 || !slices.Equal(o, th) {
+			t.Errorf("%s shape:\nours     %v\nofficial %v", part, o, th)
+		}
 	}
 }
 
