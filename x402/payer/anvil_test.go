@@ -164,6 +164,13 @@ func TestUptoOnAnvil(t *testing.T) {
 	funds := s.usdc(t, ctx, s.a.Payer)
 	tr := payer.NewTransport(payer.NewSigner(s.a.PayerKey), payer.WithNetworks(s.reg), payer.WithChain(s.a.Client),
 		payer.WithSchemes(upto.Scheme))
+	// The official client signs a permit of the same shape for an offer like it.
+	installOfficial(t)
+	var accept map[string]any
+	json.Unmarshal(upto.Accept(s.Req(upto.Scheme), s.Relayer), &accept)
+	theirs := official(t, map[string]any{"scheme": upto.Scheme, "privateKey": hexutil.Encode(crypto.FromECDSA(s.a.PayerKey)),
+		"requirements": accept, "rpcUrl": s.a.RPCURL,
+		"extensions": map[string]any{eip712.GasSponsoringKey: json.RawMessage(eip712.GasSponsoringDeclaration())}})
 	paid := int64(0)
 	for i, charge := range []int64{12_345, 20_000} {
 		if code := pay(t, tr, s.url, fmt.Sprintf(`{"n":%d}`, i)); code != http.StatusOK {
@@ -176,6 +183,18 @@ func TestUptoOnAnvil(t *testing.T) {
 	}
 	if got := s.usdc(t, ctx, payTo); got != paid {
 		t.Fatalf("receiver holds %d, want %d", got, paid)
+	}
+	s.Mu.Lock()
+	ours := gjson.Parse(decode(t, s.Headers[0]))
+	s.Mu.Unlock()
+	for _, part := range []string{"payload", "extensions"} {
+		o, th := keys(shape(ours.Get(part), part, nil)), keys(shape(theirs.Get(part), part, nil))
+		if len(o) < 6 || !slices.Equal(o, th) {
+			t.Errorf("%s shape:\nours     %v\nofficial %v", part, o, th)
+		}
+	}
+	if n := ours.Get("extensions.eip2612GasSponsoring.info.nonce").String(); n != theirs.Get("extensions.eip2612GasSponsoring.info.nonce").String() || n != "0" {
+		t.Errorf("permit nonce %s, official %s: want the token's nonces(payer), 0", n, theirs.Get("extensions.eip2612GasSponsoring.info.nonce"))
 	}
 	own, err := evm.NewTransactor(ctx, s.a.Client, s.a.PayerKey)
 	if err != nil {
