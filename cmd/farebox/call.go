@@ -9,11 +9,15 @@ import (
 	"io"
 	"math/big"
 	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/evm/devchain"
 	"github.com/farebox/farebox/x402/payer"
 	"github.com/openai/openai-go/v3"
@@ -30,6 +34,11 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	model := fs.String("model", "farebox-scripted", "model to call")
 	stream := fs.Bool("stream", false, "stream the answer")
 	maxPrice := fs.String("max-price", "0.1", "the most this call may cost, in USDC")
+	scheme := fs.String("scheme", "auto", "how to pay: auto (the cheapest the server offers: batch-settlement, then upto, then exact), or exact, upto, batch-settlement, or a comma-separated preference list")
+	channels := fs.String("channels", getenv("FAREBOX_CHANNELS"), "directory of the batch-settlement channel store (env FAREBOX_CHANNELS; default farebox/channels under the user's config directory)")
+	rpcURL := fs.String("rpc-url", getenv("FAREBOX_RPC_URL"), "a JSON-RPC endpoint of the payment chain: recovers channels from chain, checks Permit2 allowances, proves expired payments unused (env FAREBOX_RPC_URL)")
+	maxDeposit := fs.String("max-deposit", "", "the most one batch-settlement deposit may put into a channel, in USDC (default: --max-price); unspent deposits come back with --refund")
+	refund := fs.Bool("refund", false, "instead of calling the model, ask the server for a cooperative refund of the payer's batch-settlement channel (no PROMPT)")
 	var tools fundFlags
 	fs.Var(&tools, "tool", "declare a function tool NAME, or NAME(param,...) with string parameters (repeatable); its calls are printed, not run")
 	fs.Usage = func() {
@@ -40,7 +49,7 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		return err
 	}
 	prompt := strings.Join(fs.Args(), " ")
-	if prompt == "" {
+	if prompt == "" && !*refund {
 		fs.Usage()
 		return errors.New("a prompt is required")
 	}
@@ -57,11 +66,26 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		return err
 	}
 	var receipt *x402.Receipt
-	var paid *big.Int
+	var settlement *payer.Settlement
+	opts, err := paymentOptions(ctx, *scheme, *channels, *rpcURL)
+	if err != nil {
+		return err
+	}
+	if *maxDeposit != "" {
+		d, err := x402.ParseUSDC(*maxDeposit)
+		if err != nil {
+			return fmt.Errorf("--max-deposit: %w", err)
+		}
+		opts = append(opts, payer.WithMaxDeposit(d))
+	}
 	signer := payer.NewSigner(key)
-	tr := payer.NewTransport(signer, payer.WithNetworks(nets), payer.WithSpendCap(capAtomic),
+	tr := payer.NewTransport(signer, append(opts, payer.WithNetworks(nets), payer.WithSpendCap(capAtomic),
 		payer.OnReceipt(func(r *x402.Receipt) { receipt = r }),
-		payer.OnRefusal(func(err error) { fmt.Fprintln(stderr, "farebox call: not paying:", err) }))
+		payer.OnSettlement(func(s *payer.Settlement) { settlement = s }),
+		payer.OnRefusal(func(err error) { fmt.Fprintln(stderr, "farebox call: not paying:", err) }))...)
+	if *refund {
+		return callRefund(ctx, tr, *base, *model, stdout)
+	}
 	client := openai.NewClient(option.WithBaseURL(strings.TrimSuffix(*base, "/")+"/"), option.WithAPIKey("x402"),
 		option.WithHTTPClient(&http.Client{Transport: tr})) // default retries: the transport presents one authorization to all of them
 	params := oresponses.ResponseNewParams{Model: *model, Input: oresponses.ResponseNewParamsInputUnion{OfString: openai.String(prompt)}}
@@ -98,10 +122,98 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		}
 	}
 	if receipt != nil {
-		paid = priceOf(ctx, *base, *model)
-		fmt.Fprintf(stdout, "\nreceipt: success=%v transaction=%s amount=%s USDC payer=%s network=%s\n",
-			receipt.Success, receipt.Transaction, x402.FormatUSDC(paid), receipt.Payer, receipt.Network)
+		fmt.Fprintf(stdout, "\nreceipt: success=%v transaction=%s amount=%s USDC payer=%s network=%s%s\n",
+			receipt.Success, receipt.Transaction, x402.FormatUSDC(charged(ctx, settlement, res, *base, *model)),
+			receipt.Payer, receipt.Network, schemeNote(settlement))
 	}
+	return nil
+}
+
+// charged is what the call cost: the receipt's charge (upto, batch-settlement;
+// the ceiling for exact), else the in-band receipt's, else the model's price.
+func charged(ctx context.Context, s *payer.Settlement, res *oresponses.Response, base, model string) *big.Int {
+	if s != nil && s.Charged != nil {
+		return s.Charged
+	}
+	r := gjson.Get(res.RawJSON(), "x402")
+	for _, path := range []string{"extra.chargedAmount", "amount", "settledAmount"} {
+		if v, ok := new(big.Int).SetString(r.Get(path).String(), 10); ok {
+			return v
+		}
+	}
+	return priceOf(ctx, base, model)
+}
+
+// schemeNote names the scheme and any deposit on the receipt line.
+func schemeNote(s *payer.Settlement) string {
+	if s == nil {
+		return ""
+	}
+	out := " scheme=" + s.Scheme
+	if s.Ceiling != nil && s.Scheme != x402.SchemeExact {
+		out += " ceiling=" + x402.FormatUSDC(s.Ceiling) + " USDC"
+	}
+	if s.Deposited != nil {
+		out += " deposited=" + x402.FormatUSDC(s.Deposited) + " USDC channel=" + s.ChannelID.Hex()
+	}
+	return out
+}
+
+// paymentOptions turns --scheme, --channels and --rpc-url into transport options.
+func paymentOptions(ctx context.Context, scheme, dir, rpcURL string) ([]payer.Option, error) {
+	var opts []payer.Option
+	if scheme != "auto" {
+		var list []string
+		for _, s := range strings.Split(scheme, ",") {
+			s = strings.TrimSpace(s)
+			if !slices.Contains(payer.DefaultSchemes, s) {
+				return nil, fmt.Errorf("--scheme %q: want auto or a list of %s", s, strings.Join(payer.DefaultSchemes, ", "))
+			}
+			list = append(list, s)
+		}
+		opts = append(opts, payer.WithSchemes(list...))
+	}
+	if dir == "" {
+		if cfg, err := os.UserConfigDir(); err == nil {
+			dir = filepath.Join(cfg, "farebox", "channels")
+		}
+	}
+	if dir != "" {
+		store, err := payer.NewFileChannels(dir)
+		if err != nil {
+			return nil, fmt.Errorf("--channels: %w", err)
+		}
+		opts = append(opts, payer.WithChannelStore(store))
+	}
+	if rpcURL != "" {
+		rpc, err := evm.Dial(ctx, rpcURL)
+		if err != nil {
+			return nil, fmt.Errorf("--rpc-url: %w", err)
+		}
+		opts = append(opts, payer.WithChain(rpc))
+	}
+	return opts, nil
+}
+
+// callRefund asks for a cooperative refund of the payer's channel with the
+// server, through the 402 of an unpaid call of model.
+func callRefund(ctx context.Context, tr *payer.Transport, base, model string, stdout io.Writer) error {
+	body := `{"model":` + fmt.Sprintf("%q", model) + `,"input":"."}`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(base, "/")+"/responses", strings.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	s, err := tr.Refund(req, nil)
+	if err != nil {
+		return err
+	}
+	refunded := new(big.Int)
+	if s.Refunded != nil {
+		refunded = s.Refunded
+	}
+	fmt.Fprintf(stdout, "refund: amount=%s USDC transaction=%s channel=%s network=%s\n",
+		x402.FormatUSDC(refunded), s.Transaction, s.ChannelID.Hex(), s.Network)
 	return nil
 }
 

@@ -126,7 +126,12 @@ func newChatSession(ctx context.Context, f *chatFlags, stdout, stderr io.Writer,
 	if err != nil {
 		return nil, err
 	}
-	opts := []payer.Option{payer.WithNetworks(nets), payer.WithSpendCap(capAtomic)}
+	// Channels persist across chat runs like farebox call's (same directory).
+	opts, err := paymentOptions(ctx, "auto", getenv("FAREBOX_CHANNELS"), "")
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, payer.WithNetworks(nets), payer.WithSpendCap(capAtomic))
 	if f.rpcURL != "" {
 		rpc, err := evm.Dial(ctx, f.rpcURL)
 		if err != nil {

@@ -49,6 +49,11 @@ type purchase struct {
 	// busy says a request is presenting it now (guarded by Transport.mu):
 	// an identical request sent meanwhile is another purchase, not a retry.
 	busy bool
+	// batch and upto are set for those schemes' payments.
+	batch *batchBuy
+	upto  *uptoBuy
+	// unlock releases the batch-settlement channel while it is held.
+	unlock func()
 }
 
 // usableUntil is when presenting the authorization again stops making
@@ -143,20 +148,36 @@ func (t *Transport) recall(ctx context.Context, k purchaseKey) (*purchase, error
 
 // answerBody is a 2xx body: a read that fails before the end (a stream cut
 // short) makes the purchase's outcome unknown again, so a retry of the
-// request presents the same authorization.
+// request presents the same authorization. watch, when set, looks for a
+// stream's in-band receipt.
 type answerBody struct {
 	io.ReadCloser
-	t   *Transport
-	p   *purchase
-	ctx context.Context
+	t     *Transport
+	p     *purchase
+	ctx   context.Context
+	watch *streamReceipt
 }
 
 func (b *answerBody) Read(buf []byte) (int, error) {
 	n, err := b.ReadCloser.Read(buf)
+	if b.watch != nil {
+		b.watch.feed(buf[:n])
+		if err == io.EOF {
+			b.watch.finish()
+		}
+	}
 	if err != nil && err != io.EOF && b.ctx.Err() == nil {
 		b.t.idle(b.p) // cut short: the outcome is unknown again
 	}
 	return n, err
+}
+
+// Close settles a watched stream closed before its receipt.
+func (b *answerBody) Close() error {
+	if b.watch != nil {
+		b.watch.finish()
+	}
+	return b.ReadCloser.Close()
 }
 
 // refusalReason is the x402 reason of a 402: error.code of the body, else
@@ -172,12 +193,21 @@ func refusalReason(resp *http.Response) string {
 	return ""
 }
 
-// neverSpendable lists refusals that prove the authorization could never
-// be settled by anyone: a bad signature, the wrong terms, or a transfer the
-// token would refuse (the simulation runs after the nonce check, so a
-// balance refusal also says the nonce was unused). "Already used" and
-// "expired" prove nothing: the money may have moved.
-func neverSpendable(reason string) bool {
+// neverSpendable reports whether the refusal reason proves p's
+// authorization could never be settled by anyone.
+func (t *Transport) neverSpendable(p *purchase, reason string) bool {
+	if p.upto != nil {
+		return uptoNeverSpendable(reason)
+	}
+	return exactNeverSpendable(reason)
+}
+
+// exactNeverSpendable lists the exact refusals that prove it: a bad
+// signature, the wrong terms, or a transfer the token would refuse (the
+// simulation runs after the nonce check, so a balance refusal also says
+// the nonce was unused). "Already used" and "expired" prove nothing: the
+// money may have moved.
+func exactNeverSpendable(reason string) bool {
 	switch reason {
 	case x402.ReasonSignature, x402.ReasonValue, x402.ReasonRecipientMismatch, x402.ReasonValidAfter,
 		x402.ReasonInvalidNetwork, x402.ReasonInvalidPayload, x402.ReasonInvalidRequirements,
@@ -205,36 +235,32 @@ func (t *Transport) signOffer(req *x402.Requirement, version int, schema string)
 		return pu, nil
 	}
 	if schema != "" {
-		var id [16]byte
-		if _, err := rand.Read(id[:]); err != nil {
+		if err := pu.identify(schema); err != nil {
 			return nil, err
 		}
-		pu.id = "pay_" + hex.EncodeToString(id[:])
-		ext := `{"info":{"id":"` + pu.id + `"}}`
-		if s := gjson.Get(schema, "schema"); s.Exists() {
-			ext, _ = sjson.SetRaw(ext, "schema", s.Raw)
-		}
-		raw, err := sjson.SetRawBytes(p.Raw, "extensions.payment-identifier", []byte(ext))
-		if err != nil {
-			return nil, err
-		}
-		pu.payment.Raw = raw
-		pu.value = base64.StdEncoding.EncodeToString(raw)
 	}
 	return pu, nil
 }
 
-// paymentIdentifier returns the payment-identifier declaration of a v2
-// PAYMENT-REQUIRED header, "" when there is none.
-func paymentIdentifier(header string) string {
-	raw, err := base64.StdEncoding.DecodeString(header)
+// identify adds the payment-identifier extension (schema is the server's
+// declaration) to a v2 payment.
+func (p *purchase) identify(schema string) error {
+	var id [16]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return err
+	}
+	p.id = "pay_" + hex.EncodeToString(id[:])
+	ext := `{"info":{"id":"` + p.id + `"}}`
+	if s := gjson.Get(schema, "schema"); s.Exists() {
+		ext, _ = sjson.SetRaw(ext, "schema", s.Raw)
+	}
+	raw, err := sjson.SetRawBytes(p.payment.Raw, "extensions.payment-identifier", []byte(ext))
 	if err != nil {
-		return ""
+		return err
 	}
-	if d := gjson.GetBytes(raw, `extensions.payment-identifier`); d.IsObject() {
-		return d.Raw
-	}
-	return ""
+	p.payment.Raw = raw
+	p.value = base64.StdEncoding.EncodeToString(raw)
+	return nil
 }
 
 // PaymentID returns the payment-identifier id sent with the payment
@@ -263,6 +289,8 @@ type Hooks struct {
 	Void func(req *x402.Requirement, p *x402.Payment)
 	// Receipt receives every receipt header of a paid answer.
 	Receipt func(*x402.Receipt)
+	// Settled is told what every paid (2xx) answer cost.
+	Settled func(*Settlement)
 	// Refused is told why a 402 was not paid.
 	Refused func(error)
 }

@@ -1,6 +1,10 @@
-// Package payer is farebox's Go paying client: it signs EIP-3009
-// authorizations the way the reference x402 clients do, and wraps an
-// http.RoundTripper that answers a 402 by paying and retrying once.
+// Package payer is farebox's Go paying client: it signs x402 payments the
+// way the reference clients do (exact: EIP-3009 authorizations; upto: a
+// Permit2 witness transfer of the ceiling, with an EIP-2612 permit for
+// Permit2 when the server sponsors it; batch-settlement: channel deposits
+// and cumulative vouchers, kept in a ChannelStore), and wraps an
+// http.RoundTripper that answers a 402 by paying the cheapest acceptable
+// offer and retrying.
 package payer
 
 import (
@@ -99,4 +103,22 @@ func (s *Signer) PaymentHeader(req *x402.Requirement, version int) (name, value 
 		return x402.HeaderXPayment, value, nil
 	}
 	return x402.HeaderPaymentSignature, value, nil
+}
+
+func (s *Signer) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// sign signs an EIP-712 digest with v in {27, 28}, as the contracts and
+// the reference clients expect.
+func (s *Signer) sign(digest [32]byte) ([]byte, error) {
+	sig, err := crypto.Sign(digest[:], s.key)
+	if err != nil {
+		return nil, err
+	}
+	sig[64] += 27
+	return sig, nil
 }

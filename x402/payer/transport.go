@@ -12,6 +12,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/evm/contracts"
 )
 
 // DefaultSpendCap is the most one call may cost unless WithSpendCap says
@@ -22,9 +23,9 @@ var DefaultSpendCap = big.NewInt(100_000)
 const maxOfferBody = 64 << 10
 
 // Transport is an http.RoundTripper that pays: a 402 answer is read for
-// offers (the v2 PAYMENT-REQUIRED header first, else the v1 body), the first
-// acceptable one is signed, and the request is sent again with the payment
-// header. Anything else passes through untouched. When no offer is
+// offers (the v2 PAYMENT-REQUIRED header first, else the v1 body), the best
+// acceptable one is signed (batch-settlement over upto over exact, see
+// WithSchemes), and the request is sent again with the payment header. Anything else passes through untouched. When no offer is
 // acceptable the 402 is returned as is, so SDKs report the server's error.
 // Use it with openai-go via option.WithHTTPClient(&http.Client{Transport: t}).
 //
@@ -35,7 +36,11 @@ const maxOfferBody = 64 << 10
 // presents the same authorization again instead of signing a new one. A
 // new authorization is signed only once the old one provably cannot move
 // money: refused for a reason that proves it was never spendable, or
-// expired and unused on chain (WithChain).
+// expired and unused on chain (WithChain). A batch-settlement voucher is
+// cumulative and deterministic: signed again from the same channel record
+// it is the same voucher, and a deposit whose outcome is unknown is kept in
+// the channel store and presented again until the chain or an answer
+// settles it. Requests on one channel take turns (ChannelStore.Lock).
 type Transport struct {
 	base      http.RoundTripper
 	signer    *Signer
@@ -46,8 +51,17 @@ type Transport struct {
 	onRefusal func(error)
 	chain     ChainReader
 
+	schemes      []string // allowed, by preference; nil: DefaultSchemes
+	store        ChannelStore
+	multiplier   int64
+	maxDeposit   *big.Int // nil: the spend cap
+	salt         [32]byte
+	deployments  map[string]contracts.Deployment // by chain id
+	onSettlement func(*Settlement)
+
 	mu      sync.Mutex
 	pending map[purchaseKey][]*purchase // signed and unanswered, by request
+	permits map[common.Address]uint64   // EIP-2612 permits seen settled, by token (no chain)
 }
 
 // Option configures a Transport.
@@ -61,7 +75,14 @@ func WithBase(rt http.RoundTripper) Option { return func(t *Transport) { t.base 
 // default Base and Base Sepolia.
 func WithNetworks(r *x402.Registry) Option { return func(t *Transport) { t.networks = r } }
 
-// WithSpendCap sets the most one call may cost, in atomic units.
+// WithSpendCap sets the most one call may move, in atomic units: the
+// ceiling of an exact or upto payment (what the server may take), the
+// ceiling a batch-settlement voucher adds, and a batch-settlement deposit
+// (money leaving the wallet for the channel's escrow, refundable): deposits
+// are cut to the cap (or to WithMaxDeposit), and a call whose deposit
+// cannot fit is not paid with a channel. A channel is topped up only when
+// its unspent balance cannot cover one more ceiling, so what sits unspent
+// in it never exceeds one deposit plus one ceiling. nil: no cap.
 func WithSpendCap(atomic *big.Int) Option { return func(t *Transport) { t.cap = atomic } }
 
 // WithPayTo restricts payments to these recipients; without it any payTo is paid.
@@ -86,9 +107,13 @@ func OnRefusal(f func(error)) Option { return func(t *Transport) { t.onRefusal =
 // NewTransport returns a paying transport for signer.
 func NewTransport(signer *Signer, opts ...Option) *Transport {
 	t := &Transport{base: http.DefaultTransport, signer: signer, networks: x402.DefaultRegistry(), cap: DefaultSpendCap,
-		pending: map[purchaseKey][]*purchase{}}
+		pending: map[purchaseKey][]*purchase{}, permits: map[common.Address]uint64{}, multiplier: DefaultDepositMultiplier,
+		deployments: map[string]contracts.Deployment{}}
 	for _, o := range opts {
 		o(t)
+	}
+	if t.store == nil {
+		t.store = NewMemoryChannels()
 	}
 	return t
 }
@@ -121,14 +146,32 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		resp.Body.Close()
 	}
-	for ; ; fresh = true {
+	for resynced := false; ; fresh = true {
 		resp, err := t.present(req, body, p, hooks)
 		if err != nil || resp.StatusCode != http.StatusPaymentRequired {
 			return resp, err
 		}
 		// A refusal of the payment: the reason says whether it can be spent.
 		reason := refusalReason(resp)
-		if !neverSpendable(reason) && !t.provablyUnsettled(req.Context(), p) {
+		if p.batch != nil {
+			// A voucher never signs more than charged + ceiling: one that
+			// was refused is superseded by the next, built on the record
+			// the refusal corrected (once per request).
+			pr, _ := decodeRequired(resp.Header.Get(x402.HeaderPaymentRequired))
+			again := t.batchRefused(req.Context(), p, pr, reason) && !resynced
+			t.void(p)
+			t.forget(p)
+			if !again {
+				return resp, nil
+			}
+			resynced = true
+			if p = t.buy(req.Context(), resp, key, hooks); p == nil {
+				return resp, nil
+			}
+			resp.Body.Close()
+			continue
+		}
+		if !t.neverSpendable(p, reason) && !t.provablyUnsettled(req.Context(), p) {
 			t.idle(p)
 			return resp, nil // it may have moved money: never sign another for it
 		}
@@ -147,6 +190,17 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // present sends req with p's payment and sorts the outcome: answered
 // (forgotten), unknown (kept for the retry), or a refusal for the caller.
 func (t *Transport) present(req *http.Request, body []byte, p *purchase, hooks *Hooks) (*http.Response, error) {
+	if p.batch != nil {
+		if p.unlock == nil { // a retry: take the channel again
+			unlock, err := t.store.Lock(req.Context(), p.batch.key)
+			if err != nil {
+				t.idle(p)
+				return nil, err
+			}
+			p.unlock = unlock
+		}
+		defer func() { p.unlock(); p.unlock = nil }()
+	}
 	paid := withBody(req, body)
 	paid.Header.Set(p.header, p.value)
 	resp, err := t.base.RoundTrip(paid)
@@ -170,7 +224,14 @@ func (t *Transport) present(req *http.Request, body []byte, p *purchase, hooks *
 		return resp, nil // unknown outcome: a retry presents p again
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
 		t.forget(p)
-		resp.Body = &answerBody{ReadCloser: resp.Body, t: t, p: p, ctx: req.Context()}
+		ab := &answerBody{ReadCloser: resp.Body, t: t, p: p, ctx: req.Context()}
+		if raw := receiptJSON(resp); raw == nil && isEventStream(resp) {
+			t.creditDeposit(p) // the next request on the channel must not deposit again
+			ab.watch = &streamReceipt{t: t, p: p, hooks: hooks, ctx: req.Context()}
+		} else {
+			t.settled(req.Context(), p, raw, hooks)
+		}
+		resp.Body = ab
 		return resp, nil
 	}
 	t.forget(p) // answered (another 4xx): the purchase is over
@@ -180,7 +241,7 @@ func (t *Transport) present(req *http.Request, body []byte, p *purchase, hooks *
 // buy signs an acceptable offer of the 402 resp, remembers it under key
 // before it is sent, and returns it; nil when the transport will not pay.
 func (t *Transport) buy(ctx context.Context, resp *http.Response, key purchaseKey, hooks *Hooks) *purchase {
-	p, err := t.sign(resp, hooks)
+	p, err := t.sign(ctx, resp, hooks)
 	if err != nil {
 		if hooks != nil && hooks.Refused != nil {
 			hooks.Refused(err)
@@ -198,46 +259,59 @@ func (t *Transport) buy(ctx context.Context, resp *http.Response, key purchaseKe
 	return p
 }
 
-// sign reads the offers of a 402 and signs the first acceptable one. It
+// sign reads the offers of a 402 and signs the best acceptable one (see
+// DefaultSchemes), falling back to the next when one cannot be signed. It
 // leaves resp.Body readable by the caller when it reads the body itself.
-func (t *Transport) sign(resp *http.Response, hooks *Hooks) (*purchase, error) {
-	var offers []x402.Offer
+func (t *Transport) sign(ctx context.Context, resp *http.Response, hooks *Hooks) (*purchase, error) {
 	var err error
-	h := resp.Header.Get(x402.HeaderPaymentRequired)
-	if h != "" {
-		offers, err = x402.DecodePaymentRequired(h)
+	pr := &paymentRequired{}
+	if h := resp.Header.Get(x402.HeaderPaymentRequired); h != "" {
+		pr, err = decodeRequired(h)
+		if pr == nil {
+			pr = &paymentRequired{}
+		}
 	}
-	if len(offers) == 0 {
+	version := 2
+	if len(pr.offers) == 0 {
 		body, rerr := peekBody(resp)
 		if rerr != nil {
 			return nil, rerr
 		}
-		var v1err error
-		offers, v1err = x402.DecodeV1Offers(body)
+		offers, v1err := x402.DecodeV1Offers(body)
 		if len(offers) == 0 {
 			return nil, fmt.Errorf("payer: 402 without a usable offer: %w", errors.Join(err, v1err))
 		}
+		version = 1
+		for _, o := range offers {
+			pr.offers = append(pr.offers, offer{Offer: o})
+		}
 	}
-	var why []error
-	for i := range offers {
-		req, err := t.acceptable(&offers[i])
-		if err != nil {
-			why = append(why, err)
+	cands, why := t.candidates(pr)
+	for _, c := range cands {
+		if version == 1 && c.req.Scheme != x402.SchemeExact {
 			continue
 		}
 		if hooks != nil && hooks.Authorize != nil {
-			if err := hooks.Authorize(req); err != nil {
+			if err := hooks.Authorize(c.req); err != nil {
 				return nil, err // e.g. over the caller's budget: nothing is signed
 			}
 		}
-		return t.signOffer(req, offers[i].Version, paymentIdentifier(h))
+		if version == 1 {
+			return t.signOffer(c.req, 1, "")
+		}
+		p, err := t.signScheme(ctx, c, pr)
+		if err == nil {
+			return p, nil
+		}
+		why = append(why, err)
 	}
 	return nil, fmt.Errorf("payer: no acceptable offer: %w", errors.Join(why...))
 }
 
-// acceptable turns an offer into a requirement this client agrees to pay.
-func (t *Transport) acceptable(o *x402.Offer) (*x402.Requirement, error) {
-	req, err := o.Requirement(t.networks)
+// acceptable turns an offer into a requirement this client agrees to pay:
+// the ceiling (what one call may cost) within the spend cap.
+func (t *Transport) acceptable(o *offer) (*x402.Requirement, error) {
+	req, err := o.requirement(t.networks)
 	if err != nil {
 		return nil, err
 	}
