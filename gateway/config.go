@@ -101,6 +101,8 @@ type ModelConfig struct {
 	APIKeyEnv string `yaml:"api_key_env"`
 	// Price per call in USDC as a decimal string; "0" or empty = free.
 	Price string `yaml:"price"`
+	// PricePerMTok prices the model per token instead (not with Price).
+	PricePerMTok *TokenPriceConfig `yaml:"price_per_mtok"`
 	// Description is shown in the x402 offer.
 	Description string `yaml:"description"`
 	// Images says whether the upstream takes images (chat: tool-output

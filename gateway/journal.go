@@ -23,7 +23,10 @@ const redisPrefix = "farebox:settle:"
 func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
 	pc := cfg.Payments
 	ec := settle.Config{Settler: p.settler, Networks: reg, Confirm: settle.ConfirmMode(pc.Confirm),
-		Logger: p.log, OnEvent: p.counts.event}
+		Logger: p.log, OnEvent: p.counts.event, Complete: completeJournaled}
+	if p.upto != nil {
+		ec.Settler = schemeChain{Settler: p.upto.settler, upto: p.upto}
+	}
 	switch {
 	case cfg.DataDir != "":
 		j, err := boltjournal.Open(cfg.DataDir, 5*time.Second)

@@ -156,8 +156,16 @@ func (m *DevMain) fundAll(ctx context.Context) error {
 	return nil
 }
 
-// configure is the gateway's config for the dev chain: two scripted
-// models, payments to DevPayTo settled by the chain settler.
+// DevMeteredModel is farebox dev's per-token model.
+const DevMeteredModel = "farebox-scripted-metered"
+
+// DevMeteredPrice is its price: 0.50 USDC per million input tokens, 2.00
+// per million output tokens, at most 0.01 USDC per call.
+var DevMeteredPrice = gateway.TokenPriceConfig{Input: "0.50", Output: "2.00", MaxPerCall: "0.01"}
+
+// configure is the gateway's config for the dev chain: three scripted
+// models (per call, free, per token), payments to DevPayTo settled by the
+// chain settler.
 func (m *DevMain) configure(ctx context.Context) error {
 	n, f := m.net, m.flags
 	settler, err := evm.NewSettler(ctx, n.backend, n.relayerKey)
@@ -175,6 +183,8 @@ func (m *DevMain) configure(ctx context.Context) error {
 			{Name: "farebox-scripted", Upstream: "scripted", Price: f.price, Pace: gateway.Duration(f.pace),
 				Description: "farebox's scripted dev model"},
 			{Name: "farebox-scripted-free", Upstream: "scripted", Price: "0", Pace: gateway.Duration(f.pace)},
+			{Name: DevMeteredModel, Upstream: "scripted", Pace: gateway.Duration(f.pace), PricePerMTok: &DevMeteredPrice,
+				Description: "farebox's scripted dev model, charged per token"},
 		},
 		Payments: gateway.PaymentsConfig{PayTo: DevPayTo, Networks: []string{n.network.CAIP2}, Settle: f.settle},
 	}
@@ -215,7 +225,8 @@ func (m *DevMain) banner(w io.Writer) {
 	fmt.Fprintf(w, `farebox dev is running.
 
   base URL        %s
-  models          farebox-scripted (%s USDC per call), farebox-scripted-free
+  models          farebox-scripted (%s USDC per call), farebox-scripted-free,
+                  %s (%s/%s USDC per million input/output tokens, at most %s per call)
   chain           %s
   chain RPC       %s
   token (USDC)    %s  (EIP-712 %q version %q)
@@ -226,7 +237,7 @@ func (m *DevMain) banner(w io.Writer) {
   private key     0x%s
 
 Try it:  FAREBOX_PAYER_KEY=0x%s %s call --base-url %s "hello"
-`, m.BaseURL, m.Config.Models[0].Price, n.about, orNone(n.rpcURL), n.network.Asset.Hex(), n.network.Name, n.network.Version,
+`, m.BaseURL, m.Config.Models[0].Price, DevMeteredModel, DevMeteredPrice.Input, DevMeteredPrice.Output, DevMeteredPrice.MaxPerCall, n.about, orNone(n.rpcURL), n.network.Asset.Hex(), n.network.Name, n.network.Version,
 		DevPayTo, public, n.payer().Hex(), key, key, selfCommand(), m.BaseURL)
 }
 
