@@ -16,6 +16,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
@@ -45,13 +46,14 @@ var (
 	meteredChainErr  error
 )
 
-// meteredDevChain is a dev chain with an HTTP JSON-RPC endpoint, which the
-// official clients read (Permit2 allowance, EIP-2612 nonces), shared by
-// the tests of this file (they read balance differences).
+// meteredDevChain is a dev chain with Base's 2 s blocks and an HTTP
+// JSON-RPC endpoint, which the official clients read (Permit2 allowance,
+// EIP-2612 nonces), shared by the tests of this file (they read balance
+// differences).
 func meteredDevChain(t testing.TB) *devchain.Chain {
 	t.Helper()
 	meteredChainOnce.Do(func() {
-		meteredChain, meteredChainErr = devchain.Start(context.Background(), devchain.Config{RPCAddr: "127.0.0.1:0"})
+		meteredChain, meteredChainErr = devchain.Start(context.Background(), devchain.Config{RPCAddr: "127.0.0.1:0", BlockTime: 2 * time.Second})
 		if meteredChainErr == nil {
 			afterAll(func() { meteredChain.Close() })
 		}
