@@ -27,6 +27,8 @@ import (
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/evm/contracts"
 	"github.com/farebox/farebox/x402/evm/devchain"
+	"github.com/farebox/farebox/x402/settle"
+	"github.com/farebox/farebox/x402/settle/boltjournal"
 	oresponses "github.com/openai/openai-go/v3/responses"
 	"github.com/tidwall/gjson"
 )
@@ -68,6 +70,13 @@ func meteredDevChain(t testing.TB) *devchain.Chain {
 // models, in process) settling on the metered dev chain.
 func startMetered(t testing.TB, extra map[string]fb.Model) (*testServer, *devchain.Chain) {
 	t.Helper()
+	cfg, opts, c := meteredConfig(t, extra)
+	return startServer(t, cfg, opts), c
+}
+
+// meteredConfig is startMetered's configuration.
+func meteredConfig(t testing.TB, extra map[string]fb.Model) (gateway.Config, gateway.Options, *devchain.Chain) {
+	t.Helper()
 	c := meteredDevChain(t)
 	st, err := evm.NewSettler(context.Background(), c.Client, c.RelayerKey)
 	if err != nil {
@@ -84,8 +93,7 @@ func startMetered(t testing.TB, extra map[string]fb.Model) (*testServer, *devcha
 		p := meteredPrice
 		cfg.Models = append(cfg.Models, gateway.ModelConfig{Name: name, Upstream: "inprocess", PricePerMTok: &p})
 	}
-	ts := startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st, Ready: st.Ready, Models: extra})
-	return ts, c
+	return cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st, Ready: st.Ready, Models: extra}, c
 }
 
 // freshPayer is a new key holding usdc atomic units, and ETH when eth.
@@ -499,5 +507,68 @@ func TestTokenPriceConfigErrors(t *testing.T) {
 				t.Errorf("error %v, want one naming models[0] (m) and %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// A restart between the answer and its block loses nothing: the journal
+// (data_dir) holds the upto purchase with its charge before the send, and
+// the next process resumes it (decoding the upto payment again) until the
+// chain confirms it.
+func TestUptoPurchaseSurvivesARestart(t *testing.T) {
+	dir := t.TempDir()
+	cfg, opts, c := meteredConfig(t, nil)
+	cfg.DataDir = dir
+	first := startServer(t, cfg, opts)
+	key := freshPayer(t, c, 1_000_000, false)
+	payer := addressOf(key)
+	before := tokenBalance(t, c, payer)
+	p := payUpto(t, first, c, key, map[string]any{"model": metered, "input": "restart me"})
+	if p.Status != http.StatusOK || p.Receipt == nil || !p.Receipt.Success {
+		t.Fatalf("status %d, receipt %+v: %s", p.Status, p.Receipt, p.Body)
+	}
+	// Answered once broadcast, before its block (2 s): stop at once.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := first.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	entry := func() *settle.Entry {
+		j, err := boltjournal.Open(dir, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer j.Close()
+		raw, _ := base64.StdEncoding.DecodeString(p.Header)
+		nonce, _ := new(big.Int).SetString(gjson.GetBytes(raw, "payload.permit2Authorization.nonce").String(), 10)
+		var k [32]byte
+		nonce.FillBytes(k[:])
+		en, err := j.Get(context.Background(), x402.Key{ChainID: c.Network.ChainID.String(), Asset: c.Network.Asset, From: payer, Nonce: k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return en
+	}
+	want := expectedCharge(t, p.Body)
+	if en := entry(); en.Charge == nil || en.Charge.Int64() != want || en.Amount.Int64() != ceilingAtomics || en.Tx == (common.Hash{}) {
+		t.Fatalf("journaled %+v, want charge %d of ceiling %d with its transaction", en, want, ceilingAtomics)
+	}
+
+	second := startServer(t, cfg, opts)
+	res, _ := post(t, second.URL+"/responses", p.Sent, "PAYMENT-SIGNATURE", p.Header)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("the same purchase after the restart: %d", res.StatusCode)
+	}
+	if r, err := x402.DecodeReceipt(res.Header.Get("PAYMENT-RESPONSE")); err != nil || *r != *p.Receipt {
+		t.Errorf("receipt after the restart %+v (%v), want %+v", r, err, p.Receipt)
+	}
+	checkMinedTx(t, c, p.Receipt.Transaction)
+	if got := new(big.Int).Sub(before, tokenBalance(t, c, payer)); got.Int64() != want {
+		t.Errorf("payer paid %s, want %d", got, want)
+	}
+	if err := second.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if en := entry(); en.State != settle.Confirmed {
+		t.Errorf("after the resume the entry is %s, want confirmed", en.State)
 	}
 }
