@@ -245,3 +245,31 @@ func TestUptoHoldsTheCeilingWhileInFlight(t *testing.T) {
 		t.Errorf("payer holds %s after a charge of %d (funded %d)", got, want, ceilingAtomics)
 	}
 }
+
+// A streamed upto answer carries its receipt in-band (the final response
+// object's x402 field), for the actual charge.
+func TestUptoStreamCarriesTheChargeInBand(t *testing.T) {
+	ts, c := startMetered(t, nil)
+	key := freshPayer(t, c, 1_000_000, false)
+	payer := addressOf(key)
+	before := tokenBalance(t, c, payer)
+	p := payUpto(t, ts, c, key, map[string]any{"model": metered, "input": "stream the use", "stream": true})
+	if p.Status != http.StatusOK {
+		t.Fatalf("status %d: %s", p.Status, p.Body)
+	}
+	var final gjson.Result
+	for _, line := range strings.Split(p.Body, "\n") {
+		if data, ok := strings.CutPrefix(line, "data: "); ok && gjson.Get(data, "type").String() == "response.completed" {
+			final = gjson.Get(data, "response")
+		}
+	}
+	want := expectedCharge(t, final.Raw)
+	r := final.Get("x402")
+	if !r.Get("success").Bool() || r.Get("amount").Int() != want || r.Get("extra.chargedAmount").Int() != want {
+		t.Fatalf("in-band receipt %s, want amount %d", r.Raw, want)
+	}
+	checkMinedTx(t, c, r.Get("transaction").String())
+	if got := new(big.Int).Sub(before, tokenBalance(t, c, payer)); got.Int64() != want {
+		t.Errorf("payer paid %s, want %d", got, want)
+	}
+}
