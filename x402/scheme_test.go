@@ -45,3 +45,20 @@ func TestOfferListsOtherSchemesFirst(t *testing.T) {
 		t.Fatalf("offer %s", raw)
 	}
 }
+
+func TestReceiptCarriesChannelStateRaw(t *testing.T) {
+	r := &Receipt{Success: true, Payer: "0x1", Network: "eip155:1337",
+		Extra: ReceiptExtra{ChargedAmount: "12", ChannelState: `{"channelId":"0xab","balance":"100"}`}}
+	raw, _ := base64.StdEncoding.DecodeString(EncodeReceipt(r))
+	if string(raw) != `{"success":true,"payer":"0x1","transaction":"","network":"eip155:1337","extra":{"chargedAmount":"12","channelState":{"channelId":"0xab","balance":"100"}}}` {
+		t.Fatalf("encoded %s", raw)
+	}
+	back, err := DecodeReceipt(base64.StdEncoding.EncodeToString([]byte(`{"success":true,"payer":"0x1","transaction":"","network":"eip155:1337","extra":{"chargedAmount":"12","channelState":{ "channelId" : "0xab", "balance":"100"}}}`)))
+	if err != nil || *back != *r {
+		t.Fatalf("decoded %+v, %v", back, err)
+	}
+	plain, _ := base64.StdEncoding.DecodeString(EncodeReceipt(&Receipt{Success: true}))
+	if string(plain) != `{"success":true,"payer":"","transaction":"","network":""}` {
+		t.Fatalf("an exact receipt grew: %s", plain)
+	}
+}

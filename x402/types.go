@@ -89,11 +89,15 @@ type Receipt struct {
 	Extra ReceiptExtra `json:"extra,omitzero"`
 }
 
-// ReceiptExtra is the receipt's `extra` object; comparable, like Receipt.
+// ReceiptExtra is the receipt's `extra` object; comparable, like Receipt
+// (see receipt.go for its JSON).
 type ReceiptExtra struct {
 	// ChargedAmount is the request's actual charge in atomic units (the
 	// metered schemes' receipts, per the batch-settlement spec).
-	ChargedAmount string `json:"chargedAmount,omitempty"`
+	ChargedAmount string
+	// ChannelState is batch-settlement's extra.channelState as compact raw
+	// JSON ("" when none): a string, so that receipts stay comparable.
+	ChannelState string
 }
 
 // ErrSettlementPending is wrapped by a Settler's error when the transfer was
