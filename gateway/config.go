@@ -164,6 +164,22 @@ type PaymentsConfig struct {
 	Chain ChainConfig `yaml:"chain"`
 	// RedisURL, when set, keeps replay protection in Redis (shared by replicas).
 	RedisURL string `yaml:"redis_url"`
+	// BatchSettlement tunes the payment channels of per-token models (settler chain).
+	BatchSettlement BatchSettlementConfig `yaml:"batch_settlement"`
+}
+
+// BatchSettlementConfig tunes batch-settlement: the channels' terms and
+// when their vouchers are claimed on chain.
+type BatchSettlementConfig struct {
+	// WithdrawDelay is the channels' withdrawDelay in seconds (default 900).
+	// It is part of every channel id: never change it while channels are open.
+	WithdrawDelay uint64 `yaml:"withdraw_delay"`
+	// ClaimInterval claims every channel with unclaimed charges this often
+	// (default 1h; farebox dev: --claim-interval, a few seconds).
+	ClaimInterval Duration `yaml:"claim_interval"`
+	// ClaimThreshold claims as soon as the unclaimed charges reach this
+	// many USDC ("" = no threshold).
+	ClaimThreshold string `yaml:"claim_threshold"`
 }
 
 // NetworkConfig declares a custom EVM network and its EIP-3009 token.

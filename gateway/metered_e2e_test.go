@@ -78,15 +78,19 @@ func TestMeteredOfferHasThreeSchemes(t *testing.T) {
 	}
 }
 
-// A batch-settlement payment is refused with a clear reason until the
-// channel service is plugged in.
-func TestBatchSettlementPaymentIsRefused(t *testing.T) {
+// A batch-settlement payment for a per-call model is refused as an
+// unsupported scheme; a malformed voucher for a per-token one gets the
+// spec's reason.
+func TestBatchSettlementRefusals(t *testing.T) {
 	ts, c := startMetered(t, nil)
-	env := `{"x402Version":2,"accepted":{"scheme":"batch-settlement","network":"` + c.Network.CAIP2 + `"},"payload":{"type":"voucher"}}`
-	res, body := post(t, ts.URL+"/responses", `{"model":"`+metered+`","input":"hi"}`,
-		"PAYMENT-SIGNATURE", base64.StdEncoding.EncodeToString([]byte(env)))
+	env := base64.StdEncoding.EncodeToString([]byte(`{"x402Version":2,"accepted":{"scheme":"batch-settlement","network":"` + c.Network.CAIP2 + `"},"payload":{"type":"voucher"}}`))
+	res, body := post(t, ts.URL+"/responses", `{"model":"`+paid+`","input":"hi"}`, "PAYMENT-SIGNATURE", env)
 	if res.StatusCode != http.StatusPaymentRequired || gjson.GetBytes(body, "error.code").String() != x402.ReasonUnsupportedScheme {
-		t.Errorf("status %d: %s", res.StatusCode, body)
+		t.Errorf("per-call model: status %d: %s", res.StatusCode, body)
+	}
+	res, body = post(t, ts.URL+"/responses", `{"model":"`+metered+`","input":"hi"}`, "PAYMENT-SIGNATURE", env)
+	if res.StatusCode != http.StatusPaymentRequired || !strings.HasPrefix(gjson.GetBytes(body, "error.code").String(), "invalid_batch_settlement_evm_") {
+		t.Errorf("malformed voucher: status %d: %s", res.StatusCode, body)
 	}
 }
 

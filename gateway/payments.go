@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/channel"
+	"github.com/farebox/farebox/x402/channel/service"
 	"github.com/farebox/farebox/x402/eip712"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/settle"
@@ -30,9 +31,10 @@ type payments struct {
 	before     bool // settle before calling the model
 	verifier   *x402.Verifier
 	settler    x402.Settler
-	upto       *uptoScheme    // nil unless settled by farebox's own chain settler
-	channels   *channel.Terms // the batch-settlement terms offered (with upto)
-	engine     *settle.Engine // the journal of every purchase: replay protection, holds, confirmation
+	upto       *uptoScheme      // nil unless settled by farebox's own chain settler
+	channelSvc *service.Service // batch-settlement, with upto
+	chanStore  service.Store    // the channels' store, beside the settlement journal
+	engine     *settle.Engine   // the journal of every purchase: replay protection, holds, confirmation
 	timeout    time.Duration
 	readiness  []func(context.Context) error
 	closers    []func()
@@ -168,9 +170,12 @@ func newPayments(cfg Config, opts Options, log *slog.Logger) (*payments, error) 
 		// Metered schemes need a facilitator that settles after the
 		// answer: farebox's own relayer.
 		p.upto = newUptoScheme(st, now)
-		p.channels = &channel.Terms{ReceiverAuthorizer: st.Relayer(), WithdrawDelay: defaultWithdrawDelay}
 	}
 	if err := p.buildEngine(cfg, reg); err != nil {
+		p.close()
+		return nil, err
+	}
+	if err := p.buildChannels(pc.BatchSettlement, now); err != nil {
 		p.close()
 		return nil, err
 	}
@@ -195,7 +200,7 @@ func (p *payments) requirements(rt *route, resource string) *offer {
 		// Metered schemes first, at the ceiling: a client takes the first
 		// it speaks, and they charge the use where exact charges the ceiling.
 		for _, r := range o.reqs {
-			o.others = append(o.others, channel.Accept(r, p.channels, nil), upto.Accept(r, p.upto.settler.Relayer()))
+			o.others = append(o.others, channel.Accept(r, p.channelSvc.Terms(), nil), upto.Accept(r, p.upto.settler.Relayer()))
 		}
 		o.extensions = meteredExtensions
 	}
@@ -203,10 +208,6 @@ func (p *payments) requirements(rt *route, resource string) *offer {
 	rt.offer.Store(o)
 	return o
 }
-
-// defaultWithdrawDelay is the batch-settlement channels' withdraw delay in
-// seconds (part of every channel id: it must not change while channels are open).
-const defaultWithdrawDelay = 900
 
 // meteredExtensions are a per-token model's offer's extensions: upto's
 // EIP-2612 gas sponsoring, so a payer with no ETH who never approved
@@ -265,7 +266,7 @@ func (p *payments) authorize(ctx context.Context, h http.Header, rt *route, reso
 	case upto.Scheme:
 		return p.authorizeUpto(ctx, pay, rt, o, body, version)
 	case channel.Scheme:
-		return nil, refuse(o, x402.ReasonUnsupportedScheme, "Payment refused: batch-settlement payments are not accepted by this server yet. Pay with upto or exact.")
+		return p.authorizeChannel(ctx, pay, rt, o, version)
 	}
 	id, err := paymentID(pay)
 	if err != nil {

@@ -35,6 +35,7 @@ type devFlags struct {
 	addr, rpcAddr, price, settle, logLevel string
 	chainID                                int64
 	pace, blockTime, keepalive             time.Duration
+	claimInterval                          time.Duration
 	funds                                  []string
 	chain, dataDir, deployerKey            string
 }
@@ -68,6 +69,7 @@ func (m *DevMain) ParseFlags(args []string) error {
 	fs.StringVar(&f.deployerKey, "deployer-key", m.getenv("FAREBOX_DEPLOYER_KEY"), "hex key that deploys the dev token on --chain and funds (env FAREBOX_DEPLOYER_KEY; default: the node's eth_accounts[0])")
 	fs.StringVar(&f.price, "price", "0.001", "USDC per call of farebox-scripted")
 	fs.DurationVar(&f.pace, "pace", 0, "the scripted model's delay between deltas (e.g. 30ms)")
+	fs.DurationVar(&f.claimInterval, "claim-interval", 5*time.Second, "claim the batch-settlement channels' vouchers on chain this often")
 	fs.StringVar(&f.settle, "settle", "after", "settle after the answer (after) or before the model is called (before)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.DurationVar(&f.keepalive, "keepalive", 15*time.Second, "SSE keep-alive comment interval while a stream waits")
@@ -186,7 +188,8 @@ func (m *DevMain) configure(ctx context.Context) error {
 			{Name: DevMeteredModel, Upstream: "scripted", Pace: gateway.Duration(f.pace), PricePerMTok: &DevMeteredPrice,
 				Description: "farebox's scripted dev model, charged per token"},
 		},
-		Payments: gateway.PaymentsConfig{PayTo: DevPayTo, Networks: []string{n.network.CAIP2}, Settle: f.settle},
+		Payments: gateway.PaymentsConfig{PayTo: DevPayTo, Networks: []string{n.network.CAIP2}, Settle: f.settle,
+			BatchSettlement: gateway.BatchSettlementConfig{ClaimInterval: gateway.Duration(f.claimInterval)}},
 	}
 	m.Options = gateway.Options{
 		Networks: []*x402.Network{n.network},
