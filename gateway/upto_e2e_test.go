@@ -189,6 +189,8 @@ func TestUptoPurchaseSurvivesARestart(t *testing.T) {
 	if got := new(big.Int).Sub(before, tokenBalance(t, c, payer)); got.Int64() != want {
 		t.Errorf("payer paid %s, want %d", got, want)
 	}
+	// The resumed follower confirms the purchase once it sees the block.
+	waitMetric(t, strings.TrimSuffix(second.URL, "/v1"), "farebox_settlement_events_total", 1, "event", "confirmed")
 	if err := second.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
