@@ -13,6 +13,8 @@ import (
 	"github.com/farebox/farebox/gateway"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
+	"github.com/farebox/farebox/x402/payer"
+	"github.com/openai/openai-go/v3/option"
 	oresponses "github.com/openai/openai-go/v3/responses"
 	"github.com/tidwall/gjson"
 )
@@ -22,8 +24,15 @@ import (
 func TestExactOnMeteredModelChargesTheCeiling(t *testing.T) {
 	ts, c := startMetered(t, nil)
 	payerBefore := tokenBalance(t, c, c.Payer)
+	reg, err := x402.NewRegistry(c.Network)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var receipts []*x402.Receipt
-	res, err := payingClient(t, ts, c, &receipts).Responses.New(context.Background(), oresponses.ResponseNewParams{Model: metered, Input: userText("exact please")})
+	tr := payer.NewTransport(payer.NewSigner(c.PayerKey), payer.WithNetworks(reg), payer.WithSchemes(x402.SchemeExact),
+		payer.OnReceipt(func(r *x402.Receipt) { receipts = append(receipts, r) }))
+	res, err := ts.client(t, option.WithHTTPClient(&http.Client{Transport: tr})).Responses.New(context.Background(),
+		oresponses.ResponseNewParams{Model: metered, Input: userText("exact please")})
 	if err != nil {
 		t.Fatal(err)
 	}
