@@ -85,6 +85,13 @@ func errUnsupportedMedia(ct string) *responses.Error {
 		Param: "header:Content-Type", Message: "Content-Type " + ct + " is not supported: send application/json."}
 }
 
+// errInputOverCeiling: a per-token model's input alone costs (nearly) its
+// ceiling per call, so no answer fits in what one payment covers.
+func errInputOverCeiling(ceiling string) *responses.Error {
+	return &responses.Error{Status: http.StatusBadRequest, Type: typeInvalidRequest, Code: "context_length_exceeded", Param: "input",
+		Message: "The input is too long for this model's ceiling of " + ceiling + " USDC per call: it leaves room for fewer than 16 output tokens. Shorten the input."}
+}
+
 func errMetricsUnauthorized() *responses.Error {
 	return &responses.Error{Status: http.StatusUnauthorized, Type: typeInvalidRequest, Code: codeUnauthorized,
 		Message: "/metrics needs Authorization: Bearer <token>."}
@@ -170,6 +177,11 @@ func refuse(o *offer, reason, msg string) *refusal {
 }
 
 func refusePaymentRequired(o *offer, rt *route) *refusal {
+	if tp := rt.perToken; tp != nil {
+		return refuse(o, codePaymentRequired, "Payment required: "+rt.name+" costs "+x402.FormatUSDC(tp.input)+" USDC per million input tokens and "+
+			x402.FormatUSDC(tp.output)+" per million output tokens, at most "+x402.FormatUSDC(rt.price)+
+			" USDC per call. Pay with x402 (upto or batch-settlement charge the use; exact charges the ceiling): send a PAYMENT-SIGNATURE header for one of the offers in PAYMENT-REQUIRED.")
+	}
 	return refuse(o, codePaymentRequired, "Payment required: "+rt.name+" costs "+x402.FormatUSDC(rt.price)+
 		" USDC per call. Pay with x402: send a PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1) header for one of the offers in PAYMENT-REQUIRED / accepts.")
 }

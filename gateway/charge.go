@@ -3,20 +3,24 @@ package gateway
 import (
 	"context"
 	"log/slog"
+	"math/big"
 
 	"github.com/farebox/farebox/x402"
-	"github.com/farebox/farebox/x402/settle"
 )
 
 // charge is one verified payment riding along a request. It owns the
 // payment's life within the request: reserved when authorize returns it,
 // then exactly one outcome, recorded once by finish.
 type charge struct {
-	route    *route
-	payment  *x402.Payment
-	req      *x402.Requirement
-	offer    *offer           // what was asked for, for a refusal after settling
-	purchase *settle.Purchase // the authorization's claim in the settlement journal
+	route   *route
+	payment *x402.Payment
+	req     *x402.Requirement
+	offer   *offer     // what was asked for, for a refusal after settling
+	pay     settlement // the payment's claim, whatever its scheme
+	// amount is what the answer costs, set after it from the usage of a
+	// per-token model paid with a metered scheme; nil: the requirement's
+	// amount (per call, or the ceiling with exact).
+	amount *big.Int
 
 	receipt *x402.Receipt // the settlement's receipt, once settled (or failed to)
 	outcome outcome       // reserved until finish
@@ -81,8 +85,8 @@ func due(d delivery) bool {
 // money moved or may still move, else released when the client got
 // nothing (served false) or kept when it did.
 func (p *payments) settle(ctx context.Context, ch *charge, served bool) {
-	if ch.purchase.Replay() {
-		ch.receipt, _ = ch.purchase.Settle(ctx) // the stored receipt
+	if ch.pay.replay() {
+		ch.receipt, _ = ch.pay.settle(ctx, ch.charged()) // the stored receipt
 		p.finish(ctx, ch, replayed)
 		return
 	}
@@ -108,20 +112,35 @@ func (p *payments) finish(ctx context.Context, ch *charge, o outcome) {
 	p.counts.outcomes[o].Add(1)
 	switch o {
 	case settled:
-		ch.route.charged.Add(ch.req.Amount.Int64())
+		ch.route.charged.Add(ch.charged().Int64())
 	case kept:
 		// Served and not paid: the payer owes it and is refused until the
 		// debt lapses or is forgiven, like a transfer that fails later.
 		p.counts.kept.Add(1)
-		if err := ch.purchase.Owe(ctx, ch.receipt.ErrorReason); err != nil {
+		if err := ch.pay.owe(ctx, ch.receipt.ErrorReason); err != nil {
 			p.log.Error("recording a debt failed", "err", err)
 		}
 	case released:
 		p.counts.released.Add(1)
-		if err := ch.purchase.Release(ctx); err != nil {
+		if err := ch.pay.release(ctx); err != nil {
 			p.log.Error("releasing a purchase failed", "err", err)
 		}
 	}
+}
+
+// metered reports a payment that settles the actual use (upto, and
+// batch-settlement), not the amount it was verified for.
+func (ch *charge) metered() bool {
+	j, ok := ch.pay.(journaled)
+	return !ok || j.metered
+}
+
+// charged is what the answer costs (see amount).
+func (ch *charge) charged() *big.Int {
+	if ch.amount != nil {
+		return ch.amount
+	}
+	return ch.req.Amount
 }
 
 // settledFailed reports a settlement that failed for good (not pending).
@@ -134,7 +153,7 @@ func (ch *charge) settleFailed() bool {
 func (ch *charge) logAttrs() []slog.Attr {
 	amount := "0"
 	if ch.outcome == settled {
-		amount = x402.FormatUSDC(ch.req.Amount)
+		amount = x402.FormatUSDC(ch.charged())
 	}
 	attrs := []slog.Attr{slog.String("charge", ch.outcome.String()), slog.String("cost_usdc", amount)}
 	if ch.receipt != nil && ch.receipt.Transaction != "" {

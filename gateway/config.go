@@ -101,6 +101,8 @@ type ModelConfig struct {
 	APIKeyEnv string `yaml:"api_key_env"`
 	// Price per call in USDC as a decimal string; "0" or empty = free.
 	Price string `yaml:"price"`
+	// PricePerMTok prices the model per token instead (not with Price).
+	PricePerMTok *TokenPriceConfig `yaml:"price_per_mtok"`
 	// Description is shown in the x402 offer.
 	Description string `yaml:"description"`
 	// Images says whether the upstream takes images (chat: tool-output
@@ -162,6 +164,22 @@ type PaymentsConfig struct {
 	Chain ChainConfig `yaml:"chain"`
 	// RedisURL, when set, keeps replay protection in Redis (shared by replicas).
 	RedisURL string `yaml:"redis_url"`
+	// BatchSettlement tunes the payment channels of per-token models (settler chain).
+	BatchSettlement BatchSettlementConfig `yaml:"batch_settlement"`
+}
+
+// BatchSettlementConfig tunes batch-settlement: the channels' terms and
+// when their vouchers are claimed on chain.
+type BatchSettlementConfig struct {
+	// WithdrawDelay is the channels' withdrawDelay in seconds (default 900).
+	// It is part of every channel id: never change it while channels are open.
+	WithdrawDelay uint64 `yaml:"withdraw_delay"`
+	// ClaimInterval claims every channel with unclaimed charges this often
+	// (default 1h; farebox dev: --claim-interval, a few seconds).
+	ClaimInterval Duration `yaml:"claim_interval"`
+	// ClaimThreshold claims as soon as the unclaimed charges reach this
+	// many USDC ("" = no threshold).
+	ClaimThreshold string `yaml:"claim_threshold"`
 }
 
 // NetworkConfig declares a custom EVM network and its EIP-3009 token.

@@ -79,3 +79,24 @@ func TestInvalidConfigsAreRefused(t *testing.T) {
 		t.Errorf("the valid base config: %v", err)
 	}
 }
+
+func TestExampleConfigDocumentsTokenPrices(t *testing.T) {
+	c, err := LoadConfig("../farebox.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tp *tokenPrice
+	for _, m := range c.Models {
+		if m.PricePerMTok != nil {
+			if tp, err = parseTokenPrice(m.PricePerMTok); err != nil {
+				t.Fatalf("%s: %v", m.Name, err)
+			}
+		}
+	}
+	if tp == nil || tp.ceiling.Int64() != 20000 || tp.input.Int64() != 500000 || tp.output.Int64() != 2000000 {
+		t.Errorf("the example's per-token model: %+v", tp)
+	}
+	if bs := c.Payments.BatchSettlement; bs.WithdrawDelay != 900 || bs.ClaimInterval.D(0) != time.Hour || bs.ClaimThreshold != "" {
+		t.Errorf("batch_settlement %+v", bs)
+	}
+}

@@ -34,8 +34,13 @@ func (s *Server) handleResponses(c echo.Context) error {
 	if !ok {
 		return errModelNotFound(req.Model)
 	}
+	if rt.perToken != nil {
+		if err := rt.perToken.boundOutput(req, len(body)); err != nil {
+			return err
+		}
+	}
 	if rt.free() {
-		return s.serve(c, rt, req, nil)
+		return s.serve(c, rt, req, nil, len(body))
 	}
 	ch, err := s.pay.authorize(c.Request().Context(), c.Request().Header, rt, s.resourceURL(c), body)
 	if err != nil {
@@ -52,13 +57,13 @@ func (s *Server) handleResponses(c echo.Context) error {
 		}
 		receiptHeader(c.Response().Header(), ch)
 	}
-	return s.serve(c, rt, req, ch)
+	return s.serve(c, rt, req, ch, len(body))
 }
 
 // serve runs the model through one emitter (the sink decides between SSE
 // and one JSON object, so both answers are built by the same code), then
 // charges for what was delivered and writes the end of the answer.
-func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *charge) error {
+func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *charge, bodyLen int) error {
 	ctx := c.Request().Context()
 	var sink responses.Sink = responses.Discard{}
 	var sse *responses.SSEWriter
@@ -72,9 +77,18 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 		defer s.metrics.streams.Dec()
 	}
 	em := responses.NewEmitter(req, sink, responses.EmitterOptions{Model: rt.name})
+	var out responses.Output = em
+	var m *meter
+	if rt.perToken != nil {
+		m = &meter{Output: em}
+		out = m
+	}
 	start := time.Now()
-	err := rt.model.Respond(ctx, req, em)
+	err := rt.model.Respond(ctx, req, out)
 	s.metrics.upstream.WithLabelValues(rt.name).Observe(time.Since(start).Seconds())
+	if m != nil && ch != nil && ch.outcome == reserved && ch.metered() {
+		ch.amount = rt.perToken.charge(m.used(bodyLen))
+	}
 	denied := em.Denied() // the model only called tools the client may not get
 	d := delivery{produced: em.Started() && denied == nil, failed: err != nil, stream: req.Stream, clientGone: ctx.Err() != nil}
 	if ch != nil {
@@ -120,7 +134,7 @@ func (s *Server) charge(c echo.Context, ch *charge, d delivery) {
 	ctx := c.Request().Context()
 	switch {
 	case ch.outcome != reserved:
-	case due(d) || ch.purchase.Replay():
+	case due(d) || ch.pay.replay():
 		s.pay.settle(ctx, ch, d.stream)
 	default:
 		s.pay.finish(ctx, ch, released)

@@ -7,14 +7,19 @@ import (
 	"time"
 
 	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/channel/service"
 	"github.com/farebox/farebox/x402/settle"
 	"github.com/farebox/farebox/x402/settle/boltjournal"
 	"github.com/farebox/farebox/x402/settle/redisjournal"
 	"github.com/redis/go-redis/v9"
 )
 
-// redisPrefix namespaces the journal's and the holds' keys in Redis.
-const redisPrefix = "farebox:settle:"
+// redisPrefix namespaces the journal's and the holds' keys in Redis,
+// channelsPrefix the payment channels'.
+const (
+	redisPrefix    = "farebox:settle:"
+	channelsPrefix = "farebox:channels:"
+)
 
 // buildEngine opens the settlement journal and starts the engine that
 // owns every purchase: a bbolt file under data_dir (durable, one process),
@@ -23,7 +28,10 @@ const redisPrefix = "farebox:settle:"
 func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
 	pc := cfg.Payments
 	ec := settle.Config{Settler: p.settler, Networks: reg, Confirm: settle.ConfirmMode(pc.Confirm),
-		Logger: p.log, OnEvent: p.counts.event}
+		Logger: p.log, OnEvent: p.counts.event, Complete: completeJournaled}
+	if p.upto != nil {
+		ec.Settler = schemeChain{Settler: p.upto.settler, upto: p.upto}
+	}
 	switch {
 	case cfg.DataDir != "":
 		j, err := boltjournal.Open(cfg.DataDir, 5*time.Second)
@@ -32,6 +40,12 @@ func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
 		}
 		ec.Journal = j
 		p.closers = append(p.closers, func() { j.Close() })
+		if p.upto != nil {
+			// The channels live in the journal's file.
+			if p.chanStore, err = service.NewBoltStore(j.DB()); err != nil {
+				return fmt.Errorf("data_dir: %w", err)
+			}
+		}
 	case pc.RedisURL != "":
 		opt, err := redis.ParseURL(pc.RedisURL)
 		if err != nil {
@@ -46,10 +60,12 @@ func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
 		}
 		p.readiness = append(p.readiness, func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
 		ec.Journal, ec.Holds = redisjournal.New(rdb, redisPrefix), redisjournal.NewHolds(rdb, redisPrefix)
+		p.chanStore = service.NewRedisStore(rdb, channelsPrefix)
 		host, _ := os.Hostname()
 		ec.Instance = fmt.Sprintf("%s:%d", host, os.Getpid())
 	default:
 		ec.Journal = settle.NewMemoryJournal(1 << 20)
+		p.chanStore = service.NewMemoryStore()
 		p.log.Debug("settlement journal in memory: set data_dir to keep it across restarts")
 	}
 	e, err := settle.NewEngine(ec)

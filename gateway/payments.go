@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,7 +14,12 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/channel"
+	"github.com/farebox/farebox/x402/channel/service"
+	"github.com/farebox/farebox/x402/eip712"
+	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/settle"
+	"github.com/farebox/farebox/x402/upto"
 )
 
 // payments holds the payment side of the gateway: what is accepted, how it
@@ -25,7 +31,10 @@ type payments struct {
 	before     bool // settle before calling the model
 	verifier   *x402.Verifier
 	settler    x402.Settler
-	engine     *settle.Engine // the journal of every purchase: replay protection, holds, confirmation
+	upto       *uptoScheme      // nil unless settled by farebox's own chain settler
+	channelSvc *service.Service // batch-settlement, with upto
+	chanStore  service.Store    // the channels' store, beside the settlement journal
+	engine     *settle.Engine   // the journal of every purchase: replay protection, holds, confirmation
 	timeout    time.Duration
 	readiness  []func(context.Context) error
 	closers    []func()
@@ -157,7 +166,16 @@ func newPayments(cfg Config, opts Options, log *slog.Logger) (*payments, error) 
 			return nil, err
 		}
 	}
+	if st, ok := p.settler.(*evm.Settler); ok {
+		// Metered schemes need a facilitator that settles after the
+		// answer: farebox's own relayer.
+		p.upto = newUptoScheme(st, now)
+	}
 	if err := p.buildEngine(cfg, reg); err != nil {
+		p.close()
+		return nil, err
+	}
+	if err := p.buildChannels(pc.BatchSettlement, now); err != nil {
 		p.close()
 		return nil, err
 	}
@@ -170,7 +188,7 @@ func (p *payments) requirements(rt *route, resource string) *offer {
 	if o := rt.offer.Load(); o != nil && o.resource == resource {
 		return o
 	}
-	o := &offer{resource: resource}
+	o := &offer{resource: resource, extensions: declaredExtensions}
 	for _, n := range p.networks {
 		o.reqs = append(o.reqs, &x402.Requirement{
 			Scheme: "exact", Network: n, Amount: rt.price, PayTo: p.payTo,
@@ -178,17 +196,46 @@ func (p *payments) requirements(rt *route, resource string) *offer {
 			Description: rt.description, MimeType: "application/json",
 		})
 	}
+	if rt.perToken != nil && p.upto != nil {
+		// Metered schemes first, at the ceiling: a client takes the first
+		// it speaks, and they charge the use where exact charges the ceiling.
+		for _, r := range o.reqs {
+			o.others = append(o.others, channel.Accept(r, p.channelSvc.Terms(), nil), upto.Accept(r, p.upto.settler.Relayer()))
+		}
+		o.extensions = meteredExtensions
+	}
 	o.v1 = x402.V1Accepts(o.reqs)
 	rt.offer.Store(o)
 	return o
 }
 
+// meteredExtensions are a per-token model's offer's extensions: upto's
+// EIP-2612 gas sponsoring, so a payer with no ETH who never approved
+// Permit2 can pay.
+var meteredExtensions = map[string]json.RawMessage{"payment-identifier": x402.PaymentIdentifierExtension,
+	"eip2612GasSponsoring": eip712.GasSponsoringDeclaration()}
+
 // offer is the requirements for one route at one URL, with the parts of the
 // 402 answer that do not depend on the failure.
 type offer struct {
-	resource string
-	reqs     []*x402.Requirement
-	v1       []byte
+	resource   string
+	reqs       []*x402.Requirement // exact
+	others     []json.RawMessage   // batch-settlement and upto accepts (per-token models)
+	extensions map[string]json.RawMessage
+	v1         []byte
+}
+
+// requirement is the offer's requirement on network (CAIP-2 id or v1
+// name) for scheme, nil when the network is not offered.
+func (o *offer) requirement(network, scheme string) *x402.Requirement {
+	for _, r := range o.reqs {
+		if r.Network.CAIP2 == network || (r.Network.V1Name != "" && r.Network.V1Name == network) {
+			c := *r
+			c.Scheme = scheme
+			return &c
+		}
+	}
+	return nil
 }
 
 // authorize turns the request's payment header into a reserved charge. A
@@ -213,6 +260,13 @@ func (p *payments) authorize(ctx context.Context, h http.Header, rt *route, reso
 			return nil, errMalformedPayment(xe, version)
 		}
 		return nil, refuse(o, xe.Reason, xe.Message)
+	}
+	switch pay.Scheme {
+	case x402.SchemeExact:
+	case upto.Scheme:
+		return p.authorizeUpto(ctx, pay, rt, o, body, version)
+	case channel.Scheme:
+		return p.authorizeChannel(ctx, pay, rt, o, version)
 	}
 	id, err := paymentID(pay)
 	if err != nil {
@@ -239,7 +293,7 @@ func (p *payments) authorize(ctx context.Context, h http.Header, rt *route, reso
 			return nil, refuse(o, xe.Reason, "Payment refused: "+xe.Message)
 		}
 	}
-	return &charge{route: rt, payment: pay, req: req, offer: o, purchase: pu}, nil
+	return &charge{route: rt, payment: pay, req: req, offer: o, pay: journaled{pu: pu}}, nil
 }
 
 // beginError is the client's view of a purchase the engine would not begin.
@@ -278,7 +332,7 @@ func (p *payments) settleReceipt(ctx context.Context, ch *charge) *x402.Receipt 
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.timeout)
 	defer cancel()
 	start := time.Now()
-	r, err := ch.purchase.Settle(ctx)
+	r, err := ch.pay.settle(ctx, ch.charged())
 	p.metrics.settling.Observe(time.Since(start).Seconds())
 	if r == nil {
 		r = &x402.Receipt{}

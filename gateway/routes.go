@@ -13,7 +13,8 @@ import (
 type route struct {
 	name        string
 	model       responses.Model
-	price       *big.Int // atomic USDC units; zero = free
+	price       *big.Int    // atomic USDC units; zero = free; per token: the ceiling per call
+	perToken    *tokenPrice // nil: priced per call
 	description string
 
 	offer atomic.Pointer[offer] // the last computed offer, by resource URL
@@ -33,7 +34,23 @@ func (rt *route) free() bool { return rt.price.Sign() == 0 }
 func (rt *route) appendModel(b []byte) []byte {
 	b = append(b, `{"id":`...)
 	b = appendString(b, rt.name)
-	b = append(b, `,"object":"model","created":0,"owned_by":"farebox","price":{"amount":`...)
+	b = append(b, `,"object":"model","created":0,"owned_by":"farebox","price":{`...)
+	if tp := rt.perToken; tp != nil {
+		b = append(b, `"currency":"USDC","unit":"token","input_per_mtok":`...)
+		b = appendString(b, x402.FormatUSDC(tp.input))
+		b = append(b, `,"output_per_mtok":`...)
+		b = appendString(b, x402.FormatUSDC(tp.output))
+		b = append(b, `,"max_per_call":`...)
+		b = appendString(b, x402.FormatUSDC(tp.ceiling))
+		b = append(b, `,"input_atomic_per_mtok":`...)
+		b = appendString(b, tp.input.String())
+		b = append(b, `,"output_atomic_per_mtok":`...)
+		b = appendString(b, tp.output.String())
+		b = append(b, `,"max_atomic_per_call":`...)
+		b = appendString(b, tp.ceiling.String())
+		return append(b, "}}"...)
+	}
+	b = append(b, `"amount":`...)
 	b = appendString(b, x402.FormatUSDC(rt.price))
 	b = append(b, `,"currency":"USDC","unit":"call","atomic":`...)
 	b = appendString(b, rt.price.String())
@@ -51,6 +68,17 @@ func (s *Server) buildRoutes(opts Options) error {
 			return fmt.Errorf("models[%d]: model %q declared twice", i, mc.Name)
 		}
 		price := new(big.Int)
+		var perToken *tokenPrice
+		if mc.PricePerMTok != nil {
+			if mc.Price != "" {
+				return fmt.Errorf("models[%d] (%s): price and price_per_mtok are exclusive: a model is priced per call or per token", i, mc.Name)
+			}
+			tp, err := parseTokenPrice(mc.PricePerMTok)
+			if err != nil {
+				return fmt.Errorf("models[%d] (%s): %w", i, mc.Name, err)
+			}
+			perToken, price = tp, tp.ceiling
+		}
 		if mc.Price != "" {
 			p, err := x402.ParseUSDC(mc.Price)
 			if err != nil {
@@ -68,8 +96,11 @@ func (s *Server) buildRoutes(opts Options) error {
 		desc := mc.Description
 		if desc == "" {
 			desc = "One call to " + mc.Name + " for " + x402.FormatUSDC(price) + " USDC"
+			if perToken != nil {
+				desc = "One call to " + mc.Name + ", charged per token, at most " + x402.FormatUSDC(price) + " USDC"
+			}
 		}
-		s.routes[mc.Name] = &route{name: mc.Name, model: m, price: price, description: desc}
+		s.routes[mc.Name] = &route{name: mc.Name, model: m, price: price, perToken: perToken, description: desc}
 		s.order = append(s.order, mc.Name)
 	}
 	return nil

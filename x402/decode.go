@@ -46,7 +46,9 @@ func malformed(msg string) *Error {
 // a 32-byte nonce). A header that cannot be read yields an *Error with
 // Malformed set; a readable payload of the other protocol version yields
 // invalid_x402_version. In v2 the `accepted` echo only contributes Scheme
-// and Network: it is never trusted for anything else.
+// and Network: it is never trusted for anything else. A v2 payment of
+// another scheme than exact keeps its payload and extensions raw (see
+// Payment.Payload) for that scheme's package to decode.
 func DecodePayment(header string, version int) (*Payment, error) {
 	if version != 1 && version != 2 {
 		return nil, &Error{Reason: ReasonInvalidVersion, Message: "unsupported x402 version"}
@@ -185,6 +187,14 @@ func decodeTop(root gjson.Result, version int, p *Payment) error {
 	payload, ok := top.get("payload")
 	if !ok || !payload.IsObject() {
 		return malformed("payload must be an object")
+	}
+	if version == 2 && p.Scheme != SchemeExact {
+		// Another scheme's payload: its package decodes it.
+		p.Payload = []byte(payload.Raw)
+		if ext, ok := top.get("extensions"); ok && ext.IsObject() {
+			p.Extensions = []byte(ext.Raw)
+		}
+		return nil
 	}
 	return decodePayload(payload, p)
 }

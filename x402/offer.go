@@ -13,7 +13,7 @@ const (
 	HeaderPaymentResponse    = "PAYMENT-RESPONSE"   // v2 receipt, response
 	HeaderXPayment           = "X-PAYMENT"          // v1 payment, request
 	HeaderXPaymentResponse   = "X-PAYMENT-RESPONSE" // v1 receipt, response
-	SchemeExact              = "exact"              // the only scheme farebox speaks
+	SchemeExact              = "exact"              // EIP-3009 transferWithAuthorization, the scheme of this package
 	DefaultMaxTimeoutSeconds = 300                  // maxTimeoutSeconds when config says nothing
 )
 
@@ -46,7 +46,7 @@ type paymentRequiredJSON struct {
 	X402Version int                        `json:"x402Version"`
 	Error       string                     `json:"error,omitempty"`
 	Resource    resourceJSON               `json:"resource"`
-	Accepts     []acceptV2JSON             `json:"accepts"`
+	Accepts     []json.RawMessage          `json:"accepts"`
 	Extensions  map[string]json.RawMessage `json:"extensions,omitempty"`
 }
 
@@ -132,7 +132,17 @@ var PaymentIdentifierExtension = json.RawMessage(`{"info":{"required":false},"sc
 // PaymentRequiredHeaderWith is PaymentRequiredHeader declaring extensions
 // (by name, e.g. "payment-identifier": PaymentIdentifierExtension).
 func PaymentRequiredHeaderWith(reqs []*Requirement, errMsg string, extensions map[string]json.RawMessage) string {
-	pr := paymentRequiredJSON{X402Version: 2, Error: errMsg, Accepts: make([]acceptV2JSON, 0, len(reqs)), Extensions: extensions}
+	return PaymentRequiredHeaderOffer(reqs, nil, errMsg, extensions)
+}
+
+// PaymentRequiredHeaderOffer is PaymentRequiredHeaderWith with accepts of
+// other schemes (upto, batch-settlement), rendered by their packages,
+// listed before the exact requirements: a client takes the first it
+// speaks, and the metered schemes charge the actual use, not the ceiling.
+// reqs must hold at least one requirement: it names the resource.
+func PaymentRequiredHeaderOffer(reqs []*Requirement, others []json.RawMessage, errMsg string, extensions map[string]json.RawMessage) string {
+	pr := paymentRequiredJSON{X402Version: 2, Error: errMsg, Accepts: make([]json.RawMessage, 0, len(reqs)+len(others)), Extensions: extensions}
+	pr.Accepts = append(pr.Accepts, others...)
 	for _, r := range reqs {
 		if r == nil || r.Network == nil || r.Amount == nil {
 			continue
@@ -140,9 +150,10 @@ func PaymentRequiredHeaderWith(reqs []*Requirement, errMsg string, extensions ma
 		if pr.Resource.URL == "" {
 			pr.Resource = resourceJSON{URL: r.Resource, Description: r.Description, MimeType: r.MimeType}
 		}
-		pr.Accepts = append(pr.Accepts, acceptV2(r))
+		b, _ := json.Marshal(acceptV2(r)) // only strings and ints: cannot fail
+		pr.Accepts = append(pr.Accepts, b)
 	}
-	b, _ := json.Marshal(pr) // only strings and ints: cannot fail
+	b, _ := json.Marshal(pr) // raw accepts come from json.Marshal too
 	return base64.StdEncoding.EncodeToString(b)
 }
 

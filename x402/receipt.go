@@ -1,6 +1,7 @@
 package x402
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -30,4 +31,36 @@ func DecodeReceipt(header string) (*Receipt, error) {
 		return nil, errors.New("x402: receipt header is not a SettleResponse: " + err.Error())
 	}
 	return &r, nil
+}
+
+type receiptExtraJSON struct {
+	ChargedAmount string          `json:"chargedAmount,omitempty"`
+	ChannelState  json.RawMessage `json:"channelState,omitempty"`
+}
+
+// MarshalJSON writes extra with channelState as the JSON object it holds
+// (left out when it is not valid JSON).
+func (e ReceiptExtra) MarshalJSON() ([]byte, error) {
+	j := receiptExtraJSON{ChargedAmount: e.ChargedAmount}
+	if e.ChannelState != "" && json.Valid([]byte(e.ChannelState)) {
+		j.ChannelState = json.RawMessage(e.ChannelState)
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads extra, keeping channelState as compact raw JSON.
+func (e *ReceiptExtra) UnmarshalJSON(b []byte) error {
+	var j receiptExtraJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*e = ReceiptExtra{ChargedAmount: j.ChargedAmount}
+	if len(j.ChannelState) > 0 && string(j.ChannelState) != "null" {
+		var c bytes.Buffer
+		if err := json.Compact(&c, j.ChannelState); err != nil {
+			return err
+		}
+		e.ChannelState = c.String()
+	}
+	return nil
 }

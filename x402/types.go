@@ -59,6 +59,11 @@ type Payment struct {
 	Signature     []byte
 	// Raw is the decoded JSON of the header, forwarded as-is to facilitators.
 	Raw []byte
+	// Payload and Extensions are the v2 envelope's `payload` and
+	// `extensions` objects as sent, for schemes other than exact (upto,
+	// batch-settlement), whose packages decode them; Authorization and
+	// Signature are then left for the caller to fill.
+	Payload, Extensions []byte
 }
 
 // Key identifies an authorization for replay protection. Signatures are
@@ -77,6 +82,22 @@ type Receipt struct {
 	Payer       string `json:"payer"`
 	Transaction string `json:"transaction"`
 	Network     string `json:"network"`
+	// Amount is what was actually charged, for schemes that settle less
+	// than they ask for (upto: "0" when nothing was charged); empty for exact.
+	Amount string `json:"amount,omitempty"`
+	// Extra carries a scheme's receipt details (upto: chargedAmount).
+	Extra ReceiptExtra `json:"extra,omitzero"`
+}
+
+// ReceiptExtra is the receipt's `extra` object; comparable, like Receipt
+// (see receipt.go for its JSON).
+type ReceiptExtra struct {
+	// ChargedAmount is the request's actual charge in atomic units (the
+	// metered schemes' receipts, per the batch-settlement spec).
+	ChargedAmount string
+	// ChannelState is batch-settlement's extra.channelState as compact raw
+	// JSON ("" when none): a string, so that receipts stay comparable.
+	ChannelState string
 }
 
 // ErrSettlementPending is wrapped by a Settler's error when the transfer was

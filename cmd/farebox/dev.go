@@ -35,6 +35,7 @@ type devFlags struct {
 	addr, rpcAddr, price, settle, logLevel string
 	chainID                                int64
 	pace, blockTime, keepalive             time.Duration
+	claimInterval                          time.Duration
 	funds                                  []string
 	chain, dataDir, deployerKey            string
 }
@@ -68,6 +69,7 @@ func (m *DevMain) ParseFlags(args []string) error {
 	fs.StringVar(&f.deployerKey, "deployer-key", m.getenv("FAREBOX_DEPLOYER_KEY"), "hex key that deploys the dev token on --chain and funds (env FAREBOX_DEPLOYER_KEY; default: the node's eth_accounts[0])")
 	fs.StringVar(&f.price, "price", "0.001", "USDC per call of farebox-scripted")
 	fs.DurationVar(&f.pace, "pace", 0, "the scripted model's delay between deltas (e.g. 30ms)")
+	fs.DurationVar(&f.claimInterval, "claim-interval", 5*time.Second, "claim the batch-settlement channels' vouchers on chain this often")
 	fs.StringVar(&f.settle, "settle", "after", "settle after the answer (after) or before the model is called (before)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.DurationVar(&f.keepalive, "keepalive", 15*time.Second, "SSE keep-alive comment interval while a stream waits")
@@ -156,8 +158,16 @@ func (m *DevMain) fundAll(ctx context.Context) error {
 	return nil
 }
 
-// configure is the gateway's config for the dev chain: two scripted
-// models, payments to DevPayTo settled by the chain settler.
+// DevMeteredModel is farebox dev's per-token model.
+const DevMeteredModel = "farebox-scripted-metered"
+
+// DevMeteredPrice is its price: 0.50 USDC per million input tokens, 2.00
+// per million output tokens, at most 0.01 USDC per call.
+var DevMeteredPrice = gateway.TokenPriceConfig{Input: "0.50", Output: "2.00", MaxPerCall: "0.01"}
+
+// configure is the gateway's config for the dev chain: three scripted
+// models (per call, free, per token), payments to DevPayTo settled by the
+// chain settler.
 func (m *DevMain) configure(ctx context.Context) error {
 	n, f := m.net, m.flags
 	settler, err := evm.NewSettler(ctx, n.backend, n.relayerKey)
@@ -175,8 +185,11 @@ func (m *DevMain) configure(ctx context.Context) error {
 			{Name: "farebox-scripted", Upstream: "scripted", Price: f.price, Pace: gateway.Duration(f.pace),
 				Description: "farebox's scripted dev model"},
 			{Name: "farebox-scripted-free", Upstream: "scripted", Price: "0", Pace: gateway.Duration(f.pace)},
+			{Name: DevMeteredModel, Upstream: "scripted", Pace: gateway.Duration(f.pace), PricePerMTok: &DevMeteredPrice,
+				Description: "farebox's scripted dev model, charged per token"},
 		},
-		Payments: gateway.PaymentsConfig{PayTo: DevPayTo, Networks: []string{n.network.CAIP2}, Settle: f.settle},
+		Payments: gateway.PaymentsConfig{PayTo: DevPayTo, Networks: []string{n.network.CAIP2}, Settle: f.settle,
+			BatchSettlement: gateway.BatchSettlementConfig{ClaimInterval: gateway.Duration(f.claimInterval)}},
 	}
 	m.Options = gateway.Options{
 		Networks: []*x402.Network{n.network},
@@ -215,7 +228,8 @@ func (m *DevMain) banner(w io.Writer) {
 	fmt.Fprintf(w, `farebox dev is running.
 
   base URL        %s
-  models          farebox-scripted (%s USDC per call), farebox-scripted-free
+  models          farebox-scripted (%s USDC per call), farebox-scripted-free,
+                  %s (%s/%s USDC per million input/output tokens, at most %s per call)
   chain           %s
   chain RPC       %s
   token (USDC)    %s  (EIP-712 %q version %q)
@@ -226,7 +240,7 @@ func (m *DevMain) banner(w io.Writer) {
   private key     0x%s
 
 Try it:  FAREBOX_PAYER_KEY=0x%s %s call --base-url %s "hello"
-`, m.BaseURL, m.Config.Models[0].Price, n.about, orNone(n.rpcURL), n.network.Asset.Hex(), n.network.Name, n.network.Version,
+`, m.BaseURL, m.Config.Models[0].Price, DevMeteredModel, DevMeteredPrice.Input, DevMeteredPrice.Output, DevMeteredPrice.MaxPerCall, n.about, orNone(n.rpcURL), n.network.Asset.Hex(), n.network.Name, n.network.Version,
 		DevPayTo, public, n.payer().Hex(), key, key, selfCommand(), m.BaseURL)
 }
 

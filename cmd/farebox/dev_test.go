@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/ecdsa"
+	"encoding/json"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/farebox/farebox/x402/evm/contracts"
 	"github.com/farebox/farebox/x402/evm/devchain"
 	"math/big"
 	"net/http"
@@ -76,6 +78,25 @@ func TestFareboxDevPaidCall(t *testing.T) {
 		t.Errorf("--fund gave %s atomic units, want 2500000", funded)
 	}
 	before := balance()
+
+	// The per-token model, and the canonical contracts @x402/evm's clients need.
+	if !strings.Contains(banner, DevMeteredModel) {
+		t.Errorf("the banner does not list %s:\n%s", DevMeteredModel, banner)
+	}
+	mres, err := http.Get(base + "/models/" + DevMeteredModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var model struct {
+		Price map[string]string `json:"price"`
+	}
+	if err := json.NewDecoder(mres.Body).Decode(&model); err != nil || model.Price["unit"] != "token" || model.Price["max_atomic_per_call"] != "10000" {
+		t.Errorf("%s: %+v (%v)", DevMeteredModel, model, err)
+	}
+	mres.Body.Close()
+	if code, err := rpc.CodeAt(ctx, contracts.CanonicalUptoPermit2Proxy, nil); err != nil || len(code) == 0 {
+		t.Errorf("no upto proxy at its canonical address (%v)", err)
+	}
 
 	key := devPayerKey(t)
 	network := x402.NewNetwork("eip155:1337", "", big.NewInt(1337), tokenAddr, "USDC", "2")

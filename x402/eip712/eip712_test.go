@@ -117,3 +117,14 @@ func TestRecover(t *testing.T) {
 		t.Errorf("v=29: %v", err)
 	}
 }
+
+func TestDecodeGasSponsoringIgnoresTheEchoedDeclaration(t *testing.T) {
+	echo := []byte(`{"eip2612GasSponsoring":` + string(GasSponsoringDeclaration()) + `}`)
+	if g, err := DecodeGasSponsoring(echo); g != nil || err != nil {
+		t.Fatalf("the echoed declaration decoded as %+v, %v", g, err)
+	}
+	bad := []byte(`{"eip2612GasSponsoring":{"info":{"from":"0x1","asset":"0x2","spender":"0x3","amount":"1","nonce":"0","deadline":"9","signature":"0x00","version":"1"}}}`)
+	if _, err := DecodeGasSponsoring(bad); err == nil {
+		t.Fatal("a malformed permit decoded")
+	}
+}

@@ -91,6 +91,13 @@ func DecodeGasSponsoring(extensions []byte) (*GasSponsoring, error) {
 		return nil, ErrGasSponsoringFormat
 	}
 	i := sj.Info
+	if i.From == "" || i.Asset == "" || i.Spender == "" || i.Amount == "" || i.Nonce == "" || i.Deadline == "" ||
+		i.Signature == "" || i.Version == "" {
+		// The 402's declaration echoed back without a permit (@x402/core
+		// copies declared extensions into every payment): none sent, as
+		// @x402/evm's facilitator reads it.
+		return nil, nil
+	}
 	if !addressRe.MatchString(i.From) || !addressRe.MatchString(i.Asset) || !addressRe.MatchString(i.Spender) ||
 		!numberRe.MatchString(i.Amount) || !numberRe.MatchString(i.Nonce) || !numberRe.MatchString(i.Deadline) ||
 		!versionRe.MatchString(i.Version) {

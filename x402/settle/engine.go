@@ -74,6 +74,10 @@ type Config struct {
 	Balances Balances
 	// Networks resolves entries' networks on Resume (required for Resume).
 	Networks *x402.Registry
+	// Complete fills Authorization and Signature of a journaled v2 payment
+	// of another scheme than exact (upto) on Resume, as the caller did
+	// before Begin; nil: such entries cannot be resumed.
+	Complete func(p *x402.Payment) error
 	// Confirm defaults to broadcast with a Broadcaster (mined otherwise:
 	// a plain Settler only returns once the transfer is mined).
 	Confirm ConfirmMode

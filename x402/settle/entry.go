@@ -44,9 +44,11 @@ type Entry struct {
 	Version int    `json:"version"` // x402 version of the payment header
 	Payment []byte `json:"payment"` // the decoded JSON of the header (x402.Payment.Raw)
 
-	Network string         `json:"network"` // CAIP-2 id of the requirement
-	Amount  *big.Int       `json:"amount"`
-	PayTo   common.Address `json:"payTo"`
+	Network string   `json:"network"` // CAIP-2 id of the requirement
+	Amount  *big.Int `json:"amount"`
+	// Charge is what is settled when less than Amount (upto); nil: Amount.
+	Charge *big.Int       `json:"charge,omitempty"`
+	PayTo  common.Address `json:"payTo"`
 
 	BodyHash  common.Hash `json:"bodyHash"`            // sha256 of the request body
 	PaymentID string      `json:"paymentId,omitempty"` // payment-identifier extension id
@@ -76,6 +78,9 @@ func (e *Entry) Clone() *Entry {
 	c.Payment = append([]byte(nil), e.Payment...)
 	if e.Amount != nil {
 		c.Amount = new(big.Int).Set(e.Amount)
+	}
+	if e.Charge != nil {
+		c.Charge = new(big.Int).Set(e.Charge)
 	}
 	if e.Receipt != nil {
 		r := *e.Receipt

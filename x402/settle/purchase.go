@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
 	"sync"
 	"sync/atomic"
 
@@ -23,6 +24,11 @@ type Purchase struct {
 	Requirement *x402.Requirement // recomputed for this request
 	BodyHash    [32]byte          // sha256 of the request body
 	PaymentID   string            // the payment-identifier id, "" when none
+	// Charge, when set before Settle, is what is actually settled, at most
+	// Requirement.Amount (upto: the use, while the authorization, the hold
+	// and the entry's Amount are the ceiling). Zero settles nothing: no
+	// transaction, a receipt with amount "0".
+	Charge *big.Int
 
 	engine *Engine
 	entry  *Entry // as created or found by Begin
@@ -54,13 +60,30 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 	}
 	p.ended = true
 	e := p.engine
-	p.f = &flight{e: e, entry: p.entry, pay: p.Payment, req: p.Requirement}
+	req := p.Requirement
+	entry := p.entry
+	if p.Charge != nil {
+		if p.Charge.Sign() < 0 || p.Charge.Cmp(req.Amount) > 0 {
+			p.ended = false
+			return nil, fmt.Errorf("settle: charge %s is outside 0..%s", p.Charge, req.Amount)
+		}
+		c := *req
+		c.Amount = new(big.Int).Set(p.Charge)
+		req = &c
+		// Journaled with the first move, so a Resume settles the charge, not the ceiling.
+		entry = entry.Clone()
+		entry.Charge = c.Amount
+	}
+	p.f = &flight{e: e, entry: entry, pay: p.Payment, req: req}
+	if p.Charge != nil && p.Charge.Sign() == 0 {
+		return p.settleNothing(ctx)
+	}
 	if e.chain == nil {
 		return p.settlePlain(ctx)
 	}
 	f := p.f
 	var signed atomic.Bool
-	rc, err := e.chain.Broadcast(ctx, p.Payment, p.Requirement, func(tx common.Hash) error {
+	rc, err := e.chain.Broadcast(ctx, p.Payment, req, func(tx common.Hash) error {
 		if err := f.signed(context.WithoutCancel(ctx), tx); err != nil {
 			return fmt.Errorf("settle: journaling the transaction: %w", err)
 		}
@@ -104,7 +127,7 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 		// Nobody was answered yet, so the payer owes nothing; an authorization
 		// still unused is released so that the client may pay with it again.
 		wctx := context.WithoutCancel(ctx)
-		if used, uerr := e.chain.AuthorizationUsed(wctx, p.Payment, p.Requirement); uerr == nil && !used {
+		if used, uerr := e.chain.AuthorizationUsed(wctx, p.Payment, req); uerr == nil && !used {
 			e.release(wctx, f)
 		} else {
 			e.fail(wctx, f, xe.Reason, false)
@@ -116,6 +139,25 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 		pending.Success, pending.ErrorReason = false, x402.ReasonSettlementPending
 		return &pending, fmt.Errorf("%w: %w", x402.ErrSettlementPending, aerr)
 	}
+}
+
+// settleNothing ends a purchase whose charge is zero: nothing is sent (the
+// authorization lapses unused), the entry is Confirmed with a receipt of
+// amount "0", so a replay is answered with it.
+func (p *Purchase) settleNothing(ctx context.Context) (*x402.Receipt, error) {
+	e, f := p.engine, p.f
+	en := f.snapshot()
+	rc := &x402.Receipt{Success: true, Payer: en.Payer.Hex(), Network: en.Network, Amount: "0",
+		Extra: x402.ReceiptExtra{ChargedAmount: "0"}}
+	if err := f.move(context.WithoutCancel(ctx), Confirmed, func(n *Entry) { n.Receipt = rc }); err != nil {
+		e.release(context.WithoutCancel(ctx), f)
+		return nil, fmt.Errorf("settle: journal: %w", err)
+	}
+	en = f.snapshot()
+	e.unhold(context.WithoutCancel(ctx), en)
+	e.emit(EventConfirmed, en, nil)
+	r := *rc
+	return &r, nil
 }
 
 // settlePlain settles through a Settler without a broadcast step (a remote

@@ -294,9 +294,20 @@ func (e *Engine) rebuild(en *Entry) (*x402.Payment, *x402.Requirement, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if pay.Scheme != x402.SchemeExact && pay.Version == 2 {
+		if e.cfg.Complete == nil {
+			return nil, nil, fmt.Errorf("settle: no decoder for a journaled %s payment", pay.Scheme)
+		}
+		if err := e.cfg.Complete(pay); err != nil {
+			return nil, nil, err
+		}
+	}
 	if pay.Key(n) != en.Key() {
 		return nil, nil, errors.New("settle: the journaled payment does not match its key")
 	}
-	req := &x402.Requirement{Scheme: "exact", Network: n, Amount: en.Amount, PayTo: en.PayTo}
+	req := &x402.Requirement{Scheme: pay.Scheme, Network: n, Amount: en.Amount, PayTo: en.PayTo}
+	if en.Charge != nil {
+		req.Amount = en.Charge
+	}
 	return pay, req, nil
 }

@@ -20,10 +20,13 @@ import (
 // the token it deployed, the keys it generated and whom it funded, so a
 // restart reuses them instead of deploying and funding again.
 type Deployment struct {
-	ChainID      int64          `json:"chainId"`
-	Token        common.Address `json:"token"`
-	TokenName    string         `json:"tokenName"`
-	TokenVersion string         `json:"tokenVersion"`
+	ChainID int64          `json:"chainId"`
+	Token   common.Address `json:"token"`
+	// TokenContract names the token's contract ("FareboxUSDv2"); a file
+	// without it is from before the token had permit, and is deployed anew.
+	TokenContract string `json:"tokenContract,omitempty"`
+	TokenName     string `json:"tokenName"`
+	TokenVersion  string `json:"tokenVersion"`
 	// Deployer owns the token: only it can mint more.
 	Deployer common.Address `json:"deployer"`
 	// PayerKey and RelayerKey are hex private keys farebox generated (a

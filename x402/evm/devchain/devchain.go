@@ -1,7 +1,16 @@
 // Package devchain runs farebox's embedded development chain: go-ethereum's
-// simulated backend in process, with FareboxUSD deployed, a relayer funded
-// with ETH and a payer funded with test dollars, mining a block as soon as
-// transactions arrive. Its state lives in memory and is gone on Close.
+// simulated backend in process, with FareboxUSDv2 deployed (EIP-3009,
+// EIP-2612 permit and receiveWithAuthorization), the canonical x402
+// contracts in its genesis, a relayer funded with ETH and a payer funded
+// with test dollars, mining a block as soon as transactions arrive. Its
+// state lives in memory and is gone on Close.
+//
+// Where the contracts come from (see x402/evm/contracts/SOURCES.md):
+// FareboxUSDv2 is ours; Permit2 is Uniswap's, and x402BatchSettlement, its
+// two deposit collectors and x402UptoPermit2Proxy are coinbase/x402's,
+// compiled from vendored sources and placed at the canonical addresses
+// @x402/evm hard-codes (contracts.CanonicalAlloc); Multicall3 is mds1's
+// canonical deployment (x402/evm/multicall3.hex).
 package devchain
 
 import (
@@ -29,7 +38,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
-	"github.com/farebox/farebox/x402/evm/token"
+	"github.com/farebox/farebox/x402/evm/contracts"
 )
 
 // Publicly known development keys (accounts #0, #1 and #2 of anvil and
@@ -61,6 +70,9 @@ type Config struct {
 	// not transactions are pending, as a real chain (or anvil --block-time)
 	// does; 0 mines on demand, as soon as a transaction arrives.
 	BlockTime time.Duration
+	// ExtraAlloc adds accounts (code, balances) to the genesis; it wins over
+	// the built-in entries at the same address.
+	ExtraAlloc types.GenesisAlloc
 }
 
 // Chain is a running dev chain.
@@ -87,7 +99,8 @@ type Chain struct {
 	close    sync.Once
 }
 
-// Start launches a dev chain, deploys FareboxUSD and funds the dev accounts.
+// Start launches a dev chain with the canonical x402 contracts, deploys
+// FareboxUSDv2 and funds the dev accounts.
 func Start(ctx context.Context, cfg Config) (*Chain, error) {
 	cfg = withDefaults(cfg)
 	payerKey, relayerKey, ownerKey := mustKey(DevPayerKey), mustKey(DevRelayerKey), mustKey(DevOwnerKey)
@@ -102,6 +115,18 @@ func Start(ctx context.Context, cfg Config) (*Chain, error) {
 		crypto.PubkeyToAddress(ownerKey.PublicKey): {Balance: new(big.Int).Mul(big.NewInt(1000), big.NewInt(params.Ether))},
 		// Multicall3 at its canonical address, so the settler batches transfers as on public chains.
 		evm.Multicall3: {Code: evm.Multicall3Code(), Balance: new(big.Int)},
+	}
+	// Permit2, x402BatchSettlement, the deposit collectors and the upto
+	// proxy where @x402/evm's clients expect them.
+	canonical, err := contracts.CanonicalAlloc(ctx, big.NewInt(cfg.ChainID))
+	if err != nil {
+		return nil, fmt.Errorf("devchain: building the canonical contracts: %w", err)
+	}
+	for addr, acct := range canonical {
+		alloc[addr] = acct
+	}
+	for addr, acct := range cfg.ExtraAlloc {
+		alloc[addr] = acct
 	}
 	ipc, err := ipcPath()
 	if err != nil {
@@ -273,9 +298,7 @@ func (c *Chain) deploy(ctx context.Context, ownerKey *ecdsa.PrivateKey, cfg Conf
 		return err
 	}
 	c.owner = owner
-	code := append(common.FromHex(token.FareboxUSDMetaData.Bin),
-		token.NewFareboxUSD().PackConstructor(cfg.TokenName, cfg.TokenVersion, "USDC")...)
-	addr, err := owner.Deploy(ctx, code)
+	addr, err := contracts.DeployToken(ctx, owner, cfg.TokenName, cfg.TokenVersion)
 	if err != nil {
 		return fmt.Errorf("devchain: deploying the token: %w", err)
 	}
@@ -286,8 +309,7 @@ func (c *Chain) deploy(ctx context.Context, ownerKey *ecdsa.PrivateKey, cfg Conf
 // Fund mints amount test dollars (atomic units, 6 decimals) to addr and
 // waits until the block holding the mint is mined.
 func (c *Chain) Fund(ctx context.Context, addr common.Address, amount *big.Int) error {
-	asset := c.Network.Asset
-	if _, err := c.owner.Send(ctx, &asset, token.NewFareboxUSD().PackMint(addr, amount), nil); err != nil {
+	if err := contracts.Mint(ctx, c.owner, c.Network.Asset, addr, amount); err != nil {
 		return fmt.Errorf("devchain: funding %s: %w", addr, err)
 	}
 	return nil

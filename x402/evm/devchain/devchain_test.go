@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/farebox/farebox/x402/evm/contracts"
 	"github.com/farebox/farebox/x402/evm/token"
 )
 
@@ -131,5 +132,32 @@ func TestStartRefusesATakenRPCAddress(t *testing.T) {
 	}
 	if !errors.Is(err, syscall.EADDRINUSE) {
 		t.Fatalf("error %v does not wrap EADDRINUSE", err)
+	}
+}
+
+func TestStartHoldsCanonicalContractsAndPermitToken(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := Start(ctx, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, a := range []common.Address{contracts.CanonicalPermit2, contracts.CanonicalBatchSettlement,
+		contracts.CanonicalERC3009DepositCollector, contracts.CanonicalPermit2DepositCollector, contracts.CanonicalUptoPermit2Proxy} {
+		code, err := c.Client.CodeAt(ctx, a, nil)
+		if err != nil || len(code) == 0 {
+			t.Fatalf("no code at %s (%v)", a, err)
+		}
+	}
+	// EIP-2612: the dev token answers nonces(owner), which FareboxUSD lacks.
+	tok := contracts.NewFareboxUSDv2()
+	asset := c.Network.Asset
+	out, err := c.Client.CallContract(ctx, ethereum.CallMsg{To: &asset, Data: tok.PackNonces(c.Payer)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := tok.UnpackNonces(out); err != nil || n.Sign() != 0 {
+		t.Fatalf("nonces(payer) = %v, %v", n, err)
 	}
 }

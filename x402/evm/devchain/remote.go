@@ -17,7 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
-	"github.com/farebox/farebox/x402/evm/token"
+	"github.com/farebox/farebox/x402/evm/contracts"
 )
 
 // RemoteConfig says which external chain (anvil, a testnet fork) to
@@ -41,8 +41,9 @@ type RemoteConfig struct {
 	RelayerETH *big.Int
 }
 
-// Remote is farebox's dev deployment on an external chain: FareboxUSD
-// deployed by the deployer, a payer holding test dollars and a relayer
+// Remote is farebox's dev deployment on an external chain: FareboxUSDv2
+// deployed by the deployer, the canonical x402 contracts (installed with
+// anvil_setCode where missing), a payer holding test dollars and a relayer
 // holding ETH.
 type Remote struct {
 	// Client is a JSON-RPC client of the chain.
@@ -145,6 +146,9 @@ func (r *Remote) attach(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := r.installCanonical(ctx, id); err != nil {
+		return err
+	}
 	r.Network = x402.NewNetwork("", r.cfg.V1Name, id, r.dep.Token, r.dep.TokenName, r.dep.TokenVersion)
 	if err := r.Fund(ctx, r.Payer, r.cfg.PayerFunds); err != nil {
 		return err
@@ -155,8 +159,8 @@ func (r *Remote) attach(ctx context.Context) error {
 // deployed reports whether the kept deployment is for this chain and its
 // token's code is there (a restarted anvil has forgotten it).
 func (r *Remote) deployed(ctx context.Context, chainID int64) (bool, error) {
-	if r.dep == nil || r.dep.ChainID != chainID || r.dep.Token == (common.Address{}) {
-		return false, nil
+	if r.dep == nil || r.dep.ChainID != chainID || r.dep.Token == (common.Address{}) || r.dep.TokenContract != tokenContract {
+		return false, nil // an older FareboxUSD has no permit: deploy the new token
 	}
 	code, err := r.Client.CodeAt(ctx, r.dep.Token, nil)
 	if err != nil {
@@ -171,14 +175,41 @@ func (r *Remote) deploy(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	code := append(common.FromHex(token.FareboxUSDMetaData.Bin),
-		token.NewFareboxUSD().PackConstructor(r.dep.TokenName, r.dep.TokenVersion, "USDC")...)
+	code := append(common.FromHex(contracts.FareboxUSDv2MetaData.Bin),
+		contracts.NewFareboxUSDv2().PackConstructor(r.dep.TokenName, r.dep.TokenVersion, "USDC")...)
 	rec, err := d.Send(ctx, nil, code, nil)
 	if err != nil {
 		return fmt.Errorf("devchain: deploying the token: %w", err)
 	}
-	r.dep.Token = rec.ContractAddress
+	r.dep.Token, r.dep.TokenContract = rec.ContractAddress, tokenContract
 	return r.save()
+}
+
+// tokenContract names the dev token's contract in the deployment file.
+const tokenContract = "FareboxUSDv2"
+
+// installCanonical makes sure Permit2, x402BatchSettlement, its deposit
+// collectors and the upto proxy are at their canonical addresses: public
+// chains and their forks have them; on anvil they are installed with
+// anvil_setCode (a restarted anvil has forgotten them, so this runs on
+// every attach).
+func (r *Remote) installCanonical(ctx context.Context, chainID *big.Int) error {
+	missing := false
+	for _, a := range []common.Address{contracts.CanonicalPermit2, contracts.CanonicalBatchSettlement,
+		contracts.CanonicalERC3009DepositCollector, contracts.CanonicalPermit2DepositCollector, contracts.CanonicalUptoPermit2Proxy} {
+		code, err := r.Client.CodeAt(ctx, a, nil)
+		if err != nil {
+			return fmt.Errorf("devchain: reading the code at %s: %w", a, err)
+		}
+		missing = missing || len(code) == 0
+	}
+	if !missing {
+		return nil
+	}
+	if err := contracts.InstallCanonical(ctx, r.Client.Client(), chainID); err != nil {
+		return fmt.Errorf("devchain: installing the x402 contracts (needs anvil or hardhat): %w", err)
+	}
+	return nil
 }
 
 // Fund mints amount test dollars to addr unless this deployment funded
@@ -194,7 +225,7 @@ func (r *Remote) Fund(ctx context.Context, addr common.Address, amount *big.Int)
 		return err
 	}
 	asset := r.dep.Token
-	if _, err := d.Send(ctx, &asset, token.NewFareboxUSD().PackMint(addr, amount), nil); err != nil {
+	if _, err := d.Send(ctx, &asset, contracts.NewFareboxUSDv2().PackMint(addr, amount), nil); err != nil {
 		return fmt.Errorf("devchain: funding %s: %w", addr, err)
 	}
 	r.dep.recordFunding(addr, amount)

@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/internal/chaintest"
+	"github.com/farebox/farebox/x402/evm/contracts"
 )
 
 // TestAttachRedeploysOnAChainThatForgot: the data dir names a token on
@@ -54,6 +55,13 @@ func TestAttachRedeploysOnAChainThatForgot(t *testing.T) {
 	}
 	if info, err := os.Stat(b.Path); err != nil || info.Mode().Perm() != 0o600 {
 		t.Errorf("deployment file mode: %v %v", info, err)
+	}
+	// The fresh anvil got the canonical contracts, and the token has permit.
+	if code, err := second.Client.CodeAt(ctx, contracts.CanonicalBatchSettlement, nil); err != nil || len(code) == 0 {
+		t.Errorf("no x402BatchSettlement at its canonical address (%v)", err)
+	}
+	if dep.TokenContract != tokenContract {
+		t.Errorf("saved token contract %q, want %q", dep.TokenContract, tokenContract)
 	}
 	var zero common.Address
 	if b.Network.Asset == zero || b.Network.V1Name != "" {

@@ -1,0 +1,157 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/channel"
+	"github.com/farebox/farebox/x402/channel/service"
+	"github.com/farebox/farebox/x402/eip712"
+	"github.com/farebox/farebox/x402/evm/contracts"
+)
+
+// channelCall is a batch-settlement voucher or deposit as a settlement:
+// the channel service's call, committed with the actual charge or aborted.
+type channelCall struct {
+	call *service.Call
+}
+
+// replay: a voucher cannot be replayed (the service refuses a cumulative
+// amount it already recorded with a corrective 402).
+func (channelCall) replay() bool { return false }
+
+func (c channelCall) settle(ctx context.Context, amount *big.Int) (*x402.Receipt, error) {
+	r, err := c.call.Commit(context.WithoutCancel(ctx), amount)
+	if err != nil {
+		xe := asX402(err, channel.ReasonVerificationStateUnavailable)
+		var ce *channel.Error
+		if errors.As(err, &ce) {
+			xe = ce.X402()
+		}
+		return &x402.Receipt{Payer: c.call.Payer().Hex(), ErrorReason: xe.Reason}, xe
+	}
+	return channelReceipt(r), nil
+}
+
+func (c channelCall) release(ctx context.Context) error {
+	c.call.Abort(ctx)
+	return nil
+}
+
+// owe: a channel commit that failed charged nothing and keeps the
+// voucher unrecorded; the payer owes nothing on chain.
+func (channelCall) owe(context.Context, string) error { return nil }
+
+// channelReceipt is the service's receipt in the gateway's receipt type.
+func channelReceipt(r *channel.Receipt) *x402.Receipt {
+	out := &x402.Receipt{Success: r.Success, ErrorReason: r.ErrorReason, Payer: r.Payer, Transaction: r.Transaction,
+		Network: r.Network, Amount: r.Amount, Extra: x402.ReceiptExtra{ChargedAmount: r.Extra.ChargedAmount}}
+	if r.Extra.ChannelState != nil {
+		b, _ := json.Marshal(r.Extra.ChannelState)
+		out.Extra.ChannelState = string(b)
+	}
+	return out
+}
+
+// authorizeChannel begins a batch-settlement request on its channel: the
+// service verifies the voucher (and sends a deposit) and holds the channel
+// until the charge commits after the answer.
+func (p *payments) authorizeChannel(ctx context.Context, pay *x402.Payment, rt *route, o *offer, version int) (*charge, error) {
+	if p.channelSvc == nil || rt.perToken == nil {
+		return nil, refuse(o, x402.ReasonUnsupportedScheme, "Payment refused: this model takes batch-settlement payments only when priced per token and settled by farebox's own chain settler. Pay with one of the offers.")
+	}
+	req := o.requirement(pay.Network, channel.Scheme)
+	if req == nil {
+		return nil, refuse(o, channel.ReasonNetworkMismatch, "Payment refused: network "+pay.Network+" is not offered.")
+	}
+	cp, err := channel.DecodePayload(pay.Payload)
+	if err != nil {
+		xe := asX402(err, channel.ReasonPayloadType)
+		var ce *channel.Error
+		if errors.As(err, &ce) {
+			xe = ce.X402()
+		}
+		return nil, refuse(o, xe.Reason, "Payment refused: "+xe.Message)
+	}
+	if cp.Type == channel.TypeRefund {
+		return nil, refuse(o, channel.ReasonPayloadType, "Payment refused: cooperative refunds are not served on this route yet.")
+	}
+	sponsoring, err := eip712.DecodeGasSponsoring(pay.Extensions)
+	if err != nil {
+		p.counts.refused.Add(1)
+		return nil, errMalformedPayment(&x402.Error{Reason: eip712.ReasonGasSponsoringFormat, Message: "extensions.eip2612GasSponsoring is malformed", Malformed: true}, version)
+	}
+	call, err := p.channelSvc.Begin(ctx, cp, req, sponsoring)
+	if err != nil {
+		var me *service.MismatchError
+		if errors.As(err, &me) {
+			// The spec's corrective 402: the channel's state, so the client resyncs.
+			c := *o
+			c.others = []json.RawMessage{channel.Accept(req, p.channelSvc.Terms(), me.State)}
+			return nil, refuse(&c, me.Refusal.Reason, "Payment refused: "+me.Refusal.Message)
+		}
+		var ce *channel.Error
+		if errors.As(err, &ce) {
+			return nil, refuse(o, ce.Reason, "Payment refused: "+ce.Message)
+		}
+		return nil, errPaymentsUnavailable(err)
+	}
+	pay.Authorization.From = call.Payer()
+	return &charge{route: rt, payment: pay, req: req, offer: o, pay: channelCall{call: call}}, nil
+}
+
+// defaultClaimInterval is how often vouchers are claimed when the config
+// says nothing: each claim costs the operator one transaction's gas.
+const defaultClaimInterval = time.Hour
+
+// buildChannels starts the batch-settlement service when farebox settles
+// on chain itself (its relayer is the channels' receiver authorizer), and
+// its claimer, which claims on the policy until the payments close and
+// once more, for everything unclaimed, at close.
+func (p *payments) buildChannels(bc BatchSettlementConfig, now func() time.Time) error {
+	if p.upto == nil {
+		return nil
+	}
+	st := p.upto.settler
+	policy := channel.ClaimPolicy{Interval: bc.ClaimInterval.D(defaultClaimInterval)}
+	if bc.ClaimThreshold != "" {
+		t, err := x402.ParseUSDC(bc.ClaimThreshold)
+		if err != nil {
+			return fmt.Errorf("payments.batch_settlement.claim_threshold: %w", err)
+		}
+		policy.Threshold = t
+	}
+	svc, err := service.New(service.Config{
+		Contracts: channel.NewContracts(st.ChainID(), contracts.CanonicalBatchSettlement, contracts.CanonicalERC3009DepositCollector,
+			contracts.CanonicalPermit2DepositCollector, contracts.CanonicalPermit2),
+		Receiver: p.payTo, WithdrawDelay: bc.WithdrawDelay, Policy: policy,
+		Chain: st.Backend(), Relayer: st, Store: p.chanStore, Logger: p.log, Now: now,
+	})
+	if err != nil {
+		return fmt.Errorf("payments.batch_settlement: %w", err)
+	}
+	p.channelSvc = svc
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		svc.RunClaims(ctx)
+	}()
+	// First among the closers: the claimer stops, then claims what is left
+	// while the engine, the journal and the chain are still open.
+	p.closers = append([]func(){func() {
+		cancel()
+		<-done
+		cctx, ccancel := context.WithTimeout(context.Background(), p.timeout)
+		defer ccancel()
+		if _, err := svc.ClaimNow(cctx); err != nil {
+			p.log.Warn("claiming the channels at shutdown", "err", err)
+		}
+	}}, p.closers...)
+	return nil
+}

@@ -1,0 +1,149 @@
+package gateway
+
+import (
+	"fmt"
+	"math/big"
+
+	"github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/x402"
+)
+
+// TokenPriceConfig is a per-token price (models[].price_per_mtok): USDC per
+// million input and output tokens, and the most one call may cost, which
+// is what the 402 asks for.
+type TokenPriceConfig struct {
+	// Input is USDC per million input tokens ("0.15").
+	Input string `yaml:"input"`
+	// Output is USDC per million output tokens ("0.60").
+	Output string `yaml:"output"`
+	// MaxPerCall is the ceiling of one call in USDC ("0.05"): the amount
+	// every scheme's 402 asks for, and what the exact scheme charges.
+	MaxPerCall string `yaml:"max_per_call"`
+}
+
+// tokenPrice is a parsed per-token price, in atomic units (6 decimals).
+type tokenPrice struct {
+	input, output *big.Int // atomic units per million tokens
+	ceiling       *big.Int // atomic units per call
+}
+
+var million = big.NewInt(1_000_000)
+
+// parseTokenPrice validates a price_per_mtok block.
+func parseTokenPrice(c *TokenPriceConfig) (*tokenPrice, error) {
+	field := func(name, v string) (*big.Int, error) {
+		if v == "" {
+			return nil, fmt.Errorf("price_per_mtok.%s is required (USDC, e.g. \"0.15\")", name)
+		}
+		a, err := x402.ParseUSDC(v)
+		if err != nil {
+			return nil, fmt.Errorf("price_per_mtok.%s: %w", name, err)
+		}
+		return a, nil
+	}
+	tp := &tokenPrice{}
+	var err error
+	if tp.input, err = field("input", c.Input); err != nil {
+		return nil, err
+	}
+	if tp.output, err = field("output", c.Output); err != nil {
+		return nil, err
+	}
+	if tp.ceiling, err = field("max_per_call", c.MaxPerCall); err != nil {
+		return nil, err
+	}
+	switch {
+	case tp.ceiling.Sign() == 0:
+		return nil, fmt.Errorf("price_per_mtok.max_per_call must be more than 0 (a free model has no price)")
+	case tp.input.Sign() == 0 && tp.output.Sign() == 0:
+		return nil, fmt.Errorf("price_per_mtok: input and output are both 0 (a free model has no price)")
+	}
+	return tp, nil
+}
+
+// charge is what a call with this usage costs: ceil((in*input +
+// out*output) / 1e6) atomic units, capped at the ceiling.
+func (tp *tokenPrice) charge(u responses.Usage) *big.Int {
+	sum := new(big.Int).Mul(big.NewInt(max(u.InputTokens, 0)), tp.input)
+	sum.Add(sum, new(big.Int).Mul(big.NewInt(max(u.OutputTokens, 0)), tp.output))
+	sum.Add(sum, new(big.Int).Sub(million, big.NewInt(1)))
+	sum.Quo(sum, million)
+	if sum.Cmp(tp.ceiling) > 0 {
+		return new(big.Int).Set(tp.ceiling)
+	}
+	return sum
+}
+
+// bytesPerToken is the documented count for upstreams that report no
+// usage: a token per 4 bytes (rounded up) of the request body (input) and
+// of the text, call names and arguments produced (output).
+const bytesPerToken = 4
+
+func countTokens(n int) int64 { return int64((n + bytesPerToken - 1) / bytesPerToken) }
+
+// minOutputTokens is the smallest max_output_tokens OpenAI accepts.
+const minOutputTokens = 16
+
+// boundOutput bounds req.MaxOutputTokens so the call's cost stays under the
+// ceiling, counting the input as the documented count of the body; an
+// answer is then never cut by the ceiling, only by this bound, which the
+// response echoes. A body whose input alone leaves fewer than 16 output
+// tokens is a 400.
+func (tp *tokenPrice) boundOutput(req *responses.Request, bodyLen int) error {
+	if tp.output.Sign() == 0 {
+		return nil
+	}
+	left := new(big.Int).Mul(tp.ceiling, million)
+	left.Sub(left, new(big.Int).Mul(big.NewInt(countTokens(bodyLen)), tp.input))
+	most := new(big.Int).Quo(left, tp.output)
+	if most.Cmp(big.NewInt(minOutputTokens)) < 0 {
+		return errInputOverCeiling(x402.FormatUSDC(tp.ceiling))
+	}
+	if !most.IsInt64() {
+		return nil
+	}
+	if req.MaxOutputTokens == nil || *req.MaxOutputTokens > most.Int64() {
+		n := most.Int64()
+		req.MaxOutputTokens = &n
+	}
+	return nil
+}
+
+// meter is the model's output as the gateway sees it for a per-token
+// price: the usage it reports and, for upstreams that report none, the
+// bytes it produced.
+type meter struct {
+	responses.Output
+	usage    responses.Usage
+	reported bool
+	outBytes int
+}
+
+func (m *meter) Text(delta string) error {
+	m.outBytes += len(delta)
+	return m.Output.Text(delta)
+}
+
+func (m *meter) StartCall(callID, name string) error {
+	m.outBytes += len(name)
+	return m.Output.StartCall(callID, name)
+}
+
+func (m *meter) Arguments(delta string) error {
+	m.outBytes += len(delta)
+	return m.Output.Arguments(delta)
+}
+
+func (m *meter) SetUsage(u responses.Usage) {
+	m.usage, m.reported = u, true
+	m.Output.SetUsage(u)
+}
+
+// used is the usage to charge: the upstream's report, else the documented
+// count of the request body and of the output.
+func (m *meter) used(bodyLen int) responses.Usage {
+	if m.reported {
+		return m.usage
+	}
+	return responses.Usage{InputTokens: countTokens(bodyLen), OutputTokens: countTokens(m.outBytes)}
+}

@@ -1,0 +1,54 @@
+package gateway
+
+import (
+	"math"
+	"testing"
+
+	"github.com/farebox/farebox/responses"
+)
+
+func TestTokenPriceChargeRoundsUpAndCaps(t *testing.T) {
+	tp, err := parseTokenPrice(&TokenPriceConfig{Input: "0.15", Output: "0.6", MaxPerCall: "0.01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		in, out int64
+		want    int64
+	}{
+		{0, 0, 0},
+		{1, 0, 1},                             // 0.15 atomic rounds up to 1
+		{1000, 1000, 750},                     // (1000*150000 + 1000*600000) / 1e6
+		{6, 1, 2},                             // (900000 + 600000) / 1e6 = 1.5 -> 2
+		{100_000, 100_000, 10000},             // 75000 capped at the ceiling
+		{math.MaxInt64, math.MaxInt64, 10000}, // no overflow: big integers
+		{-5, 3, 2},                            // a negative report counts as none: 1.8 -> 2
+	}
+	for _, c := range cases {
+		if got := tp.charge(responses.Usage{InputTokens: c.in, OutputTokens: c.out}); got.Int64() != c.want {
+			t.Errorf("charge(%d in, %d out) = %s, want %d", c.in, c.out, got, c.want)
+		}
+	}
+}
+
+func TestBoundOutputKeepsTheCeiling(t *testing.T) {
+	tp, _ := parseTokenPrice(&TokenPriceConfig{Input: "1", Output: "10", MaxPerCall: "0.001"}) // 1000 atomic
+	req := &responses.Request{}
+	if err := tp.boundOutput(req, 400); err != nil { // 100 input tokens: 100 atomic of 1000
+		t.Fatal(err)
+	}
+	if req.MaxOutputTokens == nil || *req.MaxOutputTokens != 90 { // (1000e6 - 100e6) / 10e6
+		t.Fatalf("bound %v, want 90", req.MaxOutputTokens)
+	}
+	if got := tp.charge(responses.Usage{InputTokens: 100, OutputTokens: *req.MaxOutputTokens}); got.Int64() > 1000 {
+		t.Errorf("the bounded call costs %s, over the ceiling", got)
+	}
+	low := int64(20)
+	req.MaxOutputTokens = &low
+	if err := tp.boundOutput(req, 400); err != nil || *req.MaxOutputTokens != 20 {
+		t.Errorf("a lower max_output_tokens must stay: %v %v", *req.MaxOutputTokens, err)
+	}
+	if err := tp.boundOutput(&responses.Request{}, 4*990); err == nil { // 990 of 1000 atomic: under 16 tokens left
+		t.Error("an input over the ceiling was not refused")
+	}
+}

@@ -1,0 +1,54 @@
+package gateway
+
+import (
+	"context"
+	"math/big"
+
+	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/settle"
+)
+
+// settlement is a charge's hold on its payment, whatever the scheme: an
+// exact authorization or an upto Permit2 ceiling in the settlement journal
+// (journaled), a batch-settlement voucher on a channel (an adapter of the
+// channel service: Begin's call, Commit as settle, Abort as release). It
+// ends with exactly one settle or release, and owe after a failed settle
+// whose answer was served.
+type settlement interface {
+	// replay reports a payment an earlier identical request already paid:
+	// the answer is served again, settle returns that request's receipt and
+	// moves nothing.
+	replay() bool
+	// settle charges amount after the answer: at most the ceiling the
+	// payment covers (exact moves the ceiling whatever amount says). It
+	// returns the receipt the client gets; on failure, a receipt with the
+	// reason and an error (wrapping x402.ErrSettlementPending when the
+	// money may still move).
+	settle(ctx context.Context, amount *big.Int) (*x402.Receipt, error)
+	// release gives up a payment that served nothing: the client may use
+	// it again.
+	release(ctx context.Context) error
+	// owe records that the answer was served but its settlement failed for
+	// good: the payer is refused until the debt is settled.
+	owe(ctx context.Context, reason string) error
+}
+
+// journaled is a payment in the settlement journal (exact, upto).
+type journaled struct {
+	pu *settle.Purchase
+	// metered: the payment settles the charge, not the ceiling (upto).
+	metered bool
+}
+
+func (j journaled) replay() bool { return j.pu.Replay() }
+
+func (j journaled) settle(ctx context.Context, amount *big.Int) (*x402.Receipt, error) {
+	if j.metered && !j.pu.Replay() {
+		j.pu.Charge = amount
+	}
+	return j.pu.Settle(ctx)
+}
+
+func (j journaled) release(ctx context.Context) error { return j.pu.Release(ctx) }
+
+func (j journaled) owe(ctx context.Context, reason string) error { return j.pu.Owe(ctx, reason) }
