@@ -44,7 +44,30 @@ function link(a, libs) {
 // startAnvil runs anvil on a free loopback port, deploys USDC and funds
 // the payer; stop() ends it.
 export async function startAnvil() {
-  const child = spawn(anvilBin, ['--host', '127.0.0.1', '--port', '0', '--chain-id', String(CHAIN_ID), '--accounts', '4'], {
+  const { child, rpcURL } = await spawnAnvil([]);
+  try {
+    const usdc = await deployUSDC(rpcURL);
+    const accounts = Object.fromEntries(Object.entries(KEYS).map(([k, key]) => [k, privateKeyToAccount(key)]));
+    return {
+      rpcURL, usdc, accounts,
+      chain: chainReader({ rpcURL, chainId: CHAIN_ID, token: usdc }),
+      stop: () => stopChild(child),
+    };
+  } catch (e) {
+    await stopChild(child);
+    throw e;
+  }
+}
+
+// startBareAnvil runs anvil with nothing deployed (`farebox dev --chain`
+// deploys its own), extra args such as ['--block-time', '2'].
+export async function startBareAnvil(args = []) {
+  const { child, rpcURL } = await spawnAnvil(args);
+  return { rpcURL, stop: () => stopChild(child) };
+}
+
+async function spawnAnvil(args) {
+  const child = spawn(anvilBin, ['--host', '127.0.0.1', '--port', '0', '--chain-id', String(CHAIN_ID), '--accounts', '4', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const reap = () => child.kill('SIGKILL');
@@ -61,18 +84,7 @@ export async function startAnvil() {
     });
     child.stderr.on('data', (d) => { out += d; });
   });
-  try {
-    const usdc = await deployUSDC(rpcURL);
-    const accounts = Object.fromEntries(Object.entries(KEYS).map(([k, key]) => [k, privateKeyToAccount(key)]));
-    return {
-      rpcURL, usdc, accounts,
-      chain: chainReader({ rpcURL, chainId: CHAIN_ID, token: usdc }),
-      stop: () => stopChild(child),
-    };
-  } catch (e) {
-    await stopChild(child);
-    throw e;
-  }
+  return { child, rpcURL };
 }
 
 async function deployUSDC(rpcURL) {

@@ -92,7 +92,9 @@ export function parseDevBanner(text) {
 
 // startDev runs `farebox dev` on free loopback ports with extra flags.
 export function startDev(flags = []) {
-  return start(['dev', '--addr', '127.0.0.1:0', '--rpc-addr', '127.0.0.1:0', '--log-level', 'warn', ...flags],
+  // With --chain the external chain serves RPC: dev refuses --rpc-addr.
+  const rpc = flags.includes('--chain') ? [] : ['--rpc-addr', '127.0.0.1:0'];
+  return start(['dev', '--addr', '127.0.0.1:0', ...rpc, '--log-level', 'warn', ...flags],
     {}, parseDevBanner, 'farebox dev');
 }
 
