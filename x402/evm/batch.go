@@ -215,7 +215,7 @@ func (s *Settler) sendBatch(batch []*transfer) {
 			t.done <- outcome{err: err}
 		}
 	}
-	head, err := s.backend.HeaderByNumber(ctx, nil)
+	head, err := s.latest.get(ctx, s.backend, s.HeadMaxAge)
 	if err != nil {
 		failAll(batch, fmt.Errorf("evm: reading latest header: %w", err))
 		return

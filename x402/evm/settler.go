@@ -62,8 +62,12 @@ type Settler struct {
 	// Dispatchers is how many batches may be in preparation at once
 	// (default 2): one is simulated while another is signed and sent.
 	Dispatchers int
+	// HeadMaxAge is how old the latest header the dispatcher builds a batch
+	// on may be (default 250 ms; the follower refreshes it at every new head).
+	HeadMaxAge time.Duration
 
 	assets deployedAssets
+	latest latestHead
 
 	// The dispatchers' queue; nonce, nonceOK and tip are guarded by sendMu.
 	qmu         sync.Mutex
@@ -114,7 +118,7 @@ func NewSettler(ctx context.Context, backend Backend, key *ecdsa.PrivateKey) (*S
 		chainID: id, signer: types.LatestSignerForChainID(id),
 		ReceiptTimeout: 2 * time.Minute, PollInterval: 20 * time.Millisecond, GasMarginPercent: 20,
 		MaxBatch: 500, MaxBatchGas: 16_000_000, BumpAfterBlocks: 3, MaxFeeBumps: 8, SendTimeout: 30 * time.Second, Dispatchers: 2,
-		wake: make(chan struct{}, 1),
+		HeadMaxAge: 250 * time.Millisecond, wake: make(chan struct{}, 1),
 	}
 	s.multicallReady(ctx)
 	return s, nil
