@@ -84,7 +84,7 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 			n.Tx = common.HexToHash(rc.Transaction)
 		}
 	}
-	if merr := f.move(context.WithoutCancel(ctx), Broadcast, accepted); merr != nil {
+	if merr := f.moveSoon(context.WithoutCancel(ctx), Broadcast, accepted); merr != nil {
 		e.cfg.Logger.Error("settle: journaling a broadcast transfer", "entry", f.name(), "err", merr)
 	}
 	e.emit(EventBroadcast, f.snapshot(), nil)
@@ -183,6 +183,19 @@ func (f *flight) name() string { return f.snapshot().Name() }
 // move records the entry in state `to` after edit, if the journal still
 // holds the state this flight last saw.
 func (f *flight) move(ctx context.Context, to State, edit func(*Entry)) error {
+	return f.moveWith(ctx, f.e.cfg.Journal.Update, to, edit)
+}
+
+// moveSoon is move for a step past the write-ahead one: with a SoonJournal
+// it does not wait for the disk.
+func (f *flight) moveSoon(ctx context.Context, to State, edit func(*Entry)) error {
+	if sj, ok := f.e.cfg.Journal.(SoonJournal); ok {
+		return f.moveWith(ctx, sj.UpdateSoon, to, edit)
+	}
+	return f.move(ctx, to, edit)
+}
+
+func (f *flight) moveWith(ctx context.Context, update func(context.Context, *Entry, State) error, to State, edit func(*Entry)) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.finished {
@@ -193,7 +206,7 @@ func (f *flight) move(ctx context.Context, to State, edit func(*Entry)) error {
 	if edit != nil {
 		edit(next)
 	}
-	if err := f.e.cfg.Journal.Update(ctx, next, f.entry.State); err != nil {
+	if err := update(ctx, next, f.entry.State); err != nil {
 		return err
 	}
 	f.entry = next

@@ -139,7 +139,7 @@ func (e *Engine) pause(ctx context.Context) bool {
 
 // confirm records a successful transfer and releases its hold.
 func (e *Engine) confirm(ctx context.Context, f *flight, note string) {
-	err := f.move(ctx, Confirmed, func(n *Entry) {
+	err := f.moveSoon(ctx, Confirmed, func(n *Entry) {
 		if n.Receipt == nil {
 			n.Receipt = &x402.Receipt{Success: true, Payer: n.Payer.Hex(), Transaction: n.Tx.Hex(), Network: n.Network}
 		}
