@@ -170,6 +170,7 @@ type flight struct {
 	pay      *x402.Payment
 	req      *x402.Requirement
 	finished bool
+	resumed  bool // taken over from a previous run: its recorded transaction may have been replaced
 }
 
 func (f *flight) snapshot() *Entry {
