@@ -93,7 +93,7 @@ func TestResumeOnChain(t *testing.T) {
 	want := map[string]settle.EventKind{
 		mined.Entry().Name(): settle.EventConfirmed, unsent.Entry().Name(): settle.EventConfirmed,
 		answered.Entry().Name(): settle.EventFailed,
-		expired.Entry().Name(): settle.EventReleased,
+		expired.Entry().Name():  settle.EventReleased,
 	}
 	for len(want) > 0 {
 		select {
