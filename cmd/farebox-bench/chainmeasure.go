@@ -81,6 +81,9 @@ func (h *harness) measureChain(ctx context.Context, c *http.Client) error {
 	if h.smoke {
 		cp = smokeChain
 	}
+	if h.chainOnly {
+		cp.rounds, cp.calls = 5, 40
+	}
 	var arms []*arm
 	for _, ca := range h.chain.arms {
 		arms = append(arms, ca.arm)

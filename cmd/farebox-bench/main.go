@@ -62,6 +62,7 @@ func main() {
 	upstreamKind := flag.String("upstream-kind", "openai", "farebox upstream kind in front of the fake upstream: openai or chat")
 	logLevel := flag.String("farebox-log-level", "info", "farebox's log level (info logs one access line per call, as in production)")
 	rounds := flag.Int("rounds", 0, "rounds (default 5, smoke 2)")
+	chainOnly := flag.Bool("chain-only", false, "measure only farebox-paid-chain (2 s blocks) against farebox-free, with more latency calls (5 rounds x 40); output to a temp dir unless -out")
 	flag.Parse()
 
 	p := fullParams
@@ -73,7 +74,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	h := &harness{p: p, smoke: *smoke, fareboxBin: *fareboxBin, portkey: *withPortkey, kind: *upstreamKind, logLevel: *logLevel, outDir: *out}
+	h := &harness{p: p, smoke: *smoke, chainOnly: *chainOnly, fareboxBin: *fareboxBin, portkey: *withPortkey, kind: *upstreamKind, logLevel: *logLevel, outDir: *out}
 	err := h.run(ctx)
 	h.close()
 	if err != nil {

@@ -34,6 +34,7 @@ type heads struct {
 	learned uint64
 	// observe, when set, gets every latest header read or pushed.
 	observe func(*types.Header)
+	last    *types.Header // the latest header polled
 }
 
 func newHeads(ctx context.Context, b Backend, minPoll time.Duration) *heads {
@@ -101,7 +102,7 @@ func (h *heads) poll(ctx context.Context, after uint64, deadline *time.Timer) *t
 		case <-ctx.Done():
 			return nil
 		}
-		head, err := h.b.HeaderByNumber(ctx, nil)
+		head, err := h.latest(ctx, after)
 		if err == nil {
 			h.saw(head)
 		}
@@ -117,6 +118,31 @@ func (h *heads) poll(ctx context.Context, after uint64, deadline *time.Timer) *t
 		}
 		wait = h.nextWait(head, wait)
 	}
+}
+
+// blockNumberer is ethclient's eth_blockNumber: a poll that finds no new
+// block then costs a few bytes instead of a whole header to decode.
+type blockNumberer interface {
+	BlockNumber(ctx context.Context) (uint64, error)
+}
+
+// latest is the latest header, or h.last when the chain has not moved past
+// `after` (the header is read only when there is a new one).
+func (h *heads) latest(ctx context.Context, after uint64) (*types.Header, error) {
+	if bn, ok := h.b.(blockNumberer); ok && h.last != nil && h.last.Number.Uint64() <= after {
+		n, err := bn.BlockNumber(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if n == h.last.Number.Uint64() {
+			return h.last, nil
+		}
+	}
+	head, err := h.b.HeaderByNumber(ctx, nil)
+	if err == nil {
+		h.last = head
+	}
+	return head, err
 }
 
 func (h *heads) saw(head *types.Header) {
@@ -146,11 +172,11 @@ func (h *heads) nextWait(head *types.Header, last time.Duration) time.Duration {
 }
 
 // learn estimates the block interval from the timestamps of the last eight
-// blocks, again every 64 blocks; an instant chain's learned interval is
-// small, so polling stays at minPoll.
+// blocks, again every eight blocks (a chain's mining may change); an
+// instant chain's learned interval is small, so polling stays at minPoll.
 func (h *heads) learn(ctx context.Context, head *types.Header) {
 	n := head.Number.Uint64()
-	if h.learned != 0 && n < h.learned+64 || n < 8 {
+	if h.learned != 0 && n < h.learned+8 || n < 8 {
 		return
 	}
 	h.learned = n

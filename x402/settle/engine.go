@@ -37,7 +37,8 @@ type Broadcaster interface {
 	// Broadcast returns once the node accepted the transaction carrying the
 	// transfer. onSigned gets its hash after signing and before sending (an
 	// error from it aborts the send); it may be called again when the
-	// transfer moves to another transaction.
+	// transfer moves to another transaction, and with the zero hash when it
+	// left the signed transaction before anything was sent.
 	Broadcast(ctx context.Context, p *x402.Payment, req *x402.Requirement, onSigned func(tx common.Hash) error) (*x402.Receipt, error)
 	// Await waits until tx is mined: nil when this authorization's transfer
 	// succeeded, an *x402.Error when it failed, any other error when the

@@ -61,6 +61,14 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 	f := p.f
 	var signed atomic.Bool
 	rc, err := e.chain.Broadcast(ctx, p.Payment, p.Requirement, func(tx common.Hash) error {
+		if tx == (common.Hash{}) {
+			// The transfer left the signed transaction before it was sent.
+			if err := f.move(context.WithoutCancel(ctx), Reserved, func(n *Entry) { n.Tx = common.Hash{} }); err != nil {
+				return err
+			}
+			signed.Store(false)
+			return nil
+		}
 		if err := f.signed(context.WithoutCancel(ctx), tx); err != nil {
 			return fmt.Errorf("settle: journaling the transaction: %w", err)
 		}

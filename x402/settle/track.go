@@ -104,6 +104,10 @@ func (e *Engine) follow(ctx context.Context, f *flight, resubmit bool) {
 func (e *Engine) resubmit(ctx context.Context, f *flight) bool {
 	var signed atomic.Bool
 	_, err := e.chain.Broadcast(ctx, f.pay, f.req, func(tx common.Hash) error {
+		if tx == (common.Hash{}) {
+			signed.Store(false) // it left the transaction before it was sent
+			return nil
+		}
 		if err := f.signed(ctx, tx); err != nil {
 			return err
 		}
