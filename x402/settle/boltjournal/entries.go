@@ -144,11 +144,19 @@ func (j *Journal) UpdateSoon(ctx context.Context, e *settle.Entry, from settle.S
 	return nil
 }
 
+// soonDelay is how long UpdateSoon's changes wait for company before the
+// flusher writes them, so a busy journal writes many in one commit; it is
+// also the most a crash can lose of them.
+const soonDelay = 20 * time.Millisecond
+
 // flush writes what UpdateSoon staged until nothing is left, sharing
 // commits with the other writers; a failed write is tried again.
 func (j *Journal) flush() {
 	defer j.flushed.Done()
 	for {
+		if !j.closing.Load() {
+			time.Sleep(soonDelay)
+		}
 		j.mu.Lock()
 		names := make([]string, 0, len(j.due))
 		for n := range j.due {

@@ -55,6 +55,7 @@ type Journal struct {
 	due      map[string]struct{} // UpdateSoon changes the flusher writes
 	flushing bool
 	flushed  sync.WaitGroup
+	closing  atomic.Bool // the flusher writes at once
 }
 
 // memEntry is an entry's newest version; disk says it must be written
@@ -103,6 +104,7 @@ func (j *Journal) Path() string { return j.db.Path() }
 
 // Close writes what UpdateSoon left in memory, then closes the file.
 func (j *Journal) Close() error {
+	j.closing.Store(true)
 	j.flushed.Wait()
 	return j.db.Close()
 }
