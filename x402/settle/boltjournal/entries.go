@@ -98,6 +98,7 @@ func (j *Journal) Get(ctx context.Context, k x402.Key) (*settle.Entry, error) {
 // from; caller holds mu.
 func (j *Journal) stage(e *settle.Entry, from settle.State) (*memEntry, error) {
 	name := e.Name()
+	prev, inMem := j.mem[name]
 	cur, err := j.current(name)
 	if err != nil {
 		return nil, err
@@ -105,7 +106,7 @@ func (j *Journal) stage(e *settle.Entry, from settle.State) (*memEntry, error) {
 	if cur.State != from {
 		return nil, settle.ErrStateChanged
 	}
-	m := &memEntry{e: e.Clone(), disk: true}
+	m := &memEntry{e: e.Clone(), dirty: true, onDisk: !inMem || prev.onDisk}
 	j.mem[name] = m
 	if e.PaymentID != "" {
 		j.ids[settle.IDName(e.Payer, e.PaymentID)] = name
@@ -187,11 +188,14 @@ func (j *Journal) persist(names []string) error {
 	err := j.write(func(tx *bolt.Tx) (error, error) {
 		j.mu.Lock()
 		for i, n := range names {
-			written[i] = j.mem[n]
+			written[i] = nil
+			if m := j.mem[n]; m != nil && m.dirty {
+				written[i] = m
+			}
 		}
 		j.mu.Unlock()
 		for _, m := range written {
-			if m != nil && m.disk {
+			if m != nil {
 				if err := put(tx, m.e); err != nil {
 					return nil, err
 				}
@@ -205,8 +209,14 @@ func (j *Journal) persist(names []string) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	for i, n := range names {
-		if m := written[i]; m != nil && m.disk && j.mem[n] == m {
+		m := written[i]
+		if m == nil || j.mem[n] != m {
+			continue // a newer version is staged: its own write follows
+		}
+		if m.e.State.Finished() {
 			j.forget(n, m.e)
+		} else {
+			m.dirty, m.onDisk = false, true
 		}
 	}
 	return nil
@@ -243,8 +253,8 @@ func (j *Journal) Delete(ctx context.Context, k x402.Key, from settle.State) err
 		j.forget(name, m.e)
 	}
 	j.mu.Unlock()
-	if inMem && !m.disk {
-		return nil // only ever in memory
+	if inMem && !m.onDisk && !m.dirty {
+		return nil // only ever in memory (a dirty one may be being written: delete it on disk too)
 	}
 	return j.write(func(tx *bolt.Tx) (error, error) {
 		if cur.PaymentID != "" {

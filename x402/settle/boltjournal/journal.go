@@ -47,8 +47,9 @@ type Journal struct {
 	db      *bolt.DB
 	writers atomic.Int32 // writes under way, to batch only when there is company
 
-	// mem holds the entries whose newest version is not (yet) on disk;
-	// readers see it first. ids indexes their payment ids.
+	// mem holds the entries in flight: Reserved ones, changes not yet on
+	// disk, and unfinished ones written; readers see it first. ids indexes
+	// their payment ids.
 	mu       sync.Mutex
 	mem      map[string]*memEntry
 	ids      map[string]string
@@ -58,11 +59,14 @@ type Journal struct {
 	closing  atomic.Bool // the flusher writes at once
 }
 
-// memEntry is an entry's newest version; disk says it must be written
-// (false for a Reserved entry, which never needs to be).
+// memEntry is an entry's newest version. dirty says it must be written
+// (never for a Reserved entry); onDisk that some version of it is on disk.
+// An unfinished entry stays after it was written (clean), so its next
+// change needs no read and decode from disk.
 type memEntry struct {
-	e    *settle.Entry
-	disk bool
+	e      *settle.Entry
+	dirty  bool
+	onDisk bool
 }
 
 var _ settle.Journal = (*Journal)(nil)
