@@ -59,7 +59,7 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 		return p.settlePlain(ctx)
 	}
 	f := p.f
-	var signed atomic.Bool
+	var signed, announced atomic.Bool
 	rc, err := e.chain.Broadcast(ctx, p.Payment, p.Requirement, func(tx common.Hash) error {
 		if tx == (common.Hash{}) {
 			// The transfer left the signed transaction before it was sent.
@@ -72,7 +72,8 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 		if err := f.signed(context.WithoutCancel(ctx), tx); err != nil {
 			return fmt.Errorf("settle: journaling the transaction: %w", err)
 		}
-		if !signed.Swap(true) {
+		signed.Store(true)
+		if !announced.Swap(true) {
 			e.emit(EventSettling, f.snapshot(), nil)
 		}
 		return nil
