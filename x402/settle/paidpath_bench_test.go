@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/farebox/farebox/internal/chaintest"
@@ -30,7 +32,9 @@ import (
 // Settle with confirm broadcast, as farebox serve runs them. serial is one
 // call at a time (the latency a paid call adds: p50/p99 are reported);
 // parallel is 256 callers (settlements per second until all are mined).
-// Every payer's balance delta is checked on chain. Profile it with
+// Every payer's balance delta is checked on chain, and every receipt's
+// transaction must be mined with success (how many blocks after the
+// answer's head is reported). Profile it with
 //
 //	go test -run '^$' -bench PaidPath -benchtime 400x -cpuprofile cpu.prof ./x402/settle/
 func BenchmarkPaidPath(b *testing.B) {
@@ -111,6 +115,8 @@ func runPaidPath(b *testing.B, a *chaintest.Anvil, payers []*ecdsa.PrivateKey, c
 		}
 	}
 	lat := make([]time.Duration, n)
+	txs := make([]common.Hash, n)
+	answeredAt := make([]uint64, n) // the head when the call was answered
 	steps := [3][]time.Duration{make([]time.Duration, n), make([]time.Duration, n), make([]time.Duration, n)}
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -137,12 +143,18 @@ func runPaidPath(b *testing.B, a *chaintest.Anvil, payers []*ecdsa.PrivateKey, c
 					return
 				}
 				t2 := time.Now()
-				if rc, err := pu.Settle(ctx); err != nil || !rc.Success {
+				rc, err := pu.Settle(ctx)
+				if err != nil || !rc.Success {
 					b.Errorf("settle %d: %+v %v", i, rc, err)
 					return
 				}
 				lat[i] = time.Since(t0)
 				steps[0][i], steps[1][i], steps[2][i] = t1.Sub(t0), t2.Sub(t1), time.Since(t2)
+				txs[i] = common.HexToHash(rc.Transaction)
+				if answeredAt[i], err = a.Client.BlockNumber(ctx); err != nil {
+					b.Error(err)
+					return
+				}
 			}
 		}()
 	}
@@ -171,6 +183,22 @@ func runPaidPath(b *testing.B, a *chaintest.Anvil, payers []*ecdsa.PrivateKey, c
 			b.Fatalf("payer %d paid %s, want %d x 1000", i, got, count)
 		}
 	}
+	// Every receipt's transaction is mined with success; count how many
+	// blocks after the answer's head each took.
+	late, worst := 0, uint64(0)
+	for i := range n {
+		r, err := a.Client.TransactionReceipt(ctx, txs[i])
+		if err != nil || r.Status != types.ReceiptStatusSuccessful {
+			b.Fatalf("the receipt of call %d names %s: %+v, %v; want it mined with success", i, txs[i].Hex(), r, err)
+		}
+		blocks := r.BlockNumber.Uint64() - answeredAt[i]
+		worst = max(worst, blocks)
+		if blocks > 2 {
+			late++
+		}
+	}
+	b.ReportMetric(float64(worst), "max-blocks-to-mine")
+	b.ReportMetric(float64(late), "mined-after-2-blocks")
 	p50 := func(d []time.Duration) float64 {
 		sort.Slice(d, func(x, y int) bool { return d[x] < d[y] })
 		return float64(d[len(d)/2].Microseconds()) / 1000
