@@ -83,7 +83,13 @@ func (s *Settler) dispatch() {
 		// One batch is taken and sent at a time, so the next one is
 		// whatever arrived while this one was on its way.
 		s.turn.Lock()
+		if s.lastBatch > 1 && s.BatchWindow > 0 {
+			// Under load (the last batch had company): let more arrive, so
+			// fewer, fuller transactions carry them.
+			time.Sleep(s.BatchWindow)
+		}
 		batch, wait := s.take()
+		s.lastBatch = len(batch)
 		if batch == nil {
 			s.turn.Unlock()
 			if wait == 0 {
