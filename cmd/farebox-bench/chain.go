@@ -91,7 +91,7 @@ func (h *harness) startChain(ctx context.Context, bin string) error {
 	if err := h.addChainArm(ctx, bin, armChain, based, key, "chain", "broadcast", "anvil, 2 s blocks, 150M gas", ""); err != nil {
 		return err
 	}
-	if !h.smoke {
+	if !h.smoke && !h.chainOnly {
 		instant, err := chaintest.Start(ctx, chaintest.GasLimit(150_000_000))
 		if err != nil {
 			return fmt.Errorf("anvil (instant): %w", err)
@@ -107,6 +107,8 @@ func (h *harness) startChain(ctx context.Context, bin string) error {
 		if err := h.addFacilitatorArm(ctx, bin, based); err != nil {
 			h.note(armFacReal + " SKIPPED: " + err.Error())
 		}
+	} else if h.chainOnly {
+		h.note("Chain-only run (-chain-only): only " + armChain + " against farebox-free.")
 	} else {
 		h.note("Smoke run: only " + armChain + " of the real-settlement arms, with a handful of calls and no rate search.")
 	}

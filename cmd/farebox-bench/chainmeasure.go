@@ -22,7 +22,7 @@ type chainParams struct {
 
 var (
 	fullChain = chainParams{warm: 3, rounds: 3, calls: 10, cpuRate: 20, cpuDur: 5 * time.Second,
-		steps: []float64{10, 25, 50, 100, 200, 300, 400}, stepDur: 3 * time.Second}
+		steps: []float64{10, 25, 50, 100, 200, 300, 400, 500, 600}, stepDur: 3 * time.Second}
 	smokeChain = chainParams{warm: 2, rounds: 1, calls: 3, cpuRate: 5, cpuDur: time.Second}
 )
 
@@ -80,6 +80,9 @@ func (h *harness) measureChain(ctx context.Context, c *http.Client) error {
 	cp := fullChain
 	if h.smoke {
 		cp = smokeChain
+	}
+	if h.chainOnly {
+		cp.rounds, cp.calls = 5, 40
 	}
 	var arms []*arm
 	for _, ca := range h.chain.arms {

@@ -21,6 +21,7 @@ const settlementNote = "farebox-paid is a STAND-IN arm for settlement: pre-signe
 type harness struct {
 	p                      params
 	smoke, portkey         bool
+	chainOnly              bool // only the 2 s chain arm's phase
 	fareboxBin, kind       string
 	logLevel, outDir       string
 	root, tmp              string
@@ -59,7 +60,7 @@ func (h *harness) run(ctx context.Context) error {
 	}
 	if h.outDir == "" {
 		h.outDir = filepath.Join(h.root, "bench")
-		if h.smoke {
+		if h.smoke || h.chainOnly {
 			h.outDir = filepath.Join(h.tmp, "out")
 		}
 	}
@@ -127,8 +128,8 @@ func (h *harness) start(ctx context.Context) error {
 		return fmt.Errorf("real-settlement arms: %w", err)
 	}
 
-	if !h.portkey {
-		h.note("Portkey arm skipped: -portkey=false.")
+	if !h.portkey || h.chainOnly {
+		h.note("Portkey arm skipped: -portkey=false or -chain-only.")
 		return nil
 	}
 	script, err := ensurePortkey(ctx, h.root)

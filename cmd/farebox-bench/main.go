@@ -65,6 +65,7 @@ func main() {
 	rounds := flag.Int("rounds", 0, "rounds (default 5, smoke 2)")
 	soakFor := flag.Duration("soak", 0, "instead of the benchmark, soak one paid farebox settling on anvil for this long and write bench/soak.md (not run by CI)")
 	soakRate := flag.Float64("soak-rate", 50, "paid calls/s offered during -soak")
+	chainOnly := flag.Bool("chain-only", false, "measure only farebox-paid-chain (2 s blocks) against farebox-free, with more latency calls (5 rounds x 40); output to a temp dir unless -out")
 	flag.Parse()
 
 	if *soakFor > 0 {
@@ -89,7 +90,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	h := &harness{p: p, smoke: *smoke, fareboxBin: *fareboxBin, portkey: *withPortkey, kind: *upstreamKind, logLevel: *logLevel, outDir: *out}
+	h := &harness{p: p, smoke: *smoke, chainOnly: *chainOnly, fareboxBin: *fareboxBin, portkey: *withPortkey, kind: *upstreamKind, logLevel: *logLevel, outDir: *out}
 	err := h.run(ctx)
 	h.close()
 	if err != nil {

@@ -63,6 +63,9 @@ func (h *harness) measure(ctx context.Context) error {
 	phase := func(name string) {
 		fmt.Printf("%s  %s (load avg %s)\n", time.Now().Format("15:04:05"), name, loadavg())
 	}
+	if h.chainOnly {
+		return h.finish(ctx, c)
+	}
 	phase(fmt.Sprintf("latency: %d rounds x %d calls per arm, concurrency 1", p.rounds, p.calls))
 	lat, err := measureLatency(ctx, c, h.arms, p.rounds, p.calls)
 	if err != nil {
@@ -110,6 +113,12 @@ func (h *harness) measure(ctx context.Context) error {
 		m.PerStreamKiB = float64(during-before) / float64(p.open)
 		time.Sleep(500 * time.Millisecond)
 	}
+	return h.finish(ctx, c)
+}
+
+// finish runs the real-settlement phase and writes the report.
+func (h *harness) finish(ctx context.Context, c *http.Client) error {
+	r := &h.report
 	if err := h.measureChain(ctx, c); err != nil {
 		return err
 	}

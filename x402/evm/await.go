@@ -83,3 +83,39 @@ func (s *Settler) BalanceOf(ctx context.Context, req *x402.Requirement, who comm
 	}
 	return bal, nil
 }
+
+// transferLookback bounds how far back TransferTx searches (a day of 2 s
+// blocks): the node's log index answers a topic filter from its blooms.
+const transferLookback = 43_200
+
+// TransferTx finds the transaction that carried out p's transfer: the one
+// whose receipt holds the token's AuthorizationUsed log for (from, nonce)
+// within the last blocks. It lets a restarted process name the mined
+// transaction when the one it recorded was replaced by a fee bump. The
+// zero hash means none was found (or the backend cannot filter logs).
+func (s *Settler) TransferTx(ctx context.Context, p *x402.Payment, req *x402.Requirement) (common.Hash, error) {
+	lf, ok := s.backend.(ethereum.LogFilterer)
+	if !ok {
+		return common.Hash{}, nil
+	}
+	head, err := s.latest.get(ctx, s.backend, 0)
+	if err != nil {
+		return common.Hash{}, err
+	}
+	from := uint64(0)
+	if n := head.Number.Uint64(); n > transferLookback {
+		from = n - transferLookback
+	}
+	a := &p.Authorization
+	logs, err := lf.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: new(big.Int).SetUint64(from), Addresses: []common.Address{req.Network.Asset},
+		Topics: [][]common.Hash{{authorizationUsedTopic}, {common.BytesToHash(a.From.Bytes())}, {common.Hash(a.Nonce)}}})
+	if err != nil {
+		return common.Hash{}, fmt.Errorf("evm: searching the AuthorizationUsed log: %w", err)
+	}
+	for _, l := range logs {
+		if !l.Removed {
+			return l.TxHash, nil
+		}
+	}
+	return common.Hash{}, nil
+}

@@ -80,11 +80,21 @@ func (s *Settler) withdraw(t *transfer) bool {
 // simulated while another is sent; nonces are assigned under sendMu.
 func (s *Settler) dispatch() {
 	for {
-		batch, wait := s.take()
-		if batch == nil && wait == 0 {
-			return
+		// One batch is taken and sent at a time, so the next one is
+		// whatever arrived while this one was on its way.
+		s.turn.Lock()
+		if s.lastBatch > 1 && s.BatchWindow > 0 {
+			// Under load (the last batch had company): let more arrive, so
+			// fewer, fuller transactions carry them.
+			time.Sleep(s.BatchWindow)
 		}
+		batch, wait := s.take()
+		s.lastBatch = len(batch)
 		if batch == nil {
+			s.turn.Unlock()
+			if wait == 0 {
+				return
+			}
 			select {
 			case <-time.After(wait):
 			case <-s.wake:
@@ -92,6 +102,7 @@ func (s *Settler) dispatch() {
 			continue
 		}
 		s.sendBatch(batch)
+		s.turn.Unlock()
 	}
 }
 
@@ -215,7 +226,7 @@ func (s *Settler) sendBatch(batch []*transfer) {
 			t.done <- outcome{err: err}
 		}
 	}
-	head, err := s.backend.HeaderByNumber(ctx, nil)
+	head, err := s.latest.get(ctx, s.backend, s.HeadMaxAge)
 	if err != nil {
 		failAll(batch, fmt.Errorf("evm: reading latest header: %w", err))
 		return
@@ -251,16 +262,28 @@ func (s *Settler) sendBatch(batch []*transfer) {
 	if len(ready) == 0 {
 		return
 	}
-	ok, refused, err := s.simulateBatch(ctx, ready, at)
+	if s.txGas(ready) != 0 && !ready[0].solo {
+		s.sendOverlapped(ctx, ready, at, head)
+		return
+	}
+	ok, refused, alone, err := s.simulateBatch(ctx, ready, at)
 	if err != nil {
 		failAll(ready, err)
 		return
 	}
+	if len(alone) > 0 {
+		s.requeue(alone)
+	}
 	if len(ok) > 0 {
 		s.sendSimulated(ctx, ok, at, head)
 	}
-	for _, t := range refused {
-		// Diagnosing takes a few calls: the dispatcher moves on meanwhile.
+	s.refuse(refused)
+}
+
+// refuse tells the transfers the simulation refused why, diagnosing in the
+// background: it takes a few calls, and the dispatcher moves on meanwhile.
+func (s *Settler) refuse(ts []*transfer) {
+	for _, t := range ts {
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), s.SendTimeout)
 			defer cancel()
@@ -274,26 +297,26 @@ func (s *Settler) sendBatch(batch []*transfer) {
 // Multicall3 tryAggregate(false, ...)) and splits them into those that
 // would succeed and those that would revert, with the revert strings. A
 // transfer that fails without a reason (out of gas within the batch's
-// limit) is put back to be sent alone, priced by eth_estimateGas.
-func (s *Settler) simulateBatch(ctx context.Context, ts []*transfer, at uint64) (ok, refused []*transfer, err error) {
+// limit) is returned in alone, to be sent alone, priced by eth_estimateGas.
+func (s *Settler) simulateBatch(ctx context.Context, ts []*transfer, at uint64) (ok, refused, alone []*transfer, err error) {
 	if len(ts) == 1 && s.txGas(ts) == 0 {
 		ts[0].solo = true // eth_estimateGas simulates it, measures it, and refuses it if it reverts
-		return ts, nil, nil
+		return ts, nil, nil, nil
 	}
 	to, data := txFor(ts)
 	out, err := callAt(ctx, s.backend, ethereum.CallMsg{From: s.from, To: &to, Data: data, Gas: s.txGas(ts)}, at)
 	if len(ts) == 1 {
 		switch {
 		case err == nil:
-			return ts, nil, nil
+			return ts, nil, nil, nil
 		case isRevert(err):
 			ts[0].revert = revertReason(err)
-			return nil, ts, nil
+			return nil, ts, nil, nil
 		case strings.Contains(strings.ToLower(err.Error()), "gas"):
 			ts[0].solo = true
-			return ts, nil, nil
+			return nil, nil, ts, nil
 		}
-		return nil, nil, fmt.Errorf("evm: simulating transferWithAuthorization: %w", err)
+		return nil, nil, nil, fmt.Errorf("evm: simulating transferWithAuthorization: %w", err)
 	}
 	if err != nil && strings.Contains(strings.ToLower(err.Error()), "out of gas") {
 		// The reservations were short for this token: measure again, one alone.
@@ -301,17 +324,15 @@ func (s *Settler) simulateBatch(ctx context.Context, ts []*transfer, at uint64) 
 			s.gasByAsset.Delete(t.req.Network.Asset)
 			t.solo = true
 		}
-		s.requeue(ts)
-		return nil, nil, nil
+		return nil, nil, ts, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("evm: simulating a batch of %d transfers: %w", len(ts), err)
+		return nil, nil, nil, fmt.Errorf("evm: simulating a batch of %d transfers: %w", len(ts), err)
 	}
 	res, err := unpackTryAggregate(out)
 	if err != nil || len(res) != len(ts) {
-		return nil, nil, fmt.Errorf("evm: simulating a batch of %d transfers: %d results, %v", len(ts), len(res), err)
+		return nil, nil, nil, fmt.Errorf("evm: simulating a batch of %d transfers: %d results, %v", len(ts), len(res), err)
 	}
-	var alone []*transfer
 	for i, t := range ts {
 		switch reason, rerr := abi.UnpackRevert(res[i].ReturnData); {
 		case res[i].Success:
@@ -324,10 +345,7 @@ func (s *Settler) simulateBatch(ctx context.Context, ts []*transfer, at uint64) 
 			alone = append(alone, t)
 		}
 	}
-	if len(alone) > 0 {
-		s.requeue(alone)
-	}
-	return ok, refused, nil
+	return ok, refused, alone, nil
 }
 
 func calls(ts []*transfer) []call3 {

@@ -82,6 +82,17 @@ func TestBatchRefusesTransfersThatWouldFailAndSendsTheOthersInOneTransaction(t *
 		}
 		bad := []*queued{{p: used, req: usedReq}, {p: unfunded, req: unfundedReq}}
 		batch = append(batch[:2], append(bad, batch[2:]...)...)
+		// Every hook records the hashes it is told: the journal's view.
+		var hmu sync.Mutex
+		told := map[*queued][]common.Hash{}
+		for _, q := range batch {
+			q.onSigned = func(h common.Hash) error {
+				hmu.Lock()
+				defer hmu.Unlock()
+				told[q] = append(told[q], h)
+				return nil
+			}
+		}
 		payer := crypto.PubkeyToAddress(f.payer.PublicKey)
 		before := f.balance(t, payer)
 		inBatch(t, ctx, f, f.settler, batch)
@@ -94,10 +105,17 @@ func TestBatchRefusesTransfersThatWouldFailAndSendsTheOthersInOneTransaction(t *
 				if q.rc.Success || q.rc.Transaction != "" || !errors.As(q.err, &xe) || xe.Reason != reason {
 					t.Fatalf("bad transfer: %+v %v, want refusal %s before sending", q.rc, q.err, reason)
 				}
+				// Journaled with the batch's first signing, if at all, then told it left it.
+				if h := told[q]; len(h) > 0 && h[len(h)-1] != (common.Hash{}) {
+					t.Fatalf("a refused transfer was last told hash %s, want the zero hash", h[len(h)-1].Hex())
+				}
 				continue
 			}
 			if q.err != nil || !q.rc.Success {
 				t.Fatalf("good transfer: %+v %v", q.rc, q.err)
+			}
+			if h := told[q]; len(h) == 0 || h[len(h)-1].Hex() != q.rc.Transaction {
+				t.Fatalf("a good transfer was told %v, want the hash it was sent in last (%s)", h, q.rc.Transaction)
 			}
 			if hash != "" && q.rc.Transaction != hash {
 				t.Fatalf("good transfers in transactions %s and %s, want one batch", hash, q.rc.Transaction)
@@ -143,18 +161,22 @@ func TestATransferThatTurnsBadInsideABatchDoesNotSinkTheOthers(t *testing.T) {
 		}
 		victim, victimReq := f.pay(17)
 		var once sync.Once
-		// After the batch is simulated and signed, someone else submits the
-		// victim's authorization first: on chain its inner call must fail
-		// alone.
-		frontRun := func(common.Hash) error {
+		// After the batch is simulated, signed and journaled, someone else
+		// submits the victim's authorization first: on chain its inner call
+		// must fail alone.
+		f.settler.OnSimulated(func(n int) error {
+			if n != 4 {
+				return nil // the blocker's transaction
+			}
 			var err error
 			once.Do(func() {
 				asset := f.net.Asset
 				_, err = rival.Send(ctx, &asset, directTransfer(victim), nil)
 			})
 			return err
-		}
-		batch = append(batch, &queued{p: victim, req: victimReq, onSigned: frontRun})
+		})
+		defer f.settler.OnSimulated(nil)
+		batch = append(batch, &queued{p: victim, req: victimReq})
 		payer := crypto.PubkeyToAddress(f.payer.PublicKey)
 		before := f.balance(t, payer)
 		inBatch(t, ctx, f, f.settler, batch)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"time"
 
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
@@ -24,7 +25,12 @@ type Checker struct {
 	// for FiatToken, which lets anyone submit an authorization.
 	From common.Address
 
+	// HeadMaxAge is how old the header whose timestamp the simulation
+	// starts from may be (default 250 ms).
+	HeadMaxAge time.Duration
+
 	assets deployedAssets
+	latest latestHead
 }
 
 var _ x402.Checker = (*Checker)(nil)
@@ -32,7 +38,7 @@ var _ x402.Checker = (*Checker)(nil)
 // NewChecker returns a Checker over backend; simulate turns the eth_call
 // simulation on.
 func NewChecker(backend Backend, simulate bool) *Checker {
-	return &Checker{backend: backend, Simulate: simulate}
+	return &Checker{backend: backend, Simulate: simulate, HeadMaxAge: 250 * time.Millisecond}
 }
 
 // Check verifies what only the chain can tell: a signature longer than 65
@@ -90,7 +96,11 @@ func (c *Checker) SimulateTransfer(ctx context.Context, p *x402.Payment, req *x4
 		return &x402.Error{Reason: x402.ReasonInvalidPayload, Message: err.Error()}
 	}
 	asset := req.Network.Asset
-	at := nextBlockTime(headTime(ctx, c.backend))
+	var ht uint64
+	if head, err := c.latest.get(ctx, c.backend, c.HeadMaxAge); err == nil {
+		ht = head.Time
+	}
+	at := nextBlockTime(ht)
 	_, err = callAt(ctx, c.backend, ethereum.CallMsg{From: c.From, To: &asset, Data: data}, at)
 	if err == nil {
 		return nil

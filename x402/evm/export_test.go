@@ -7,3 +7,11 @@ func (s *Settler) OnQueue(fn func(queued int)) {
 	defer s.qmu.Unlock()
 	s.onQueue = fn
 }
+
+// OnSimulated calls fn with the number of transfers after a batch's simulation and journal writes, just
+// before it is sent: a test can change the chain in between.
+func (s *Settler) OnSimulated(fn func(transfers int) error) {
+	s.qmu.Lock()
+	defer s.qmu.Unlock()
+	s.onSimulated = fn
+}

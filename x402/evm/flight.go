@@ -120,6 +120,7 @@ func isClosed(c chan struct{}) bool {
 func (s *Settler) follow() {
 	ctx := context.Background()
 	hs := newHeads(ctx, s.backend, s.PollInterval)
+	hs.observe = s.latest.seen
 	defer hs.close()
 	var last uint64
 	if h, err := s.backend.HeaderByNumber(ctx, nil); err == nil && h.Number.Uint64() > 0 {

@@ -3,6 +3,7 @@ package evm
 import (
 	"context"
 	"math/big"
+	"sync"
 	"time"
 
 	ethereum "github.com/ethereum/go-ethereum"
@@ -31,6 +32,9 @@ type heads struct {
 	seen    time.Time
 	regular bool
 	learned uint64
+	// observe, when set, gets every latest header read or pushed.
+	observe func(*types.Header)
+	last    *types.Header // the latest header polled
 }
 
 func newHeads(ctx context.Context, b Backend, minPoll time.Duration) *heads {
@@ -57,12 +61,16 @@ func (h *heads) next(ctx context.Context, after uint64, idle time.Duration) *typ
 	defer deadline.Stop()
 	if h.sub != nil {
 		// A head pushed before this call may be above `after`: read the latest once.
-		if head, err := h.b.HeaderByNumber(ctx, nil); err == nil && head.Number.Uint64() > after {
-			return head
+		if head, err := h.b.HeaderByNumber(ctx, nil); err == nil {
+			h.saw(head)
+			if head.Number.Uint64() > after {
+				return head
+			}
 		}
 		for {
 			select {
 			case head := <-h.ch:
+				h.saw(head)
 				if head.Number.Uint64() > after {
 					return head
 				}
@@ -94,7 +102,10 @@ func (h *heads) poll(ctx context.Context, after uint64, deadline *time.Timer) *t
 		case <-ctx.Done():
 			return nil
 		}
-		head, err := h.b.HeaderByNumber(ctx, nil)
+		head, err := h.latest(ctx, after)
+		if err == nil {
+			h.saw(head)
+		}
 		if err == nil && head.Number.Uint64() > after {
 			now := time.Now()
 			if h.interval > 0 && !h.seen.IsZero() {
@@ -106,6 +117,37 @@ func (h *heads) poll(ctx context.Context, after uint64, deadline *time.Timer) *t
 			return head
 		}
 		wait = h.nextWait(head, wait)
+	}
+}
+
+// blockNumberer is ethclient's eth_blockNumber: a poll that finds no new
+// block then costs a few bytes instead of a whole header to decode.
+type blockNumberer interface {
+	BlockNumber(ctx context.Context) (uint64, error)
+}
+
+// latest is the latest header, or h.last when the chain has not moved past
+// `after` (the header is read only when there is a new one).
+func (h *heads) latest(ctx context.Context, after uint64) (*types.Header, error) {
+	if bn, ok := h.b.(blockNumberer); ok && h.last != nil && h.last.Number.Uint64() <= after {
+		n, err := bn.BlockNumber(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if n == h.last.Number.Uint64() {
+			return h.last, nil
+		}
+	}
+	head, err := h.b.HeaderByNumber(ctx, nil)
+	if err == nil {
+		h.last = head
+	}
+	return head, err
+}
+
+func (h *heads) saw(head *types.Header) {
+	if h.observe != nil {
+		h.observe(head)
 	}
 }
 
@@ -130,11 +172,11 @@ func (h *heads) nextWait(head *types.Header, last time.Duration) time.Duration {
 }
 
 // learn estimates the block interval from the timestamps of the last eight
-// blocks, again every 64 blocks; an instant chain's learned interval is
-// small, so polling stays at minPoll.
+// blocks, again every eight blocks (a chain's mining may change); an
+// instant chain's learned interval is small, so polling stays at minPoll.
 func (h *heads) learn(ctx context.Context, head *types.Header) {
 	n := head.Number.Uint64()
-	if h.learned != 0 && n < h.learned+64 || n < 8 {
+	if h.learned != 0 && n < h.learned+8 || n < 8 {
 		return
 	}
 	h.learned = n
@@ -144,4 +186,42 @@ func (h *heads) learn(ctx context.Context, head *types.Header) {
 		return
 	}
 	h.interval = time.Duration(head.Time-old.Time) * time.Second / 8
+}
+
+// latestHead caches the latest header for maxAge: the dispatcher and the
+// checker need the head's timestamp and base fee, which a header a fraction
+// of a block old gives as well (transfers land at max(head+1, now), and fee
+// caps are twice the base fee), at one eth_getBlockByNumber per maxAge
+// instead of one per call.
+type latestHead struct {
+	mu sync.Mutex
+	h  *types.Header
+	at time.Time
+}
+
+// get returns the cached header, or reads the latest one when the cache is
+// older than maxAge.
+func (c *latestHead) get(ctx context.Context, b Backend, maxAge time.Duration) (*types.Header, error) {
+	c.mu.Lock()
+	if c.h != nil && time.Since(c.at) < maxAge {
+		h := c.h
+		c.mu.Unlock()
+		return h, nil
+	}
+	c.mu.Unlock()
+	h, err := b.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	c.seen(h)
+	return h, nil
+}
+
+// seen records a header read elsewhere (a new head), if it is newer.
+func (c *latestHead) seen(h *types.Header) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.h == nil || h.Number.Cmp(c.h.Number) >= 0 {
+		c.h, c.at = h, time.Now()
+	}
 }

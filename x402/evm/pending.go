@@ -98,12 +98,3 @@ func isRejection(err error) bool {
 	var re rpc.Error
 	return errors.As(err, &re)
 }
-
-// headTime is the latest block's timestamp, 0 when it cannot be read.
-func headTime(ctx context.Context, b Backend) uint64 {
-	h, err := b.HeaderByNumber(ctx, nil)
-	if err != nil {
-		return 0
-	}
-	return h.Time
-}

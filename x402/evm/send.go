@@ -42,24 +42,192 @@ func (s *Settler) sendSimulated(ctx context.Context, ts []*transfer, at uint64, 
 		failEach(ts, err)
 		return
 	}
-	for attempt := 0; ; attempt++ {
-		if !s.nonceOK {
-			n, err := s.backend.PendingNonceAt(ctx, s.from)
-			if err != nil {
-				failEach(ts, fmt.Errorf("evm: reading relayer nonce: %w", err))
-				return
-			}
-			s.nonce, s.nonceOK = n, true
+	if err := s.syncNonce(ctx); err != nil {
+		failEach(ts, err)
+		return
+	}
+	tx, ts, err := s.signAndJournal(ts, gas, fees)
+	if err != nil || len(ts) == 0 {
+		failEach(ts, err)
+		return
+	}
+	s.transmit(ctx, tx, ts, gas, fees, head)
+}
+
+// syncNonce reads the relayer's next nonce from the node when it is not
+// known; caller holds sendMu.
+func (s *Settler) syncNonce(ctx context.Context) error {
+	if s.nonceOK {
+		return nil
+	}
+	n, err := s.backend.PendingNonceAt(ctx, s.from)
+	if err != nil {
+		return fmt.Errorf("evm: reading relayer nonce: %w", err)
+	}
+	s.nonce, s.nonceOK = n, true
+	return nil
+}
+
+// sendOverlapped signs ts as one transaction first and simulates it while
+// the onSigned hooks journal its hash, so the write-ahead fsync and the
+// eth_call overlap. Nothing is sent before both are done: transfers the
+// simulation refuses (or sends back to go alone) are told they left the
+// transaction (onSigned with the zero hash), and the others are signed
+// again without them.
+func (s *Settler) sendOverlapped(ctx context.Context, ts []*transfer, at uint64, head *types.Header) {
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
+	fees, err := s.feesAt(ctx, head)
+	if err == nil {
+		err = s.syncNonce(ctx)
+	}
+	if err != nil {
+		failEach(ts, err)
+		return
+	}
+	gas := s.txGas(ts)
+	to, data := txFor(ts)
+	tx, err := s.sign(s.nonce, to, data, gas, fees)
+	if err != nil {
+		failEach(ts, err)
+		return
+	}
+	var ok, refused, alone []*transfer
+	var simErr error
+	simulated := make(chan struct{})
+	go func() {
+		defer close(simulated)
+		ok, refused, alone, simErr = s.simulateBatch(ctx, ts, at)
+	}()
+	hookErrs := s.journal(ts, tx.Hash())
+	<-simulated
+	journaled := make(map[*transfer]bool, len(ts))
+	for i, t := range ts {
+		if hookErrs[i] != nil {
+			t.done <- outcome{err: hookErrs[i]}
+		} else {
+			journaled[t] = true
 		}
-		var tx *types.Transaction
-		if tx, ts, err = s.signAndJournal(ts, gas, fees); err != nil || len(ts) == 0 {
-			failEach(ts, err)
+	}
+	if simErr != nil {
+		s.unsign(ts, journaled)
+		for _, t := range ts {
+			if journaled[t] {
+				t.done <- outcome{err: simErr}
+			}
+		}
+		return
+	}
+	keep := ts[:0:0]
+	for _, t := range ok {
+		if journaled[t] {
+			keep = append(keep, t)
+		}
+	}
+	var leaving []*transfer
+	for _, t := range append(append([]*transfer(nil), refused...), alone...) {
+		if journaled[t] {
+			leaving = append(leaving, t)
+		}
+	}
+	s.unsign(leaving, journaled)
+	var back, no []*transfer
+	for _, t := range alone {
+		if journaled[t] {
+			back = append(back, t)
+		}
+	}
+	for _, t := range refused {
+		if journaled[t] {
+			no = append(no, t)
+		}
+	}
+	if len(back) > 0 {
+		s.requeue(back)
+	}
+	s.refuse(no)
+	if len(keep) == 0 {
+		return
+	}
+	if len(keep) < len(ts) {
+		// Some left: the others ride in a transaction without them.
+		gas = s.txGas(keep)
+		if tx, keep, err = s.signAndJournal(keep, gas, fees); err != nil || len(keep) == 0 {
+			failEach(keep, err)
 			return
 		}
-		err = s.backend.SendTransaction(ctx, tx)
+	}
+	s.qmu.Lock()
+	hook := s.onSimulated
+	s.qmu.Unlock()
+	if hook != nil {
+		if err := hook(len(keep)); err != nil {
+			failEach(keep, err)
+			return
+		}
+	}
+	s.transmit(ctx, tx, keep, gas, fees, head)
+}
+
+// journal calls every onSigned hook with hash at once (they are journal
+// writes, which share commits) and returns their errors; a transfer whose
+// caller left gets its context's error.
+func (s *Settler) journal(ts []*transfer, hash common.Hash) []error {
+	errs := make([]error, len(ts))
+	var wg sync.WaitGroup
+	for i, t := range ts {
+		if err := t.ctx.Err(); err != nil {
+			errs[i] = err
+			continue
+		}
+		if t.onSigned != nil {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := t.onSigned(hash); err != nil {
+					errs[i] = fmt.Errorf("evm: recording settlement %s before sending: %w", hash.Hex(), err)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	return errs
+}
+
+// unsign tells the journaled transfers among ts that no transaction
+// carries them any more (onSigned with the zero hash): nothing was sent.
+func (s *Settler) unsign(ts []*transfer, journaled map[*transfer]bool) {
+	var wg sync.WaitGroup
+	for _, t := range ts {
+		if t.onSigned != nil && journaled[t] {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_ = t.onSigned(common.Hash{}) // a failure leaves a hash never sent, which the engine's follower resolves
+			}()
+		}
+	}
+	wg.Wait()
+}
+
+// transmit sends a signed, journaled transaction and starts following it;
+// a node that refuses its nonce gets it once more, signed again with the
+// nonce it expects. Caller holds sendMu.
+func (s *Settler) transmit(ctx context.Context, tx *types.Transaction, ts []*transfer, gas uint64, f fees, head *types.Header) {
+	for attempt := 0; ; attempt++ {
+		err := s.backend.SendTransaction(ctx, tx)
 		if err != nil && isRejection(err) {
 			s.nonceOK = false // resync: the node may have seen, or refused, this nonce
 			if attempt == 0 && strings.Contains(strings.ToLower(err.Error()), "nonce") {
+				if err := s.syncNonce(ctx); err != nil {
+					failEach(ts, err)
+					return
+				}
+				var serr error
+				if tx, ts, serr = s.signAndJournal(ts, gas, f); serr != nil || len(ts) == 0 {
+					failEach(ts, serr)
+					return
+				}
 				continue
 			}
 			failEach(ts, fmt.Errorf("evm: the node refused the settlement transaction: %w", err))
@@ -110,24 +278,7 @@ func (s *Settler) signAndJournal(ts []*transfer, gas uint64, f fees) (*types.Tra
 		if err != nil {
 			return nil, ts, err
 		}
-		errs := make([]error, len(ts))
-		var wg sync.WaitGroup
-		for i, t := range ts {
-			if err := t.ctx.Err(); err != nil {
-				errs[i] = err
-				continue
-			}
-			if t.onSigned != nil {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					if err := t.onSigned(tx.Hash()); err != nil {
-						errs[i] = fmt.Errorf("evm: recording settlement %s before sending: %w", tx.Hash().Hex(), err)
-					}
-				}()
-			}
-		}
-		wg.Wait()
+		errs := s.journal(ts, tx.Hash())
 		kept := ts[:0:0]
 		for i, t := range ts {
 			if errs[i] != nil {

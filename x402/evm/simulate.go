@@ -12,7 +12,11 @@ import (
 // earliest timestamp a transaction could land at (what Call would meet):
 // a revert wraps ErrCallReverted with its reason string.
 func (s *Settler) SimulateCall(ctx context.Context, to common.Address, data []byte) error {
-	_, err := callAt(ctx, s.backend, ethereum.CallMsg{From: s.from, To: &to, Data: data}, earliestLanding(headTime(ctx, s.backend)))
+	var at uint64
+	if head, err := s.latest.get(ctx, s.backend, s.HeadMaxAge); err == nil {
+		at = head.Time
+	}
+	_, err := callAt(ctx, s.backend, ethereum.CallMsg{From: s.from, To: &to, Data: data}, earliestLanding(at))
 	if err != nil && isRevert(err) {
 		return fmt.Errorf("%w: %s", ErrCallReverted, revertReason(err))
 	}

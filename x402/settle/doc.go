@@ -58,8 +58,11 @@
 // # Crash and Resume
 //
 // Engine.Resume, once on start, releases Reserved entries (nothing was
-// sent) and follows Settling and Broadcast ones on chain: the recorded
-// transaction's receipt; else the token's authorizationState: used ->
+// sent) and follows Settling and Broadcast ones on chain: first the
+// token's authorizationState (used -> Confirmed at once, naming the
+// transaction whose AuthorizationUsed log shows it, which a fee bump may
+// have changed); then the recorded transaction's receipt; else the
+// authorizationState again: used ->
 // Confirmed; unused and valid -> sent again (the client's retry with the
 // same body then gets the receipt); unused and expired -> Failed (answered)
 // or released (not answered). With replicas sharing a journal, each sets
@@ -78,6 +81,15 @@
 // exactly as the replay store did, and never forgets a settled one.
 //
 // Journals: MemoryJournal (bounded, not durable), boltjournal (a file in the
-// data directory, fsync on every change), redisjournal (shared by
-// replicas). Holds: MemoryHolds, redisjournal.Holds.
+// data directory: Reserved entries in memory only, the write-ahead Settling
+// entry fsynced before the transfer is sent, the later steps through
+// SoonJournal within ~20 ms, off the answer's path), redisjournal (shared
+// by replicas). Holds: MemoryHolds, redisjournal.Holds. With the in-process
+// holds a payer's balance read counts for its calls of the next
+// Config.BalanceMaxAge (1 s), kept exact by the holds (see balanceCache).
+//
+// Only one durable write precedes a broadcast: the write-ahead entry,
+// journaled while the chain settler simulates the batch (an entry whose
+// transfer then leaves the transaction is told so with the zero hash and
+// goes back to Reserved).
 package settle

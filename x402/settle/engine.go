@@ -37,7 +37,8 @@ type Broadcaster interface {
 	// Broadcast returns once the node accepted the transaction carrying the
 	// transfer. onSigned gets its hash after signing and before sending (an
 	// error from it aborts the send); it may be called again when the
-	// transfer moves to another transaction.
+	// transfer moves to another transaction, and with the zero hash when it
+	// left the signed transaction before anything was sent.
 	Broadcast(ctx context.Context, p *x402.Payment, req *x402.Requirement, onSigned func(tx common.Hash) error) (*x402.Receipt, error)
 	// Await waits until tx is mined: nil when this authorization's transfer
 	// succeeded, an *x402.Error when it failed, any other error when the
@@ -72,6 +73,12 @@ type Config struct {
 	// Balances reads balances for the holds; nil means the Settler when it
 	// is one, else no in-flight accounting.
 	Balances Balances
+	// BalanceMaxAge is how long a payer's balance, once read, counts for
+	// its next calls (the holds keep the accounting exact, see
+	// balanceCache). Default 1 s with the in-process holds; with Holds
+	// given (Redis, shared by replicas whose releases this process does not
+	// see) 0: read every time. Negative: read every time.
+	BalanceMaxAge time.Duration
 	// Networks resolves entries' networks on Resume (required for Resume).
 	Networks *x402.Registry
 	// Complete fills Authorization and Signature of a journaled v2 payment
@@ -117,6 +124,7 @@ type Engine struct {
 	mu     sync.Mutex // guards closed against track
 	closed bool
 	counts [numEvents]atomic.Int64
+	bals   *balanceCache // nil: read every balance
 }
 
 // NewEngine checks cfg and fills its defaults.
@@ -128,6 +136,12 @@ func NewEngine(cfg Config) (*Engine, error) {
 	e.chain, _ = cfg.Settler.(Broadcaster)
 	if cfg.Holds == nil {
 		cfg.Holds = NewMemoryHolds()
+		if cfg.BalanceMaxAge == 0 {
+			cfg.BalanceMaxAge = time.Second
+		}
+	}
+	if cfg.BalanceMaxAge > 0 {
+		e.bals = newBalanceCache(cfg.BalanceMaxAge)
 	}
 	if cfg.Balances == nil {
 		cfg.Balances, _ = cfg.Settler.(Balances)
@@ -274,15 +288,43 @@ func (e *Engine) hold(ctx context.Context, p *Purchase) error {
 	if e.cfg.Balances == nil {
 		return nil
 	}
-	bal, err := e.cfg.Balances.BalanceOf(ctx, p.Requirement, p.entry.Payer)
-	if err != nil {
-		return fmt.Errorf("settle: reading the payer's balance: %w", err)
-	}
+	acct := accountOf(p.entry)
 	expires := e.cfg.Now().Add(e.cfg.HoldTTL)
 	if p.entry.Expires.Before(expires) {
 		expires = p.entry.Expires
 	}
-	return e.cfg.Holds.Hold(ctx, accountOf(p.entry), p.entry.Name(), p.entry.Amount, bal, expires)
+	if e.bals == nil {
+		bal, err := e.cfg.Balances.BalanceOf(ctx, p.Requirement, p.entry.Payer)
+		if err != nil {
+			return fmt.Errorf("settle: reading the payer's balance: %w", err)
+		}
+		return e.cfg.Holds.Hold(ctx, acct, p.entry.Name(), p.entry.Amount, bal, expires)
+	}
+	for attempt := 0; ; attempt++ {
+		bal, read, fresh, err := e.bals.get(ctx, e.cfg.Balances, p.Requirement, acct)
+		if err == nil && !fresh && attempt > 0 {
+			bal, read, err = e.bals.read(ctx, e.cfg.Balances, p.Requirement, acct)
+			fresh = true
+		}
+		if err != nil {
+			return fmt.Errorf("settle: reading the payer's balance: %w", err)
+		}
+		err = e.cfg.Holds.Hold(ctx, acct, p.entry.Name(), p.entry.Amount, bal, expires)
+		switch {
+		case errors.Is(err, ErrInsufficientFunds) && !fresh:
+			continue // refuse only on a fresh read: the payer may have been funded since
+		case err != nil:
+			return err
+		case e.bals.releasedSince(acct, read) && attempt < 3:
+			// A transfer of the payer's was mined and its hold released
+			// after this balance was read: count again on a newer read.
+			if rerr := e.cfg.Holds.Release(ctx, acct, p.entry.Name()); rerr != nil {
+				return rerr
+			}
+			continue
+		}
+		return nil
+	}
 }
 
 func accountOf(en *Entry) Account {

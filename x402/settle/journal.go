@@ -43,6 +43,17 @@ type Journal interface {
 	Close() error
 }
 
+// SoonJournal is a Journal that can record a change its readers see at
+// once and its store a moment later (boltjournal: an fsync off the answer's
+// path). The engine uses it for the steps after the write-ahead one
+// (Broadcast, Confirmed): a crash may lose them, and Resume finds their
+// outcome on chain from the write-ahead entry.
+type SoonJournal interface {
+	Journal
+	// UpdateSoon is Update, durable shortly after it returns.
+	UpdateSoon(ctx context.Context, e *Entry, from State) error
+}
+
 // MemoryJournal is the in-process Journal. It is NOT durable: a restart
 // forgets everything, so a crash between broadcast and answer loses the
 // receipt (the chain still refuses a second transfer of the same

@@ -82,12 +82,21 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 		return p.settlePlain(ctx)
 	}
 	f := p.f
-	var signed atomic.Bool
+	var signed, announced atomic.Bool
 	rc, err := e.chain.Broadcast(ctx, p.Payment, req, func(tx common.Hash) error {
+		if tx == (common.Hash{}) {
+			// The transfer left the signed transaction before it was sent.
+			if err := f.move(context.WithoutCancel(ctx), Reserved, func(n *Entry) { n.Tx = common.Hash{} }); err != nil {
+				return err
+			}
+			signed.Store(false)
+			return nil
+		}
 		if err := f.signed(context.WithoutCancel(ctx), tx); err != nil {
 			return fmt.Errorf("settle: journaling the transaction: %w", err)
 		}
-		if !signed.Swap(true) {
+		signed.Store(true)
+		if !announced.Swap(true) {
 			e.emit(EventSettling, f.snapshot(), nil)
 		}
 		return nil
@@ -107,7 +116,7 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 			n.Tx = common.HexToHash(rc.Transaction)
 		}
 	}
-	if merr := f.move(context.WithoutCancel(ctx), Broadcast, accepted); merr != nil {
+	if merr := f.moveSoon(context.WithoutCancel(ctx), Broadcast, accepted); merr != nil {
 		e.cfg.Logger.Error("settle: journaling a broadcast transfer", "entry", f.name(), "err", merr)
 	}
 	e.emit(EventBroadcast, f.snapshot(), nil)
@@ -212,6 +221,7 @@ type flight struct {
 	pay      *x402.Payment
 	req      *x402.Requirement
 	finished bool
+	resumed  bool // taken over from a previous run: its recorded transaction may have been replaced
 }
 
 func (f *flight) snapshot() *Entry {
@@ -225,6 +235,19 @@ func (f *flight) name() string { return f.snapshot().Name() }
 // move records the entry in state `to` after edit, if the journal still
 // holds the state this flight last saw.
 func (f *flight) move(ctx context.Context, to State, edit func(*Entry)) error {
+	return f.moveWith(ctx, f.e.cfg.Journal.Update, to, edit)
+}
+
+// moveSoon is move for a step past the write-ahead one: with a SoonJournal
+// it does not wait for the disk.
+func (f *flight) moveSoon(ctx context.Context, to State, edit func(*Entry)) error {
+	if sj, ok := f.e.cfg.Journal.(SoonJournal); ok {
+		return f.moveWith(ctx, sj.UpdateSoon, to, edit)
+	}
+	return f.move(ctx, to, edit)
+}
+
+func (f *flight) moveWith(ctx context.Context, update func(context.Context, *Entry, State) error, to State, edit func(*Entry)) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.finished {
@@ -235,7 +258,7 @@ func (f *flight) move(ctx context.Context, to State, edit func(*Entry)) error {
 	if edit != nil {
 		edit(next)
 	}
-	if err := f.e.cfg.Journal.Update(ctx, next, f.entry.State); err != nil {
+	if err := update(ctx, next, f.entry.State); err != nil {
 		return err
 	}
 	f.entry = next

@@ -18,7 +18,8 @@ import (
 // against the real dev chain from the bbolt file, and the chain judges:
 //   - settling, its transaction mined      -> confirmed, charged once
 //   - settling, its transaction never sent -> sent again, confirmed, charged once
-//   - reserved                             -> released, nothing charged
+//   - reserved                             -> never on disk (nothing was sent):
+//     gone, nothing charged, payable again
 //   - broadcast (answered), never sent and
 //     expired                              -> failed, the payer in debt
 //   - settling, never sent and expired     -> released, no debt
@@ -86,13 +87,13 @@ func TestResumeOnChain(t *testing.T) {
 	defer j2.Close()
 	e2, ev := newEngine(t, settle.Config{Journal: j2, AwaitTimeout: 2 * time.Second, RetryInterval: 100 * time.Millisecond})
 	n, err := e2.Resume(ctx)
-	if err != nil || n != 5 {
-		t.Fatalf("Resume = %d, %v; want 5 entries", n, err)
+	if err != nil || n != 4 {
+		t.Fatalf("Resume = %d, %v; want 4 entries (the reserved one was in memory only)", n, err)
 	}
 	want := map[string]settle.EventKind{
 		mined.Entry().Name(): settle.EventConfirmed, unsent.Entry().Name(): settle.EventConfirmed,
-		reserved.Entry().Name(): settle.EventReleased, answered.Entry().Name(): settle.EventFailed,
-		expired.Entry().Name(): settle.EventReleased,
+		answered.Entry().Name(): settle.EventFailed,
+		expired.Entry().Name():  settle.EventReleased,
 	}
 	for len(want) > 0 {
 		select {
@@ -153,5 +154,62 @@ func TestResumeOnChain(t *testing.T) {
 	debt, items, err := e2.Debt(ctx, late.addr)
 	if err != nil || debt.Int64() != price || len(items) != 1 || items[0].Entry != answered.Entry().Name() {
 		t.Fatalf("Debt = %v %+v %v", debt, items, err)
+	}
+}
+
+// A process recorded a transaction, replaced it with a fee bump and died;
+// the replacement was mined. The next process looks at the authorization
+// first: confirmed at once (not after waiting for a transaction that will
+// never be mined), naming the transaction that really carried the
+// transfer, and the payer charged once.
+func TestResumeFindsTheTransactionOfAUsedAuthorization(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	b := newBuyer(t, 10*price)
+	j1, err := boltjournal.Open(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e1, err := settle.NewEngine(settle.Config{Journal: j1, Settler: settler})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromB, toB := b.balances(t)
+	p, err := e1.Begin(ctx, b.purchase(b.pay(t), "bumped"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := settler.Settle(ctx, p.Payment, p.Requirement) // the replacement, mined
+	if err != nil {
+		t.Fatal(err)
+	}
+	var replaced common.Hash // the version the journal recorded, never mined
+	_, _ = rand.Read(replaced[:])
+	next := p.Entry()
+	next.State, next.Tx = settle.Settling, replaced
+	if err := j1.Update(ctx, next, settle.Reserved); err != nil {
+		t.Fatal(err)
+	}
+	if err := j1.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	j2, err := boltjournal.Open(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j2.Close()
+	// Waiting for the recorded transaction would outlast the test.
+	e2, ev := newEngine(t, settle.Config{Journal: j2, AwaitTimeout: time.Hour})
+	if n, err := e2.Resume(ctx); err != nil || n != 1 {
+		t.Fatalf("Resume = %d, %v; want 1", n, err)
+	}
+	ev.await(t, settle.EventConfirmed, next.Name())
+	en, err := j2.Get(ctx, p.Payment.Key(chain.Network))
+	if err != nil || en.State != settle.Confirmed || en.Tx.Hex() != rc.Transaction || en.Receipt == nil || en.Receipt.Transaction != rc.Transaction {
+		t.Fatalf("entry = %+v, %v; want confirmed naming %s", en, err, rc.Transaction)
+	}
+	if fromNow, toNow := b.balancesAfter(t, rc.Transaction); fromB-fromNow != price || toNow-toB != price {
+		t.Fatalf("payer charged %d, payee paid %d; want exactly one price", fromB-fromNow, toNow-toB)
 	}
 }

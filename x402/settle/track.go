@@ -37,6 +37,9 @@ func (e *Engine) track(f *flight, resubmit bool) {
 // MaxResubmits times: failed when the payer was answered, else released.
 // Unused and valid: sent again, or released when resubmit is false.
 func (e *Engine) follow(ctx context.Context, f *flight, resubmit bool) {
+	if f.resumed && e.usedOnResume(ctx, f) {
+		return
+	}
 	attempts := 0
 	for ctx.Err() == nil {
 		en := f.snapshot()
@@ -101,6 +104,10 @@ func (e *Engine) follow(ctx context.Context, f *flight, resubmit bool) {
 func (e *Engine) resubmit(ctx context.Context, f *flight) bool {
 	var signed atomic.Bool
 	_, err := e.chain.Broadcast(ctx, f.pay, f.req, func(tx common.Hash) error {
+		if tx == (common.Hash{}) {
+			signed.Store(false) // it left the transaction before it was sent
+			return nil
+		}
 		if err := f.signed(ctx, tx); err != nil {
 			return err
 		}
@@ -137,9 +144,46 @@ func (e *Engine) pause(ctx context.Context) bool {
 	}
 }
 
+// transferFinder names the transaction that carried out an
+// authorization's transfer (*evm.Settler: its AuthorizationUsed log).
+type transferFinder interface {
+	TransferTx(ctx context.Context, p *x402.Payment, req *x402.Requirement) (common.Hash, error)
+}
+
+// usedOnResume confirms a resumed entry whose authorization is already used
+// on chain, naming the transaction that used it when the settler can find
+// it: the one recorded before the restart may have been replaced by a fee
+// bump, and waiting for it would last the whole AwaitTimeout.
+func (e *Engine) usedOnResume(ctx context.Context, f *flight) bool {
+	used, err := e.chain.AuthorizationUsed(ctx, f.pay, f.req)
+	if err != nil || !used {
+		return false
+	}
+	var tx common.Hash
+	if tf, ok := e.chain.(transferFinder); ok {
+		if tx, err = tf.TransferTx(ctx, f.pay, f.req); err != nil {
+			e.cfg.Logger.Warn("settle: finding the transaction of a used authorization", "entry", f.name(), "err", err)
+		}
+	}
+	e.confirmIn(ctx, f, "authorization used on chain", tx)
+	return true
+}
+
 // confirm records a successful transfer and releases its hold.
 func (e *Engine) confirm(ctx context.Context, f *flight, note string) {
-	err := f.move(ctx, Confirmed, func(n *Entry) {
+	e.confirmIn(ctx, f, note, common.Hash{})
+}
+
+// confirmIn is confirm naming tx (when not zero) as the transaction that
+// carried the transfer.
+func (e *Engine) confirmIn(ctx context.Context, f *flight, note string, tx common.Hash) {
+	err := f.moveSoon(ctx, Confirmed, func(n *Entry) {
+		if tx != (common.Hash{}) {
+			n.Tx = tx
+			if n.Receipt != nil {
+				n.Receipt.Transaction = tx.Hex()
+			}
+		}
 		if n.Receipt == nil {
 			n.Receipt = &x402.Receipt{Success: true, Payer: n.Payer.Hex(), Transaction: n.Tx.Hex(), Network: n.Network}
 		}
@@ -193,6 +237,9 @@ func (e *Engine) release(ctx context.Context, f *flight) error {
 }
 
 func (e *Engine) unhold(ctx context.Context, en *Entry) {
+	if e.bals != nil {
+		e.bals.released(accountOf(en))
+	}
 	if err := e.cfg.Holds.Release(ctx, accountOf(en), en.Name()); err != nil {
 		e.cfg.Logger.Warn("settle: releasing a hold (it lapses on its own)", "entry", en.Name(), "err", err)
 	}
@@ -229,7 +276,7 @@ func (e *Engine) takeOver(ctx context.Context, mine func(*Entry) bool) (int, err
 		if !mine(en) {
 			continue
 		}
-		f := &flight{e: e, entry: en}
+		f := &flight{e: e, entry: en, resumed: true}
 		if en.State == Reserved {
 			if e.release(ctx, f) == nil {
 				n++

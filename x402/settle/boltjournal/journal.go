@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,7 +22,6 @@ import (
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 
-	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/settle"
 )
 
@@ -39,10 +39,34 @@ var (
 )
 
 // Journal is a settle.Journal in a bbolt file. Settled entries are never
-// deleted.
+// deleted. Entries in Reserved live in memory only (nothing was sent, so a
+// crash may forget them: Resume would release them anyway), which keeps an
+// fsync off the path before the model; the write-ahead step (Settling, with
+// the transaction hash) is the first that reaches the disk.
 type Journal struct {
 	db      *bolt.DB
 	writers atomic.Int32 // writes under way, to batch only when there is company
+
+	// mem holds the entries in flight: Reserved ones, changes not yet on
+	// disk, and unfinished ones written; readers see it first. ids indexes
+	// their payment ids.
+	mu       sync.Mutex
+	mem      map[string]*memEntry
+	ids      map[string]string
+	due      map[string]struct{} // UpdateSoon changes the flusher writes
+	flushing bool
+	flushed  sync.WaitGroup
+	closing  atomic.Bool // the flusher writes at once
+}
+
+// memEntry is an entry's newest version. dirty says it must be written
+// (never for a Reserved entry); onDisk that some version of it is on disk.
+// An unfinished entry stays after it was written (clean), so its next
+// change needs no read and decode from disk.
+type memEntry struct {
+	e      *settle.Entry
+	dirty  bool
+	onDisk bool
 }
 
 var _ settle.Journal = (*Journal)(nil)
@@ -57,7 +81,9 @@ func Open(dir string, timeout time.Duration) (*Journal, error) {
 		return nil, fmt.Errorf("boltjournal: %w", err)
 	}
 	path := filepath.Join(dir, FileName)
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout})
+	// The freelist is rebuilt on open instead of written with every commit
+	// (as etcd runs bbolt): less to write before each fsync.
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
 	if err != nil {
 		return nil, fmt.Errorf("boltjournal: opening %s: %w", path, err)
 	}
@@ -74,7 +100,7 @@ func Open(dir string, timeout time.Duration) (*Journal, error) {
 		return nil, fmt.Errorf("boltjournal: %w", err)
 	}
 	db.MaxBatchDelay = time.Millisecond // company arrives within an fsync or not at all
-	return &Journal{db: db}, nil
+	return &Journal{db: db, mem: map[string]*memEntry{}, ids: map[string]string{}, due: map[string]struct{}{}}, nil
 }
 
 // Path is the journal's file.
@@ -85,8 +111,12 @@ func (j *Journal) Path() string { return j.db.Path() }
 // keeps its own buckets in it.
 func (j *Journal) DB() *bolt.DB { return j.db }
 
-// Close closes the file.
-func (j *Journal) Close() error { return j.db.Close() }
+// Close writes what UpdateSoon left in memory, then closes the file.
+func (j *Journal) Close() error {
+	j.closing.Store(true)
+	j.flushed.Wait()
+	return j.db.Close()
+}
 
 func decode(b []byte) (*settle.Entry, error) {
 	var e settle.Entry
@@ -104,6 +134,11 @@ func put(tx *bolt.Tx, e *settle.Entry) error {
 	name := []byte(e.Name())
 	if err := tx.Bucket(bucketEntries).Put(name, b); err != nil {
 		return err
+	}
+	if e.PaymentID != "" {
+		if err := tx.Bucket(bucketIDs).Put([]byte(settle.IDName(e.Payer, e.PaymentID)), name); err != nil {
+			return err
+		}
 	}
 	if e.State.Finished() {
 		return tx.Bucket(bucketOpen).Delete(name)
@@ -134,125 +169,6 @@ func (j *Journal) write(fn func(tx *bolt.Tx) (refusal, err error)) error {
 		return fmt.Errorf("boltjournal: %w", err)
 	}
 	return refusal
-}
-
-// Create stores e unless its key or payment id is taken.
-func (j *Journal) Create(ctx context.Context, e *settle.Entry) (*settle.Entry, error) {
-	var in *settle.Entry
-	err := j.write(func(tx *bolt.Tx) (error, error) {
-		in = nil
-		entries := tx.Bucket(bucketEntries)
-		if cur := entries.Get([]byte(e.Name())); cur != nil {
-			var err error
-			in, err = decode(cur)
-			if err != nil {
-				return nil, err
-			}
-			return settle.ErrExists, nil
-		}
-		if e.PaymentID != "" {
-			ids := tx.Bucket(bucketIDs)
-			id := []byte(settle.IDName(e.Payer, e.PaymentID))
-			if other := ids.Get(id); other != nil {
-				var err error
-				in, err = decode(entries.Get(other))
-				if err != nil {
-					return nil, err
-				}
-				return settle.ErrIDTaken, nil
-			}
-			if err := ids.Put(id, []byte(e.Name())); err != nil {
-				return nil, err
-			}
-		}
-		return nil, put(tx, e)
-	})
-	return in, err
-}
-
-// Get returns the entry of k.
-func (j *Journal) Get(ctx context.Context, k x402.Key) (*settle.Entry, error) {
-	var out *settle.Entry
-	err := j.db.View(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketEntries).Get([]byte(settle.KeyName(k)))
-		if b == nil {
-			return settle.ErrNotFound
-		}
-		var err error
-		out, err = decode(b)
-		return err
-	})
-	return out, err
-}
-
-// Update replaces the entry if it is still in state from.
-func (j *Journal) Update(ctx context.Context, e *settle.Entry, from settle.State) error {
-	return j.write(func(tx *bolt.Tx) (error, error) {
-		b := tx.Bucket(bucketEntries).Get([]byte(e.Name()))
-		if b == nil {
-			return settle.ErrNotFound, nil
-		}
-		cur, err := decode(b)
-		if err != nil {
-			return nil, err
-		}
-		if cur.State != from {
-			return settle.ErrStateChanged, nil
-		}
-		return nil, put(tx, e)
-	})
-}
-
-// Delete removes the entry of k and its payment id if it is in state from.
-func (j *Journal) Delete(ctx context.Context, k x402.Key, from settle.State) error {
-	name := []byte(settle.KeyName(k))
-	return j.write(func(tx *bolt.Tx) (error, error) {
-		b := tx.Bucket(bucketEntries).Get(name)
-		if b == nil {
-			return nil, nil
-		}
-		cur, err := decode(b)
-		if err != nil {
-			return nil, err
-		}
-		if cur.State != from {
-			return settle.ErrStateChanged, nil
-		}
-		if cur.PaymentID != "" {
-			ids := tx.Bucket(bucketIDs)
-			id := []byte(settle.IDName(cur.Payer, cur.PaymentID))
-			if string(ids.Get(id)) == string(name) {
-				if err := ids.Delete(id); err != nil {
-					return nil, err
-				}
-			}
-		}
-		if err := tx.Bucket(bucketOpen).Delete(name); err != nil {
-			return nil, err
-		}
-		return nil, tx.Bucket(bucketEntries).Delete(name)
-	})
-}
-
-// Unfinished lists the entries of the open index.
-func (j *Journal) Unfinished(ctx context.Context) ([]*settle.Entry, error) {
-	var out []*settle.Entry
-	err := j.db.View(func(tx *bolt.Tx) error {
-		entries := tx.Bucket(bucketEntries)
-		return tx.Bucket(bucketOpen).ForEach(func(name, _ []byte) error {
-			b := entries.Get(name)
-			if b == nil {
-				return nil
-			}
-			e, err := decode(b)
-			if err != nil {
-				return err
-			}
-			out = append(out, e)
-			return nil
-		})
-	})
-	return out, err
 }
 
 // AddDebt records item in payer's debt bucket.

@@ -82,8 +82,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// A process killed right after its writes leaves every entry, its state,
-// its payment id and the payer's debt on disk for the next process.
+// A process killed right after its writes leaves every entry past
+// Reserved, its state, its payment id and the payer's debt on disk for the
+// next process. A Reserved entry is in memory only (nothing was sent for
+// it; Resume would release it): it is gone, and so is its payment id.
 func TestSurvivesSIGKILL(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -106,6 +108,17 @@ func TestSurvivesSIGKILL(t *testing.T) {
 		t.Fatalf("Path = %s", j.Path())
 	}
 	for _, w := range written {
+		if w.State == settle.Reserved {
+			if _, err := j.Get(ctx, w.Key()); !errors.Is(err, settle.ErrNotFound) {
+				t.Fatalf("a reserved entry after the crash: %v, want ErrNotFound", err)
+			}
+			other := journaltest.NewEntry(payer)
+			other.PaymentID = w.PaymentID
+			if _, err := j.Create(ctx, other); err != nil {
+				t.Fatalf("the payment id of a reserved entry after the crash: Create = %v, want free", err)
+			}
+			continue
+		}
 		got, err := j.Get(ctx, w.Key())
 		if err != nil {
 			t.Fatalf("entry %s (%s) lost: %v", w.Name(), w.State, err)
@@ -122,7 +135,7 @@ func TestSurvivesSIGKILL(t *testing.T) {
 	}
 	open, err := j.Unfinished(ctx)
 	if err != nil || len(open) != 3 {
-		t.Fatalf("Unfinished = %d entries, %v; want reserved, settling and broadcast", len(open), err)
+		t.Fatalf("Unfinished = %d entries, %v; want settling and broadcast, and the reserved one created since", len(open), err)
 	}
 	if d, err := j.Debts(ctx, payer); err != nil || len(d) != 1 || d[0].Entry != written[4].Name() {
 		t.Fatalf("Debts after the crash = %+v, %v", d, err)
@@ -140,5 +153,53 @@ func TestOneProcessAtATime(t *testing.T) {
 	if j2, err := boltjournal.Open(dir, 50*time.Millisecond); err == nil {
 		j2.Close()
 		t.Fatal("a second Open of a journal in use succeeded")
+	}
+}
+
+// UpdateSoon's change is seen at once and reaches the disk without another
+// write: a journal opened after Close finds it.
+func TestUpdateSoonReachesTheDisk(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	j, err := boltjournal.Open(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := journaltest.NewEntry(payer)
+	e.PaymentID = "pay_soon_0123456789abcdef"
+	if _, err := j.Create(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	settling := e.Clone()
+	settling.State, settling.Tx = settle.Settling, common.Hash{7}
+	if err := j.UpdateSoon(ctx, settling, settle.Reserved); err != nil {
+		t.Fatal(err)
+	}
+	broadcast := settling.Clone()
+	broadcast.State, broadcast.Receipt = settle.Broadcast, &x402.Receipt{Success: true, Transaction: settling.Tx.Hex()}
+	if err := j.UpdateSoon(ctx, broadcast, settle.Reserved); !errors.Is(err, settle.ErrStateChanged) {
+		t.Fatalf("UpdateSoon from a state already left = %v, want ErrStateChanged", err)
+	}
+	if err := j.UpdateSoon(ctx, broadcast, settle.Settling); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := j.Get(ctx, e.Key()); err != nil || got.State != settle.Broadcast || got.Receipt == nil {
+		t.Fatalf("Get right after UpdateSoon = %+v, %v; want the broadcast entry", got, err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	j, err = boltjournal.Open(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if got, err := j.Get(ctx, e.Key()); err != nil || got.State != settle.Broadcast || got.Tx != settling.Tx {
+		t.Fatalf("after reopening = %+v, %v; want the broadcast entry", got, err)
+	}
+	other := journaltest.NewEntry(payer)
+	other.PaymentID = e.PaymentID
+	if _, err := j.Create(ctx, other); !errors.Is(err, settle.ErrIDTaken) {
+		t.Fatalf("the payment id after reopening: Create = %v, want ErrIDTaken", err)
 	}
 }
