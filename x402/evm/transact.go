@@ -79,7 +79,13 @@ func (t *Transactor) Send(ctx context.Context, to *common.Address, data []byte, 
 			if r.Status != types.ReceiptStatusSuccessful {
 				return r, errors.New("evm: transaction " + tx.Hash().Hex() + " reverted")
 			}
-			return r, nil
+			// A node may show the receipt before its head moves to the
+			// block (go-ethereum's simulated chain does): the next Send's
+			// gas estimate must see this one's state, or it estimates a call
+			// to a contract not yet deployed and runs out of gas.
+			if h, err := t.backend.HeaderByNumber(ctx, nil); err == nil && h.Number.Cmp(r.BlockNumber) >= 0 {
+				return r, nil
+			}
 		}
 		select {
 		case <-ctx.Done():
