@@ -93,7 +93,9 @@ func TestOfficialClientRefundsItsChannel(t *testing.T) {
 	payerBefore, receiverBefore, escrowBefore := tokenBalance(t, c, payerAddr), tokenBalance(t, c, receiver), escrowBalance(t, c)
 
 	const partial = 1234
-	call := func(in string) map[string]any { return map[string]any{"body": map[string]any{"model": metered, "input": in}} }
+	call := func(in string) map[string]any {
+		return map[string]any{"body": map[string]any{"model": metered, "input": in}}
+	}
 	steps := []map[string]any{call("first, with a deposit"), call("second"), {"refund": big.NewInt(partial).String()},
 		call("third, after a partial refund"), {"refund": nil}}
 	got := runRefundSteps(t, ts, c, "0x"+common.Bytes2Hex(crypto.FromECDSA(key)), steps)

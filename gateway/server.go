@@ -56,6 +56,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.metrics.registerMargins(s) // per model: after the routes
+	s.metrics.registerChannels(s.pay.channelSvc, s.pay.chanStore)
 	s.echo = s.newEcho()
 	s.maxConns = connCap(cfg.Limits.MaxConnections)
 	s.overCapAnswer = rawAnswer(errOverloaded("open connections"))
