@@ -224,3 +224,41 @@ func TestRefundOfferAndRefusals(t *testing.T) {
 		t.Errorf("a voucher on the refund route: status %d, %s", res.StatusCode, raw)
 	}
 }
+
+// An official client that lost its channel record (a new process) asks
+// for a refund from the chain's view (nothing claimed yet): farebox
+// answers the spec's corrective 402 with the channel's state and last
+// voucher, the client adopts it and its retry gets back exactly the
+// deposit less the charges, nothing more.
+func TestOfficialClientRefundsAfterLosingItsState(t *testing.T) {
+	cfg, opts, c := meteredConfig(t, nil)
+	cfg.Payments.BatchSettlement.ClaimInterval = 0 // nothing claimed: the chain's view is behind farebox's
+	ts := startServer(t, cfg, opts)
+	key := freshPayer(t, c, 1_000_000, false)
+	payerAddr := addressOf(key)
+	before := tokenBalance(t, c, payerAddr)
+	hexKey := "0x" + common.Bytes2Hex(crypto.FromECDSA(key))
+	calls := runRefundSteps(t, ts, c, hexKey, []map[string]any{
+		{"body": map[string]any{"model": metered, "input": "deposit"}}, {"body": map[string]any{"model": metered, "input": "voucher"}}})
+	var charged int64
+	for i, s := range calls {
+		if s.Status != http.StatusOK || s.Receipt == nil || !s.Receipt.Success {
+			t.Fatalf("call %d: %+v", i, s)
+		}
+		charged += expectedCharge(t, s.Body)
+	}
+	deposit, _ := new(big.Int).SetString(calls[0].Receipt.Amount, 10)
+	got := runRefundSteps(t, ts, c, hexKey, []map[string]any{{"refund": nil}})[0]
+	if got.Settle == nil || !got.Settle.Success {
+		t.Fatalf("refund after a cold start: %+v", got)
+	}
+	if want := new(big.Int).Sub(deposit, big.NewInt(charged)); got.Settle.Amount != want.String() {
+		t.Errorf("refunded %s, want deposit %s less the charges %d", got.Settle.Amount, deposit, charged)
+	}
+	if spent := new(big.Int).Sub(before, tokenBalance(t, c, payerAddr)); spent.Int64() != charged {
+		t.Errorf("payer is short of %s, want exactly the charges %d", spent, charged)
+	}
+	if n := value(scrape(t, strings.TrimSuffix(ts.URL, "/v1")+"/metrics"), "farebox_channel_mismatches_total"); n != 1 {
+		t.Errorf("%v corrective 402s, want the one the cold client recovered from", n)
+	}
+}
