@@ -79,7 +79,8 @@ func (p *payments) authorizeChannel(ctx context.Context, pay *x402.Payment, rt *
 		return nil, refuse(o, xe.Reason, "Payment refused: "+xe.Message)
 	}
 	if cp.Type == channel.TypeRefund {
-		return nil, refuse(o, channel.ReasonPayloadType, "Payment refused: cooperative refunds are not served on this route yet.")
+		// Only a header the refund peek could not read gets here.
+		return nil, refuse(o, channel.ReasonPayloadType, "Payment refused: a cooperative refund is served on GET /v1/responses, with its payload as the payment.")
 	}
 	sponsoring, err := eip712.DecodeGasSponsoring(pay.Extensions)
 	if err != nil {

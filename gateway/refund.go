@@ -163,6 +163,7 @@ func (s *Server) refund(c echo.Context, o *offer) error {
 		return errPaymentsUnavailable(err)
 	}
 	p.metrics.payment("refunded", "")
+	p.log.Info("channel refunded", "channel", channelIDOf(cp), "payer", r.Payer, "amount", r.Amount, "transaction", r.Transaction)
 	h := c.Response().Header()
 	h.Set(x402.HeaderPaymentResponse, x402.EncodeReceipt(channelReceipt(r)))
 	h.Set("Cache-Control", "no-store")
