@@ -151,6 +151,10 @@ func (s *Server) refund(c echo.Context, o *offer) error {
 	r, err := p.channelSvc.Refund(ctx, cp, req)
 	if err != nil {
 		var me *service.MismatchError
+		if errors.As(err, &me) && me.State.Refundable().Sign() == 0 {
+			// Resynchronising would only lead to this answer.
+			return refuse(o, channel.ReasonRefundNoBalance, "Refund refused: nothing is left to refund in this channel.")
+		}
 		if errors.As(err, &me) {
 			cor := *o
 			cor.others = []json.RawMessage{channel.Accept(req, p.channelSvc.Terms(), me.State)}

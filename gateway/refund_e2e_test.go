@@ -192,6 +192,15 @@ func TestGoPayerRefundsOverPost(t *testing.T) {
 	if _, err := tr.Refund(refundReq(), nil); err == nil {
 		t.Error("a second refund of a drained channel succeeded")
 	}
+	// A payer without the chain or a record signs at 0: farebox says there
+	// is nothing left rather than sending it to resynchronise.
+	cold := payer.NewTransport(payer.NewSigner(key), payer.WithNetworks(reg), payer.WithSchemes(channel.Scheme))
+	if _, err := cold.Refund(refundReq(), nil); err == nil || !strings.Contains(err.Error(), channel.ReasonRefundNoBalance) {
+		t.Errorf("a refund of a drained channel by a payer without its record: %v, want %s", err, channel.ReasonRefundNoBalance)
+	}
+	if spent := new(big.Int).Sub(before, tokenBalance(t, c, payerAddr)); spent.Int64() != charged {
+		t.Errorf("after the refused refund the payer spent %s, want %d", spent, charged)
+	}
 }
 
 // The refund's 402 (GET /v1/responses without a payment) offers
