@@ -79,7 +79,8 @@ func (p *payments) authorizeChannel(ctx context.Context, pay *x402.Payment, rt *
 		return nil, refuse(o, xe.Reason, "Payment refused: "+xe.Message)
 	}
 	if cp.Type == channel.TypeRefund {
-		return nil, refuse(o, channel.ReasonPayloadType, "Payment refused: cooperative refunds are not served on this route yet.")
+		// Only a header the refund peek could not read gets here.
+		return nil, refuse(o, channel.ReasonPayloadType, "Payment refused: a cooperative refund is served on GET /v1/responses, with its payload as the payment.")
 	}
 	sponsoring, err := eip712.DecodeGasSponsoring(pay.Extensions)
 	if err != nil {
@@ -114,18 +115,14 @@ const defaultClaimInterval = time.Hour
 // its claimer, which claims on the policy until the payments close and
 // once more, for everything unclaimed, at close.
 func (p *payments) buildChannels(bc BatchSettlementConfig, now func() time.Time) error {
+	policy, err := bc.claimPolicy()
+	if err != nil {
+		return err
+	}
 	if p.upto == nil {
 		return nil
 	}
 	st := p.upto.settler
-	policy := channel.ClaimPolicy{Interval: bc.ClaimInterval.D(defaultClaimInterval)}
-	if bc.ClaimThreshold != "" {
-		t, err := x402.ParseUSDC(bc.ClaimThreshold)
-		if err != nil {
-			return fmt.Errorf("payments.batch_settlement.claim_threshold: %w", err)
-		}
-		policy.Threshold = t
-	}
 	svc, err := service.New(service.Config{
 		Contracts: channel.NewContracts(st.ChainID(), contracts.CanonicalBatchSettlement, contracts.CanonicalERC3009DepositCollector,
 			contracts.CanonicalPermit2DepositCollector, contracts.CanonicalPermit2),
@@ -154,4 +151,31 @@ func (p *payments) buildChannels(bc BatchSettlementConfig, now func() time.Time)
 		}
 	}}, p.closers...)
 	return nil
+}
+
+// defaultClaimWithdrawLead leaves a claim time to be mined (and retried)
+// before a withdrawal can be finalized.
+const defaultClaimWithdrawLead = 5 * time.Minute
+
+// claimPolicy is the claim policy the config describes, or a startup
+// error naming the key that is wrong.
+func (bc BatchSettlementConfig) claimPolicy() (channel.ClaimPolicy, error) {
+	policy := channel.ClaimPolicy{Interval: bc.ClaimInterval.D(defaultClaimInterval),
+		WithdrawLead: bc.ClaimWithdrawLead.D(defaultClaimWithdrawLead)}
+	delay := bc.WithdrawDelay
+	if delay == 0 {
+		delay = channel.MinWithdrawDelay
+	}
+	if d := time.Duration(delay) * time.Second; policy.WithdrawLead >= d {
+		return policy, fmt.Errorf("payments.batch_settlement.claim_withdraw_lead (%s) must be less than withdraw_delay (%ds = %s): "+
+			"the claim is due that long before a payer's withdrawal can be finalized, which is withdraw_delay after it starts", policy.WithdrawLead, delay, d)
+	}
+	if bc.ClaimThreshold != "" {
+		t, err := x402.ParseUSDC(bc.ClaimThreshold)
+		if err != nil {
+			return policy, fmt.Errorf("payments.batch_settlement.claim_threshold: %w", err)
+		}
+		policy.Threshold = t
+	}
+	return policy, nil
 }

@@ -180,6 +180,10 @@ type BatchSettlementConfig struct {
 	// ClaimThreshold claims as soon as the unclaimed charges reach this
 	// many USDC ("" = no threshold).
 	ClaimThreshold string `yaml:"claim_threshold"`
+	// ClaimWithdrawLead claims at least this long before a pending
+	// withdrawal's delay runs out (default 5m; less than withdraw_delay):
+	// charges still unclaimed when a payer finalizes are lost.
+	ClaimWithdrawLead Duration `yaml:"claim_withdraw_lead"`
 }
 
 // NetworkConfig declares a custom EVM network and its EIP-3009 token.

@@ -96,7 +96,8 @@ func TestExampleConfigDocumentsTokenPrices(t *testing.T) {
 	if tp == nil || tp.ceiling.Int64() != 20000 || tp.input.Int64() != 500000 || tp.output.Int64() != 2000000 {
 		t.Errorf("the example's per-token model: %+v", tp)
 	}
-	if bs := c.Payments.BatchSettlement; bs.WithdrawDelay != 900 || bs.ClaimInterval.D(0) != time.Hour || bs.ClaimThreshold != "" {
+	if bs := c.Payments.BatchSettlement; bs.WithdrawDelay != 900 || bs.ClaimInterval.D(0) != time.Hour || bs.ClaimThreshold != "" ||
+		bs.ClaimWithdrawLead.D(0) != 5*time.Minute {
 		t.Errorf("batch_settlement %+v", bs)
 	}
 }

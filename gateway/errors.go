@@ -59,7 +59,11 @@ func (s *Server) writeRefusal(c echo.Context, r *refusal) error {
 	if r.charge != nil && r.charge.receipt != nil {
 		receiptHeader(h, r.charge)
 	}
-	h.Set(x402.HeaderPaymentRequired, x402.PaymentRequiredHeaderOffer(r.offer.reqs, r.offer.others, r.err.Code, r.offer.extensions))
+	if r.offer.refundOnly {
+		h.Set(x402.HeaderPaymentRequired, refundRequiredHeader(r.offer, r.err.Code))
+	} else {
+		h.Set(x402.HeaderPaymentRequired, x402.PaymentRequiredHeaderOffer(r.offer.reqs, r.offer.others, r.err.Code, r.offer.extensions))
+	}
 	h.Set("X-Should-Retry", "false")
 	if r.err.Code != codePaymentRequired {
 		s.pay.counts.refused.Add(1)

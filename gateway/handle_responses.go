@@ -25,6 +25,12 @@ func (s *Server) handleResponses(c echo.Context) error {
 		return err
 	}
 	defer release()
+	if refundRequested(c.Request().Header) {
+		// A refund pays for nothing: its body is not a call (any is taken).
+		if o := s.refundOffer(s.resourceURL(c)); o != nil {
+			return s.refund(c, o)
+		}
+	}
 	req, perr := responses.Parse(body)
 	if perr != nil {
 		return perr

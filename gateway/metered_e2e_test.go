@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/farebox/farebox/gateway"
 	"github.com/farebox/farebox/x402"
@@ -166,6 +167,36 @@ func TestTokenPriceConfigErrors(t *testing.T) {
 			_, err := gateway.New(cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st})
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "models[0] (m)") {
 				t.Errorf("error %v, want one naming models[0] (m) and %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// payments.batch_settlement.claim_withdraw_lead must leave the claim time
+// before a withdrawal can be finalized: at or over withdraw_delay (its
+// default, 900 s, included) it is a startup error naming both keys.
+func TestClaimWithdrawLeadConfig(t *testing.T) {
+	for name, tc := range map[string]struct {
+		bc   gateway.BatchSettlementConfig
+		want string
+	}{
+		"the default lead":               {gateway.BatchSettlementConfig{}, ""},
+		"a lead under the delay":         {gateway.BatchSettlementConfig{WithdrawDelay: 1800, ClaimWithdrawLead: gateway.Duration(29 * time.Minute)}, ""},
+		"a lead equal to the delay":      {gateway.BatchSettlementConfig{ClaimWithdrawLead: gateway.Duration(15 * time.Minute)}, "claim_withdraw_lead (15m0s) must be less than withdraw_delay (900s"},
+		"a lead over a configured delay": {gateway.BatchSettlementConfig{WithdrawDelay: 1200, ClaimWithdrawLead: gateway.Duration(time.Hour)}, "must be less than withdraw_delay (1200s"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg, opts, _ := meteredConfig(t, nil)
+			cfg.Payments.BatchSettlement = tc.bc
+			srv, err := gateway.New(cfg, opts)
+			if err == nil {
+				srv.Shutdown(context.Background())
+			}
+			if tc.want == "" && err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if tc.want != "" && (err == nil || !strings.Contains(err.Error(), "payments.batch_settlement."+"claim_withdraw_lead") || !strings.Contains(err.Error(), tc.want)) {
+				t.Fatalf("error %v, want one saying %q", err, tc.want)
 			}
 		})
 	}

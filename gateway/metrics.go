@@ -53,7 +53,7 @@ func newMetrics() *metrics {
 		upstream: f.histogramVec("farebox_upstream_duration_seconds",
 			"Time the upstream model took to answer (a whole stream included).", "model"),
 		payments: f.counterVec("farebox_payments_total",
-			"Payments by outcome (offered, refused, malformed, settled, pending, failed) and x402 reason.", "outcome", "reason"),
+			"Payments by outcome (offered, refused, malformed, settled, pending, failed, refunded) and x402 reason.", "outcome", "reason"),
 		settling: f.histogram("farebox_settlement_duration_seconds", "Time one settlement took."),
 		streams:  f.gauge("farebox_open_streams", "SSE streams being served."),
 		shed: f.counterVec("farebox_limit_refusals_total",

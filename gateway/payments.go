@@ -223,6 +223,9 @@ type offer struct {
 	others     []json.RawMessage   // batch-settlement and upto accepts (per-token models)
 	extensions map[string]json.RawMessage
 	v1         []byte
+	// refundOnly: the offer of a refund, whose 402 lists the
+	// batch-settlement accepts alone (reqs only find them by network).
+	refundOnly bool
 }
 
 // requirement is the offer's requirement on network (CAIP-2 id or v1

@@ -18,13 +18,14 @@ import (
 
 // Server is one farebox instance.
 type Server struct {
-	cfg    Config
-	log    *slog.Logger
-	echo   *echo.Echo
-	http   *http.Server
-	routes map[string]*route
-	order  []string // model names in config order, for /v1/models
-	pay    *payments
+	cfg     Config
+	log     *slog.Logger
+	echo    *echo.Echo
+	http    *http.Server
+	routes  map[string]*route
+	order   []string              // model names in config order, for /v1/models
+	refunds atomic.Pointer[offer] // the refund offer, by resource URL
+	pay     *payments
 
 	metrics       *metrics
 	promHandler   http.Handler
@@ -55,6 +56,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.metrics.registerMargins(s) // per model: after the routes
+	s.metrics.registerChannels(s.pay.channelSvc, s.pay.chanStore)
 	s.echo = s.newEcho()
 	s.maxConns = connCap(cfg.Limits.MaxConnections)
 	s.overCapAnswer = rawAnswer(errOverloaded("open connections"))
@@ -87,6 +89,7 @@ func (s *Server) newEcho() *echo.Echo {
 	}
 	e.Use(s.limitOtherBodies)
 	e.POST("/v1/responses", s.handleResponses, requireJSON)
+	e.GET("/v1/responses", s.handleRefund)
 	e.GET("/v1/models", s.handleModels)
 	e.GET("/v1/models/:model", s.handleModel)
 	e.GET("/healthz", s.handleHealthz)

@@ -84,7 +84,7 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		payer.OnSettlement(func(s *payer.Settlement) { settlement = s }),
 		payer.OnRefusal(func(err error) { fmt.Fprintln(stderr, "farebox call: not paying:", err) }))...)
 	if *refund {
-		return callRefund(ctx, tr, *base, *model, stdout)
+		return callRefund(ctx, tr, *base, stdout)
 	}
 	client := openai.NewClient(option.WithBaseURL(strings.TrimSuffix(*base, "/")+"/"), option.WithAPIKey("x402"),
 		option.WithHTTPClient(&http.Client{Transport: tr})) // default retries: the transport presents one authorization to all of them
@@ -196,14 +196,13 @@ func paymentOptions(ctx context.Context, scheme, dir, rpcURL string) ([]payer.Op
 }
 
 // callRefund asks for a cooperative refund of the payer's channel with the
-// server, through the 402 of an unpaid call of model.
-func callRefund(ctx context.Context, tr *payer.Transport, base, model string, stdout io.Writer) error {
-	body := `{"model":` + fmt.Sprintf("%q", model) + `,"input":"."}`
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(base, "/")+"/responses", strings.NewReader(body))
+// server: GET /v1/responses is farebox's refund route (the official
+// @x402/evm client's too), whose 402 offers the channel whatever the model.
+func callRefund(ctx context.Context, tr *payer.Transport, base string, stdout io.Writer) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(base, "/")+"/responses", nil)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Content-Type", "application/json")
 	s, err := tr.Refund(req, nil)
 	if err != nil {
 		return err
