@@ -22,6 +22,11 @@ type charge struct {
 	// amount (per call, or the ceiling with exact).
 	amount *big.Int
 
+	// check is the chain's check of the payment still running alongside
+	// the model (payments.chain.overlap); nil once passed or when it ran
+	// before the model.
+	check *pendingCheck
+
 	receipt *x402.Receipt // the settlement's receipt, once settled (or failed to)
 	outcome outcome       // reserved until finish
 }

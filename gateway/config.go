@@ -217,6 +217,12 @@ type ChainConfig struct {
 	// operator no upstream call. Default true whenever rpc_url is set (with
 	// either settler); set false to skip the round trip.
 	Simulate *bool `yaml:"simulate"`
+	// Overlap runs that check (simulation, contract-wallet signature)
+	// alongside the model instead of before it: the answer's first byte
+	// still waits for it, and a refusal is a 402 with nothing written,
+	// but the model has then run for a payer the chain refuses. Default
+	// false.
+	Overlap bool `yaml:"overlap"`
 }
 
 // Duration is a time.Duration written as "30s" in YAML.

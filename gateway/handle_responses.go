@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -71,13 +72,24 @@ func (s *Server) handleResponses(c echo.Context) error {
 // charges for what was delivered and writes the end of the answer.
 func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *charge, bodyLen int) error {
 	ctx := c.Request().Context()
+	mctx, stopModel := context.WithCancel(ctx)
+	defer stopModel()
 	var sink responses.Sink = responses.Discard{}
 	var sse *responses.SSEWriter
+	var gate *gatedSink
 	stopKeepAlive := func() {}
 	if req.Stream {
 		sse = responses.NewSSEWriter(c.Response())
 		sink = sse
-		stopKeepAlive = sse.KeepAlive(time.Duration(s.cfg.Keepalive), s.metrics.keepalive.Inc)
+		if ch != nil && ch.check != nil {
+			// Nothing, keep-alives included, is written before the chain's
+			// check passed: a refusal is still a 402.
+			gate = &gatedSink{Sink: sse, gate: func() error { return s.pay.passed(ctx, ch) }, cancel: stopModel}
+			sink = gate
+			stopKeepAlive = keepAliveAfter(ch.check, sse, time.Duration(s.cfg.Keepalive), s.metrics.keepalive.Inc)
+		} else {
+			stopKeepAlive = sse.KeepAlive(time.Duration(s.cfg.Keepalive), s.metrics.keepalive.Inc)
+		}
 		defer stopKeepAlive()
 		s.metrics.streams.Inc()
 		defer s.metrics.streams.Dec()
@@ -90,8 +102,15 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 		out = m
 	}
 	start := time.Now()
-	err := rt.model.Respond(ctx, req, out)
+	err := rt.model.Respond(mctx, req, out)
 	s.metrics.upstream.WithLabelValues(rt.name).Observe(time.Since(start).Seconds())
+	if gate != nil {
+		if rerr := gate.refusal(); rerr != nil {
+			return rerr
+		}
+	} else if rerr := s.pay.passed(ctx, ch); rerr != nil {
+		return rerr // a JSON answer: withheld, nothing written
+	}
 	if m != nil && ch != nil && ch.outcome == reserved && ch.metered() {
 		ch.amount = rt.perToken.charge(m.used(bodyLen))
 	}

@@ -29,6 +29,7 @@ type payments struct {
 	networks   []*x402.Network
 	maxTimeout int64
 	before     bool // settle before calling the model
+	overlap    bool // the chain check runs alongside the model (payments.chain.overlap)
 	verifier   *x402.Verifier
 	settler    x402.Settler
 	upto       *uptoScheme      // nil unless settled by farebox's own chain settler
@@ -123,7 +124,7 @@ func (p *payments) ready(ctx context.Context) error {
 
 func newPayments(cfg Config, opts Options, log *slog.Logger) (*payments, error) {
 	pc := cfg.Payments
-	p := &payments{maxTimeout: pc.MaxTimeoutSeconds, log: log, timeout: pc.SettleTimeout.D(30 * time.Second)}
+	p := &payments{maxTimeout: pc.MaxTimeoutSeconds, log: log, timeout: pc.SettleTimeout.D(30 * time.Second), overlap: pc.Chain.Overlap}
 	if opts.Ready != nil {
 		p.readiness = append(p.readiness, opts.Ready)
 	}
@@ -287,6 +288,11 @@ func (p *payments) authorize(ctx context.Context, h http.Header, rt *route, reso
 	}
 	// The chain is asked once the journal knows the purchase: a paid one
 	// is served again even though its nonce is used on chain.
+	ch := &charge{route: rt, payment: pay, req: req, offer: o, pay: journaled{pu: pu}}
+	if !pu.Replay() && p.overlap && !p.before && p.verifier.Checker != nil {
+		ch.check = startCheck(ctx, p.verifier, pay, req)
+		return ch, nil
+	}
 	if !pu.Replay() {
 		if err := p.verifier.Check(ctx, pay, req); err != nil {
 			if rerr := pu.Release(ctx); rerr != nil {
@@ -296,7 +302,7 @@ func (p *payments) authorize(ctx context.Context, h http.Header, rt *route, reso
 			return nil, refuse(o, xe.Reason, "Payment refused: "+xe.Message)
 		}
 	}
-	return &charge{route: rt, payment: pay, req: req, offer: o, pay: journaled{pu: pu}}, nil
+	return ch, nil
 }
 
 // beginError is the client's view of a purchase the engine would not begin.
