@@ -88,10 +88,19 @@ func (h *harness) startChain(ctx context.Context, bin string) error {
 	if err != nil {
 		return err
 	}
-	if err := h.addChainArm(ctx, bin, armChain, based, key, "chain", "broadcast", "anvil, 2 s blocks, 150M gas", ""); err != nil {
-		return err
+	if !h.voucherOnly {
+		if err := h.addChainArm(ctx, bin, armChain, based, key, "chain", "broadcast", "anvil, 2 s blocks, 150M gas", ""); err != nil {
+			return err
+		}
 	}
-	if !h.smoke && !h.chainOnly {
+	if !h.chainOnly {
+		if err := h.addVoucherArm(ctx, bin, based); err != nil {
+			return fmt.Errorf("%s: %w", armVoucher, err)
+		}
+	}
+	if h.voucherOnly {
+		h.note("Voucher-only run (-voucher-only): only " + armVoucher + " against the free route of its own farebox.")
+	} else if !h.smoke && !h.chainOnly {
 		instant, err := chaintest.Start(ctx, chaintest.GasLimit(150_000_000))
 		if err != nil {
 			return fmt.Errorf("anvil (instant): %w", err)
