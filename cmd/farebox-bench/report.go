@@ -29,8 +29,8 @@ type Report struct {
 	RealSettlement []*ChainResult `json:"real_settlement"`
 	// Voucher is the batch-settlement arm (vouchers on a per-token model).
 	Voucher *VoucherResult `json:"voucher,omitempty"`
-	Ratios         []Ratio        `json:"ratios"`
-	Budgets        []Budget       `json:"budgets"`
+	Ratios  []Ratio        `json:"ratios"`
+	Budgets []Budget       `json:"budgets"`
 }
 
 // Machine says where the figures came from.
