@@ -119,7 +119,7 @@ func (h *harness) startChain(ctx context.Context, bin string) error {
 	} else if h.chainOnly {
 		h.note("Chain-only run (-chain-only): only " + armChain + " against farebox-free.")
 	} else {
-		h.note("Smoke run: only " + armChain + " of the real-settlement arms, with a handful of calls and no rate search.")
+		h.note("Smoke run: only " + armChain + " and " + armVoucher + " (without the Node client) of the real-settlement arms, with a handful of calls and no rate search.")
 	}
 	if err := based.Client.Client().CallContext(ctx, nil, "evm_setIntervalMining", 2); err != nil {
 		return fmt.Errorf("anvil: evm_setIntervalMining: %w", err)
