@@ -56,7 +56,7 @@ func ensureVoucherNode(ctx context.Context, root string) (string, string, error)
 }
 
 // runNodeVoucher funds a fresh payer and has bench/voucher-node/voucher.mjs
-// make calls sequential voucher calls on va's per-token model; the payer's
+// make that many sequential voucher calls on va's per-token model; the payer's
 // charges and deposit join va's so the chain judges them with the rest.
 func (h *harness) runNodeVoucher(ctx context.Context, va *voucherArm, calls int) (*NodeVoucherResult, error) {
 	dir, version, err := ensureVoucherNode(ctx, h.root)
