@@ -18,7 +18,7 @@ type voucherParams struct {
 }
 
 var (
-	fullVoucher  = voucherParams{warm: 2 * chainPayers, rounds: 5, calls: 40, cpuRate: 50, cpuDur: 5 * time.Second}
+	fullVoucher  = voucherParams{warm: chainPayers, rounds: 5, calls: 40, cpuRate: 50, cpuDur: 5 * time.Second}
 	smokeVoucher = voucherParams{warm: chainPayers, rounds: 1, calls: 6, cpuRate: 10, cpuDur: time.Second}
 )
 
@@ -88,7 +88,18 @@ func (h *harness) measureVoucher(ctx context.Context, c *http.Client) error {
 		fmt.Printf("%s  %s (load avg %s)\n", time.Now().Format("15:04:05"), name, loadavg())
 	}
 	free := &arm{name: armFree + " (same process)", url: va.url, model: "bench-free", proc: va.proc}
-	phase(fmt.Sprintf("voucher arm: warm-up, %d calls (each payer's deposit is mined here)", vp.warm))
+	phase(fmt.Sprintf("voucher arm: warm-up, one call per payer at once (its deposit is mined here), then %d calls", vp.warm))
+	// The payers' first calls (their deposits, each waiting for a block) go
+	// at once: one per payer, since calls take the payers in turn.
+	errs := make(chan error, len(va.payers))
+	for range va.payers {
+		go func() { _, err := callOnce(ctx, c, va.arm); errs <- err }()
+	}
+	for range va.payers {
+		if err := <-errs; err != nil {
+			return fmt.Errorf("voucher warm-up (deposits): %w%s", err, procTail(va.arm))
+		}
+	}
 	for i := 0; i < vp.warm; i++ {
 		if _, err := callOnce(ctx, c, va.arm); err != nil {
 			return fmt.Errorf("voucher warm-up: %w%s", err, procTail(va.arm))
