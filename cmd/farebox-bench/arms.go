@@ -38,6 +38,9 @@ type arm struct {
 	proc     *process // the gateway process; nil for direct
 	pay      *payPool // pre-signed payments; nil for free arms
 	holdNote string   // what "open streams" means for this arm
+	// via, when set, makes the arm's non-streaming calls itself (the voucher
+	// arm pays through the Go transport) and returns the time to report.
+	via func(context.Context) (time.Duration, error)
 }
 
 // request builds one call on a; stream picks the paced streaming model. It
@@ -79,6 +82,9 @@ func newClient() *http.Client {
 // callOnce sends one non-streaming call and checks the answer is the fake
 // upstream's text (and, when paid, that a successful receipt came back).
 func callOnce(ctx context.Context, c *http.Client, a *arm) (time.Duration, error) {
+	if a.via != nil {
+		return a.via(ctx)
+	}
 	req, from, err := a.request(ctx, a.model, false)
 	if err != nil {
 		return 0, err

@@ -88,10 +88,19 @@ func (h *harness) startChain(ctx context.Context, bin string) error {
 	if err != nil {
 		return err
 	}
-	if err := h.addChainArm(ctx, bin, armChain, based, key, "chain", "broadcast", "anvil, 2 s blocks, 150M gas", ""); err != nil {
-		return err
+	if !h.voucherOnly {
+		if err := h.addChainArm(ctx, bin, armChain, based, key, "chain", "broadcast", "anvil, 2 s blocks, 150M gas", ""); err != nil {
+			return err
+		}
 	}
-	if !h.smoke && !h.chainOnly {
+	if !h.chainOnly {
+		if err := h.addVoucherArm(ctx, bin, based); err != nil {
+			return fmt.Errorf("%s: %w", armVoucher, err)
+		}
+	}
+	if h.voucherOnly {
+		h.note("Voucher-only run (-voucher-only): only " + armVoucher + " against the free route of its own farebox.")
+	} else if !h.smoke && !h.chainOnly {
 		instant, err := chaintest.Start(ctx, chaintest.GasLimit(150_000_000))
 		if err != nil {
 			return fmt.Errorf("anvil (instant): %w", err)
@@ -110,7 +119,7 @@ func (h *harness) startChain(ctx context.Context, bin string) error {
 	} else if h.chainOnly {
 		h.note("Chain-only run (-chain-only): only " + armChain + " against farebox-free.")
 	} else {
-		h.note("Smoke run: only " + armChain + " of the real-settlement arms, with a handful of calls and no rate search.")
+		h.note("Smoke run: only " + armChain + " and " + armVoucher + " (without the Node client) of the real-settlement arms, with a handful of calls and no rate search.")
 	}
 	if err := based.Client.Client().CallContext(ctx, nil, "evm_setIntervalMining", 2); err != nil {
 		return fmt.Errorf("anvil: evm_setIntervalMining: %w", err)

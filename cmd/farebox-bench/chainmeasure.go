@@ -183,8 +183,10 @@ type chainCPU struct {
 func measureChainCPU(ctx context.Context, c *http.Client, arms []*arm, rate float64, dur time.Duration) ([]chainCPU, error) {
 	out := make([]chainCPU, len(arms))
 	for i, a := range arms {
-		if err := a.pay.fill(int(rate*dur.Seconds()) + 1); err != nil {
-			return nil, err
+		if a.pay != nil {
+			if err := a.pay.fill(int(rate*dur.Seconds()) + 1); err != nil {
+				return nil, err
+			}
 		}
 		pid := a.proc.pid()
 		c0, err := cpuTime(pid)

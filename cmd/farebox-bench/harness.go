@@ -22,6 +22,9 @@ type harness struct {
 	p                      params
 	smoke, portkey         bool
 	chainOnly              bool // only the 2 s chain arm's phase
+	voucherOnly            bool // only the voucher arm's phase
+	nodeVoucher            bool // also time the official Node client's voucher calls
+	voucher                *voucherArm
 	fareboxBin, kind       string
 	logLevel, outDir       string
 	root, tmp              string
@@ -60,7 +63,7 @@ func (h *harness) run(ctx context.Context) error {
 	}
 	if h.outDir == "" {
 		h.outDir = filepath.Join(h.root, "bench")
-		if h.smoke || h.chainOnly {
+		if h.smoke || h.chainOnly || h.voucherOnly {
 			h.outDir = filepath.Join(h.tmp, "out")
 		}
 	}
@@ -128,8 +131,8 @@ func (h *harness) start(ctx context.Context) error {
 		return fmt.Errorf("real-settlement arms: %w", err)
 	}
 
-	if !h.portkey || h.chainOnly {
-		h.note("Portkey arm skipped: -portkey=false or -chain-only.")
+	if !h.portkey || h.chainOnly || h.voucherOnly {
+		h.note("Portkey arm skipped: -portkey=false, -chain-only or -voucher-only.")
 		return nil
 	}
 	script, err := ensurePortkey(ctx, h.root)

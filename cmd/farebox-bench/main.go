@@ -66,6 +66,8 @@ func main() {
 	soakFor := flag.Duration("soak", 0, "instead of the benchmark, soak one paid farebox settling on anvil for this long and write bench/soak.md (not run by CI)")
 	soakRate := flag.Float64("soak-rate", 50, "paid calls/s offered during -soak")
 	chainOnly := flag.Bool("chain-only", false, "measure only farebox-paid-chain (2 s blocks) against farebox-free, with more latency calls (5 rounds x 40); output to a temp dir unless -out")
+	voucherOnly := flag.Bool("voucher-only", false, "measure only the batch-settlement voucher arm (2 s blocks) against farebox-free; output to a temp dir unless -out")
+	nodeVoucher := flag.Bool("node-voucher", true, "also time the official @x402/evm batch-settlement client (Node, npm ci into bench/voucher-node on first use)")
 	flag.Parse()
 
 	if *soakFor > 0 {
@@ -90,7 +92,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	h := &harness{p: p, smoke: *smoke, chainOnly: *chainOnly, fareboxBin: *fareboxBin, portkey: *withPortkey, kind: *upstreamKind, logLevel: *logLevel, outDir: *out}
+	h := &harness{p: p, smoke: *smoke, chainOnly: *chainOnly, voucherOnly: *voucherOnly, nodeVoucher: *nodeVoucher, fareboxBin: *fareboxBin, portkey: *withPortkey, kind: *upstreamKind, logLevel: *logLevel, outDir: *out}
 	err := h.run(ctx)
 	h.close()
 	if err != nil {

@@ -63,7 +63,7 @@ func (h *harness) measure(ctx context.Context) error {
 	phase := func(name string) {
 		fmt.Printf("%s  %s (load avg %s)\n", time.Now().Format("15:04:05"), name, loadavg())
 	}
-	if h.chainOnly {
+	if h.chainOnly || h.voucherOnly {
 		return h.finish(ctx, c)
 	}
 	phase(fmt.Sprintf("latency: %d rounds x %d calls per arm, concurrency 1", p.rounds, p.calls))
@@ -120,6 +120,9 @@ func (h *harness) measure(ctx context.Context) error {
 func (h *harness) finish(ctx context.Context, c *http.Client) error {
 	r := &h.report
 	if err := h.measureChain(ctx, c); err != nil {
+		return err
+	}
+	if err := h.measureVoucher(ctx, c); err != nil {
 		return err
 	}
 	if late := h.arms[3].pay.lateCount(); late > 0 {

@@ -27,8 +27,10 @@ type Report struct {
 	Memory            []*MemoryResult `json:"memory"`
 	// RealSettlement is the paid arms that settle on anvil.
 	RealSettlement []*ChainResult `json:"real_settlement"`
-	Ratios         []Ratio        `json:"ratios"`
-	Budgets        []Budget       `json:"budgets"`
+	// Voucher is the batch-settlement arm (vouchers on a per-token model).
+	Voucher *VoucherResult `json:"voucher,omitempty"`
+	Ratios  []Ratio        `json:"ratios"`
+	Budgets []Budget       `json:"budgets"`
 }
 
 // Machine says where the figures came from.
@@ -139,6 +141,11 @@ func (r *Report) derive() {
 		add("max rate farebox-free / portkey", ratio(rf.HeldPerSec, rk.HeldPerSec), "x")
 		add("max rate farebox-paid / portkey", ratio(rp.HeldPerSec, rk.HeldPerSec), "x")
 	}
+	if v := r.Voucher; v != nil {
+		add("added latency p50 voucher call (paid request) minus free, same process", v.AddedP50us.Median, "us")
+		add("added latency p99 voucher call (paid request) minus free, same process", v.AddedP99us.Median, "us")
+		add("cpu per call voucher / free, same process", ratio(v.CPUPerCallUs.Median, v.FreeCPUPerCallUs.Median), "x")
+	}
 	budget := func(name string, limit, measured float64, unit string) {
 		r.Budgets = append(r.Budgets, Budget{Name: name, Limit: limit, Measured: measured, Unit: unit, Met: measured <= limit})
 	}
@@ -153,6 +160,12 @@ func (r *Report) derive() {
 		budget("streaming: added time to first delta (p50)", 300, s.AddedTTFTp50.Median, "us")
 		budget("streaming: added gap per event (p99)", 50, s.AddedGapP99us.Median, "us")
 		budget("streaming: streams whose deltas were coalesced, split or lost", 0, float64(s.Mismatched), "count")
+	}
+	if v := r.Voucher; v != nil {
+		budget("voucher call: added latency p50 over a free call, server side (issue 15)", 5000, v.AddedP50us.Median, "us")
+		if v.Node != nil {
+			budget("voucher call end to end from Node, official client, p50 (issue 15 part 8)", 20000, v.Node.P50us, "us")
+		}
 	}
 	if m := r.mem(armFree); m != nil && m.Open > 0 {
 		budget("memory per open stream", 64, m.PerStreamKiB, "KiB")
@@ -206,6 +219,7 @@ func (r *Report) writeTable(w io.Writer) {
 		}
 	}
 	r.writeChainTable(w)
+	r.writeVoucherTable(w)
 	p("\n### Ratios\n\n| comparison | value |\n|---|---|\n")
 	for _, x := range r.Ratios {
 		if x.Unit == "x" {
