@@ -10,7 +10,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402/channel"
-	"github.com/farebox/farebox/x402/evm"
 )
 
 // resolveWait bounds the wait for a claim a previous process journaled.
@@ -190,21 +189,36 @@ func (s *Service) claimGroup(ctx context.Context, key string, states []*channel.
 	}
 	rec.Total = total.String()
 	first := states[0].Config
-	data := channel.ClaimAndSettleCalldata(rows, first.Receiver, first.Token)
 	journal := func(tx common.Hash) error {
 		rec.Tx, rec.SignedAt = tx, s.cfg.Now().UnixMilli()
 		return s.cfg.Store.PutClaim(ctx, rec)
 	}
 	s.lastClaim.Store(s.cfg.Now().UnixNano())
-	tx, err := s.cfg.Relayer.Call(ctx, s.cfg.Contracts.Settlement, data, journal)
+	tx, err := s.cfg.Backend.Claim(ctx, rows, first.Receiver, first.Token, journal)
+	if tx == (common.Hash{}) {
+		tx = rec.Tx
+	}
 	if err != nil {
-		if errors.Is(err, evm.ErrCallReverted) {
-			return &channel.Error{Reason: channel.ReasonClaimSimulationFailed, Message: err.Error()}
+		var ce *channel.Error
+		if errors.As(err, &ce) {
+			s.forgetClaim(ctx, rec)
+			return err
 		}
-		return &channel.Error{Reason: channel.ReasonClaimTransactionFailed, Message: err.Error()}
+		switch st, _ := stage(err); st {
+		case StageSimulate:
+			s.forgetClaim(ctx, rec)
+			return &channel.Error{Reason: channel.ReasonClaimSimulationFailed, Message: err.Error()}
+		case StageSend:
+			s.forgetClaim(ctx, rec)
+			return &channel.Error{Reason: channel.ReasonClaimTransactionFailed, Message: err.Error()}
+		case StageWait:
+			// Journaled: resolveClaims finishes it on the next round.
+			return &channel.Error{Reason: channel.ReasonWaitForReceiptFailed, Message: fmt.Sprintf("claim %s: %v", tx.Hex(), err)}
+		}
 	}
 	res.Txs = append(res.Txs, tx)
-	if err := s.finishClaim(ctx, rec); err != nil {
+	rec.Tx = tx
+	if err := s.finishClaim(ctx, rec, err); err != nil {
 		return err
 	}
 	s.stats.claimTxs.Add(1)
@@ -215,12 +229,18 @@ func (s *Service) claimGroup(ctx context.Context, key string, states []*channel.
 	return nil
 }
 
-// finishClaim awaits a journaled claim, mirrors its channels and forgets it.
-func (s *Service) finishClaim(ctx context.Context, rec *ClaimRecord) error {
-	_, err := s.cfg.Relayer.AwaitCall(ctx, rec.Tx)
-	if err != nil && !errors.Is(err, evm.ErrCallReverted) {
-		return &channel.Error{Reason: channel.ReasonWaitForReceiptFailed, Message: fmt.Sprintf("claim %s: %v", rec.Tx.Hex(), err)}
+// forgetClaim drops a journaled claim that was never broadcast.
+func (s *Service) forgetClaim(ctx context.Context, rec *ClaimRecord) {
+	if rec.Tx == (common.Hash{}) && rec.SignedAt == 0 {
+		return // never journaled
 	}
+	_ = s.cfg.Store.DeleteClaim(ctx, rec.Key)
+}
+
+// finishClaim records a claim whose outcome is known (awaitErr: nil when
+// it succeeded, a StageMined *TxError when it reverted): it mirrors its
+// channels and forgets the journaled claim.
+func (s *Service) finishClaim(ctx context.Context, rec *ClaimRecord, awaitErr error) error {
 	for _, id := range rec.Channels {
 		if r, gerr := s.cfg.Store.Get(ctx, common.HexToHash(id)); gerr == nil && r != nil {
 			if m, merr := s.mirror(ctx, r.State); merr == nil {
@@ -231,7 +251,7 @@ func (s *Service) finishClaim(ctx context.Context, rec *ClaimRecord) error {
 	if derr := s.cfg.Store.DeleteClaim(ctx, rec.Key); derr != nil {
 		return derr
 	}
-	if err != nil {
+	if awaitErr != nil {
 		return &channel.Error{Reason: channel.ReasonClaimTransactionFailed, Message: fmt.Sprintf("claim %s reverted", rec.Tx.Hex())}
 	}
 	return nil
@@ -251,8 +271,11 @@ func (s *Service) resolveClaims(ctx context.Context) error {
 		}
 		s.log.Info("channel: resolving an in-flight claim", "tx", rec.Tx.Hex())
 		rctx, cancel := context.WithTimeout(ctx, resolveWait)
-		err := s.finishClaim(rctx, rec)
+		err := s.cfg.Backend.Await(rctx, rec.Tx)
 		cancel()
+		if st, _ := stage(err); err == nil || st == StageMined {
+			err = s.finishClaim(ctx, rec, err)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()

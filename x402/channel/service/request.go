@@ -10,7 +10,6 @@ import (
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/channel"
 	"github.com/farebox/farebox/x402/eip712"
-	"github.com/farebox/farebox/x402/evm"
 )
 
 // Call is one paid request on a channel, verified (and its deposit, if
@@ -125,10 +124,6 @@ func (s *Service) deposit(ctx context.Context, c *Call, sponsoring *eip712.GasSp
 		}
 		collector = sponsoring.CollectorData()
 	}
-	data, err := s.cfg.Contracts.DepositCalldata(p, collector)
-	if err != nil {
-		return err
-	}
 	rec := c.rec
 	journal := func(tx common.Hash) error {
 		next := &Record{State: rec.State, Deposit: &PendingTx{Tx: tx, Amount: p.Deposit.Amount.String()}}
@@ -138,28 +133,35 @@ func (s *Service) deposit(ctx context.Context, c *Call, sponsoring *eip712.GasSp
 		*rec = *next
 		return nil
 	}
-	tx, err := s.cfg.Relayer.Call(ctx, s.cfg.Contracts.Settlement, data, journal)
+	op := DepositOp{Payload: p, Requirement: c.req, Accepted: channel.Accept(c.req, &s.terms, nil), Collector: collector}
+	tx, err := s.cfg.Backend.Deposit(ctx, op, journal)
 	if err != nil {
-		rec.Deposit = nil
-		if errors.Is(err, evm.ErrCallReverted) {
-			return &channel.Error{Reason: channel.ReasonDepositSimulationFailed, Message: "the deposit would revert: " + err.Error()}
+		var ce *channel.Error
+		if errors.As(err, &ce) {
+			rec.Deposit = nil
+			return err // refused before anything was sent
 		}
-		return &channel.Error{Reason: channel.ReasonDepositTransactionFailed, Message: "the deposit could not be sent"}
-	}
-	r, err := s.cfg.Relayer.AwaitCall(ctx, tx)
-	switch {
-	case errors.Is(err, evm.ErrCallReverted):
-		s.settleDepositRecord(ctx, rec)
-		return &channel.Error{Reason: channel.ReasonDepositTransactionFailed, Message: "deposit transaction " + tx.Hex() + " reverted"}
-	case err != nil:
-		// Outcome unknown: the journaled deposit makes the next request read the chain.
-		return &channel.Error{Reason: channel.ReasonWaitForReceiptFailed, Message: "deposit " + tx.Hex() + " not mined in time"}
+		switch st, tx := stage(err); st {
+		case StageSimulate:
+			// A journaled intent that stayed in the store makes the next request read the chain.
+			rec.Deposit = nil
+			return &channel.Error{Reason: channel.ReasonDepositSimulationFailed, Message: "the deposit would revert: " + err.Error()}
+		case StageSend:
+			rec.Deposit = nil
+			return &channel.Error{Reason: channel.ReasonDepositTransactionFailed, Message: "the deposit could not be sent"}
+		case StageMined:
+			s.settleDepositRecord(ctx, rec)
+			return &channel.Error{Reason: channel.ReasonDepositTransactionFailed, Message: "deposit transaction " + tx.Hex() + " reverted"}
+		default:
+			// Outcome unknown: the journaled deposit makes the next request read the chain.
+			return &channel.Error{Reason: channel.ReasonWaitForReceiptFailed, Message: "deposit " + tx.Hex() + " not mined in time"}
+		}
 	}
 	s.settleDepositRecord(ctx, rec)
 	if rec.Deposit != nil {
 		return &channel.Error{Reason: channel.ReasonChannelStateReadFailed, Message: "the channel could not be read after the deposit"}
 	}
-	c.depositTx, c.deposit = r.TxHash, new(big.Int).Set(p.Deposit.Amount)
+	c.depositTx, c.deposit = tx, new(big.Int).Set(p.Deposit.Amount)
 	s.stats.deposits.Add(1)
 	return nil
 }
