@@ -36,6 +36,15 @@ type Backend interface {
 	Await(ctx context.Context, tx common.Hash) error
 }
 
+// RemoteVerifier is a Backend that also verifies payloads itself (a
+// facilitator's /verify): the service asks it about deposits, refunds and
+// EIP-1271 vouchers, as the spec orders a server that delegates.
+type RemoteVerifier interface {
+	// VerifyRemote verifies p against accepted (the offered requirement)
+	// and returns the channel's on-chain fields as the verifier read them.
+	VerifyRemote(ctx context.Context, p *channel.Payload, accepted json.RawMessage) (channel.Onchain, error)
+}
+
 // DepositOp is one deposit to send.
 type DepositOp struct {
 	Payload     *channel.Payload

@@ -315,3 +315,56 @@ func (b *FacilitatorBackend) Await(ctx context.Context, tx common.Hash) error {
 		}
 	}
 }
+
+// verifyAnswer is /verify's answer with batch-settlement's channel snapshot.
+type verifyAnswer struct {
+	IsValid        *bool  `json:"isValid"`
+	InvalidReason  string `json:"invalidReason"`
+	InvalidMessage string `json:"invalidMessage"`
+	Extra          struct {
+		Balance             string          `json:"balance"`
+		TotalClaimed        string          `json:"totalClaimed"`
+		WithdrawRequestedAt json.RawMessage `json:"withdrawRequestedAt"`
+		RefundNonce         string          `json:"refundNonce"`
+	} `json:"extra"`
+}
+
+// VerifyRemote asks the facilitator's /verify about the client's payload
+// (the spec: always for deposits and refunds, and for EIP-1271 vouchers)
+// and returns the on-chain snapshot it answered with. An answer without
+// totalClaimed is refused (the spec's baseline needs it).
+func (b *FacilitatorBackend) VerifyRemote(ctx context.Context, p *channel.Payload, accepted json.RawMessage) (channel.Onchain, error) {
+	unavailable := &channel.Error{Reason: channel.ReasonChannelStateReadFailed, Message: "the facilitator could not verify the payload"}
+	body, err := json.Marshal(envelope{X402Version: 2, Requirements: accepted,
+		Payload: paymentPayload{X402Version: 2, Accepted: accepted, Payload: p.Raw}})
+	if err != nil || len(p.Raw) == 0 {
+		return channel.Onchain{}, unavailable
+	}
+	_, raw, err := b.Facilitator.Exchange(ctx, "verify", body)
+	if err != nil {
+		return channel.Onchain{}, unavailable
+	}
+	var a verifyAnswer
+	if json.Unmarshal(raw, &a) != nil || a.IsValid == nil {
+		return channel.Onchain{}, unavailable
+	}
+	if !*a.IsValid {
+		return channel.Onchain{}, &channel.Error{Reason: a.InvalidReason, Message: "the facilitator refused: " + firstNonEmpty(a.InvalidMessage, a.InvalidReason)}
+	}
+	o := channel.Onchain{Balance: new(big.Int), TotalClaimed: new(big.Int), RefundNonce: new(big.Int)}
+	_, ok1 := o.Balance.SetString(a.Extra.Balance, 10)
+	_, ok2 := o.TotalClaimed.SetString(a.Extra.TotalClaimed, 10)
+	if _, ok := o.RefundNonce.SetString(a.Extra.RefundNonce, 10); !ok {
+		o.RefundNonce.SetInt64(0)
+	}
+	var at json.Number
+	if json.Unmarshal(a.Extra.WithdrawRequestedAt, &at) == nil {
+		if n, err := at.Int64(); err == nil && n > 0 {
+			o.WithdrawRequestedAt = uint64(n)
+		}
+	}
+	if !ok1 || !ok2 {
+		return channel.Onchain{}, unavailable
+	}
+	return o, nil
+}

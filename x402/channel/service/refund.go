@@ -38,8 +38,9 @@ func (s *Service) Refund(ctx context.Context, p *channel.Payload, req *x402.Requ
 		}
 	}
 	amount, err := s.verifier.VerifyRefund(p, req, &s.terms, st)
+	remote := true
 	if errors.Is(err, channel.ErrNeedsChain) {
-		if err = s.verifier.VerifyOnChain(ctx, s.cfg.Chain, p, req); err == nil {
+		if err, remote = s.verifyOnChain(ctx, p, req), false; err == nil {
 			amount, err = refundAmount(p, st)
 		}
 	}
@@ -50,6 +51,12 @@ func (s *Service) Refund(ctx context.Context, p *channel.Payload, req *x402.Requ
 	}
 	if err != nil {
 		return nil, err
+	}
+	if rv, ok := s.cfg.Backend.(RemoteVerifier); ok && remote {
+		// The spec: a server that delegates always asks /verify about a refund.
+		if _, err := rv.VerifyRemote(ctx, p, channel.Accept(req, &s.terms, nil)); err != nil {
+			return nil, err
+		}
 	}
 	op := RefundOp{Payload: p, Requirement: req, Accepted: channel.Accept(req, &s.terms, nil), State: st, Amount: amount}
 	tx, err := s.cfg.Backend.Refund(ctx, op)

@@ -91,8 +91,9 @@ func (s *Service) begin(ctx context.Context, p *channel.Payload, req *x402.Requi
 		}
 		err = s.verifier.Verify(p, req, &s.terms, st)
 	}
+	remote := p.Type == channel.TypeDeposit
 	if errors.Is(err, channel.ErrNeedsChain) {
-		err = s.verifier.VerifyOnChain(ctx, s.cfg.Chain, p, req)
+		err, remote = s.verifyOnChain(ctx, p, req), false
 	}
 	var ce *channel.Error
 	if errors.As(err, &ce) && ce.Reason == channel.ReasonCumulativeAmountMismatch {
@@ -102,6 +103,12 @@ func (s *Service) begin(ctx context.Context, p *channel.Payload, req *x402.Requi
 	if err != nil {
 		return nil, err
 	}
+	if rv, ok := s.cfg.Backend.(RemoteVerifier); ok && remote {
+		// The spec: a server that delegates always asks /verify about a deposit.
+		if _, err := rv.VerifyRemote(ctx, p, channel.Accept(req, &s.terms, nil)); err != nil {
+			return nil, err
+		}
+	}
 	rec.State = st
 	c := &Call{s: s, p: p, req: req, rec: rec}
 	if p.Type == channel.TypeDeposit {
@@ -110,6 +117,18 @@ func (s *Service) begin(ctx context.Context, p *channel.Payload, req *x402.Requi
 		}
 	}
 	return c, nil
+}
+
+// verifyOnChain finishes the verification of a payload whose signature
+// the chain must check (an EIP-1271 payer): through the backend's /verify
+// when it has one (the spec's rule for a delegating server), else by an
+// eth_call of the contract's signature check.
+func (s *Service) verifyOnChain(ctx context.Context, p *channel.Payload, req *x402.Requirement) error {
+	if rv, ok := s.cfg.Backend.(RemoteVerifier); ok {
+		_, err := rv.VerifyRemote(ctx, p, channel.Accept(req, &s.terms, nil))
+		return err
+	}
+	return s.verifier.VerifyOnChain(ctx, s.cfg.Chain, p, req)
 }
 
 // deposit journals, simulates, sends and awaits a deposit, then mirrors
