@@ -62,7 +62,7 @@ func (p *payments) delegatedChannels(pc PaymentsConfig, fc *facilitator.Client, 
 	}
 	sup, err := fc.Supported(ctx)
 	if err != nil {
-		return cfg, false, fmt.Errorf("payments.facilitator: %w", err)
+		return skip(fmt.Sprintf("reading the facilitator's supported kinds: %v", err))
 	}
 	if !sup.Supports(2, channel.Scheme, network.CAIP2) {
 		return skip("the facilitator does not settle batch-settlement on " + network.CAIP2)

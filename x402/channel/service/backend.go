@@ -45,6 +45,13 @@ type RemoteVerifier interface {
 	VerifyRemote(ctx context.Context, p *channel.Payload, accepted json.RawMessage) (channel.Onchain, error)
 }
 
+// Sweeper is a Backend whose sweeps can lag its claims (a facilitator's
+// claim and settle are two transactions, its refunds claim without
+// sweeping): the claimer calls SweepPending every round.
+type Sweeper interface {
+	SweepPending(ctx context.Context) error
+}
+
 // DepositOp is one deposit to send.
 type DepositOp struct {
 	Payload     *channel.Payload

@@ -55,6 +55,7 @@ func (s *Service) claimRound(ctx context.Context) time.Time {
 		return time.Time{} // another replica claims, or the store is down
 	}
 	defer unlock()
+	s.sweepPending(ctx)
 	if err := s.resolveClaims(ctx); err != nil {
 		s.log.Warn("channel: resolving in-flight claims", "err", err)
 		return time.Time{}
@@ -104,7 +105,18 @@ func (s *Service) ClaimNow(ctx context.Context) (*ClaimResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.claim(ctx, "now", states)
+	res, err := s.claim(ctx, "now", states)
+	s.sweepPending(ctx)
+	return res, err
+}
+
+// sweepPending retries the sweeps a Sweeper backend owes (logged on failure).
+func (s *Service) sweepPending(ctx context.Context) {
+	if sw, ok := s.cfg.Backend.(Sweeper); ok {
+		if err := sw.SweepPending(ctx); err != nil {
+			s.log.Warn("channel: sweeping claimed funds to the receiver", "err", err)
+		}
+	}
 }
 
 // candidates lists the channels with a voucher, their on-chain fields
@@ -212,7 +224,12 @@ func (s *Service) claimGroup(ctx context.Context, key string, states []*channel.
 			s.forgetClaim(ctx, rec)
 			return &channel.Error{Reason: channel.ReasonClaimTransactionFailed, Message: err.Error()}
 		case StageWait:
-			// Journaled: resolveClaims finishes it on the next round.
+			// Journaled: resolveClaims finishes it on the next round (with
+			// the hash a facilitator named only in its answer).
+			if _, h := stage(err); h != (common.Hash{}) && rec.Tx == (common.Hash{}) {
+				rec.Tx = h
+				_ = s.cfg.Store.PutClaim(ctx, rec)
+			}
 			return &channel.Error{Reason: channel.ReasonWaitForReceiptFailed, Message: fmt.Sprintf("claim %s: %v", tx.Hex(), err)}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sync"
 	"time"
 
 	ethereum "github.com/ethereum/go-ethereum"
@@ -53,6 +54,11 @@ type FacilitatorBackend struct {
 	Receipts ethereum.TransactionReader
 	// AwaitPoll is how often Await polls for a receipt (default 500 ms).
 	AwaitPoll time.Duration
+
+	mu sync.Mutex
+	// unswept are the (receiver, token) pairs holding claimed funds a
+	// sweep has not moved yet: a failed sweep, or a refund's claim.
+	unswept map[[2]common.Address]bool
 }
 
 var _ Backend = (*FacilitatorBackend)(nil)
@@ -236,10 +242,46 @@ func (b *FacilitatorBackend) Claim(ctx context.Context, rows []channel.Claim, re
 		}
 		return tx, err
 	}
-	if err := b.Sweep(ctx, receiver, token); err != nil {
-		return tx, &TxError{Stage: StageWait, Tx: tx, Err: fmt.Errorf("claimed, sweep failed: %w", err)}
+	// The claim is mined: a failed sweep is retried by SweepPending, the
+	// claimed funds wait in the contract for the receiver meanwhile.
+	b.markUnswept(receiver, token, true)
+	if err := b.Sweep(ctx, receiver, token); err == nil {
+		b.markUnswept(receiver, token, false)
 	}
 	return tx, nil
+}
+
+func (b *FacilitatorBackend) markUnswept(receiver, token common.Address, on bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.unswept == nil {
+		b.unswept = map[[2]common.Address]bool{}
+	}
+	if on {
+		b.unswept[[2]common.Address{receiver, token}] = true
+	} else {
+		delete(b.unswept, [2]common.Address{receiver, token})
+	}
+}
+
+// SweepPending sweeps the receivers whose claimed funds a sweep has not
+// moved yet (see Sweeper).
+func (b *FacilitatorBackend) SweepPending(ctx context.Context) error {
+	b.mu.Lock()
+	pairs := make([][2]common.Address, 0, len(b.unswept))
+	for k := range b.unswept {
+		pairs = append(pairs, k)
+	}
+	b.mu.Unlock()
+	var errs []error
+	for _, k := range pairs {
+		if err := b.Sweep(ctx, k[0], k[1]); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		b.markUnswept(k[0], k[1], false)
+	}
+	return errors.Join(errs...)
 }
 
 // Sweep sends settle(receiver, token) through the facilitator; nothing to
@@ -285,6 +327,10 @@ func (b *FacilitatorBackend) Refund(ctx context.Context, op RefundOp) (common.Ha
 		}
 	}
 	tx, _, err := b.settle(ctx, op.Accepted, payload)
+	if err == nil && len(rows) > 0 {
+		// The reference refund claims without sweeping: the claimer sweeps.
+		b.markUnswept(st.Config.Receiver, st.Config.Token, true)
+	}
 	return tx, err
 }
 
