@@ -10,6 +10,7 @@ import (
 	"github.com/farebox/farebox/x402/channel"
 	"github.com/farebox/farebox/x402/channel/service"
 	"github.com/farebox/farebox/x402/facilitator"
+	"github.com/farebox/farebox/x402/settle/boltjournal"
 )
 
 // TestDelegatedToReferenceFacilitator runs channels whose receiver
@@ -19,7 +20,8 @@ import (
 // and pays vouchers verified locally, the claim (signed and relayed by the
 // facilitator) and its sweep leave exactly the sum charged with the
 // receiver, and a cooperative refund through the facilitator returns the
-// rest to the payer. With key set, farebox signs the claims and refunds
+// rest to the payer; a restart between vouchers (the bbolt file reopened)
+// loses nothing. With key set, farebox signs the claims and refunds
 // itself and the facilitator only relays.
 func TestDelegatedToReferenceFacilitator(t *testing.T) {
 	for _, mode := range []string{"delegated", "key"} {
@@ -54,7 +56,21 @@ func delegatedFlow(t *testing.T, ownKey bool) {
 		// farebox holds the authorizer key: it signs, the facilitator relays.
 		fb.Key = authKey
 	}
-	s := r.service(t, service.NewMemoryStore(), func(c *service.Config) { c.Relayer, c.Backend = nil, fb })
+	dir := t.TempDir()
+	var j *boltjournal.Journal
+	open := func() *service.Service {
+		var err error
+		if j, err = boltjournal.Open(dir, 0); err != nil {
+			t.Fatal(err)
+		}
+		store, err := service.NewBoltStore(j.DB())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.service(t, store, func(c *service.Config) { c.Relayer, c.Backend = nil, fb })
+	}
+	s := open()
+	defer func() { j.Close() }()
 	if s.Terms().ReceiverAuthorizer != fb.Authorizer {
 		t.Fatalf("terms name authorizer %s, want the facilitator's %s", s.Terms().ReceiverAuthorizer, fb.Authorizer)
 	}
@@ -68,6 +84,13 @@ func delegatedFlow(t *testing.T, ownKey bool) {
 	var deposits int
 	var id [32]byte
 	for i, charge := range charges {
+		if i == 3 {
+			// Restart between vouchers: a new Service on the reopened file continues the channel.
+			if err := j.Close(); err != nil {
+				t.Fatal(err)
+			}
+			s = open()
+		}
 		rc, p := paid(t, ctx, s, cl, accept, r.req, charge)
 		sum += charge
 		id = p.Voucher.ChannelID
