@@ -169,6 +169,13 @@ func (s *Service) claim(ctx context.Context, reason string, states []*channel.St
 		if st.Config.Receiver != s.cfg.Receiver {
 			continue // not ours to sweep (the requirement's payTo changed)
 		}
+		if st.Config.ReceiverAuthorizer != s.terms.ReceiverAuthorizer {
+			// Opened under another authorizer (a facilitator switched): its
+			// row would make the whole batch revert or be refused.
+			s.log.Warn("channel: not claimable by this receiver authorizer; claim it with the old one",
+				"channel", channelKey(st.ChannelID), "authorizer", st.Config.ReceiverAuthorizer.Hex(), "unclaimed", st.Unclaimed().String())
+			continue
+		}
 		k := st.Config.Receiver.Hex() + "/" + st.Config.Token.Hex()
 		groups[k] = append(groups[k], st)
 	}

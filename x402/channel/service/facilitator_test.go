@@ -151,3 +151,44 @@ func delegatedFlow(t *testing.T, ownKey bool) {
 		t.Fatalf("escrow still holds %d", got)
 	}
 }
+
+// A channel opened under farebox's relayer as receiver authorizer is left
+// alone by a service that now delegates to a facilitator (its row would
+// make the facilitator refuse the whole batch), and the relayer's service
+// still claims it: the receiver ends with exactly the sum charged.
+func TestSwitchedAuthorizerLeavesOldChannels(t *testing.T) {
+	ctx := withTimeout(t, 5*time.Minute)
+	r := newRig(t, ctx, chaintest.BlockTime(2*time.Second))
+	relayer, err := r.a.NewRelayer(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	authKey, _ := crypto.GenerateKey()
+	fc, err := facilitator.New(chaintest.StartBatchFacilitator(t, r.a.RPCURL, relayer, authKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := service.NewMemoryStore()
+	own := r.service(t, store, nil)
+	key := r.payer(t, ctx, 1_000_000)
+	cl := newClient(t, key, r.a.RPCURL)
+	accept := r.accept(own)
+	var sum int64
+	for _, charge := range []int64{1200, 800} {
+		paid(t, ctx, own, cl, accept, r.req, charge)
+		sum += charge
+	}
+	fb := &service.FacilitatorBackend{Facilitator: fc, Contracts: r.c, Network: r.a.Network.CAIP2,
+		Authorizer: crypto.PubkeyToAddress(authKey.PublicKey), Receipts: r.a.Client}
+	delegated := r.service(t, store, func(c *service.Config) { c.Relayer, c.Backend = nil, fb })
+	res, err := delegated.ClaimNow(ctx)
+	if err != nil || res.Channels != 0 {
+		t.Fatalf("the delegating service claimed %+v, %v: want nothing (the channel is the relayer's)", res, err)
+	}
+	if res, err := own.ClaimNow(ctx); err != nil || res.Claimed.Int64() != sum {
+		t.Fatalf("the relayer's claim: %+v, %v, want %d", res, err, sum)
+	}
+	if got := r.usdc(t, ctx, r.receiver); got != sum {
+		t.Fatalf("receiver holds %d, want %d", got, sum)
+	}
+}
