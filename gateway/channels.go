@@ -13,6 +13,7 @@ import (
 	"github.com/farebox/farebox/x402/channel/service"
 	"github.com/farebox/farebox/x402/eip712"
 	"github.com/farebox/farebox/x402/evm/contracts"
+	"github.com/farebox/farebox/x402/facilitator"
 )
 
 // channelCall is a batch-settlement voucher or deposit as a settlement:
@@ -63,7 +64,7 @@ func channelReceipt(r *channel.Receipt) *x402.Receipt {
 // until the charge commits after the answer.
 func (p *payments) authorizeChannel(ctx context.Context, pay *x402.Payment, rt *route, o *offer, version int) (*charge, error) {
 	if p.channelSvc == nil || rt.perToken == nil {
-		return nil, refuse(o, x402.ReasonUnsupportedScheme, "Payment refused: this model takes batch-settlement payments only when priced per token and settled by farebox's own chain settler. Pay with one of the offers.")
+		return nil, refuse(o, x402.ReasonUnsupportedScheme, "Payment refused: this model takes batch-settlement payments only when priced per token and settled by farebox's own chain settler or a facilitator that settles them. Pay with one of the offers.")
 	}
 	req := o.requirement(pay.Network, channel.Scheme)
 	if req == nil {
@@ -111,24 +112,36 @@ func (p *payments) authorizeChannel(ctx context.Context, pay *x402.Payment, rt *
 const defaultClaimInterval = time.Hour
 
 // buildChannels starts the batch-settlement service when farebox settles
-// on chain itself (its relayer is the channels' receiver authorizer), and
-// its claimer, which claims on the policy until the payments close and
-// once more, for everything unclaimed, at close.
-func (p *payments) buildChannels(bc BatchSettlementConfig, now func() time.Time) error {
+// on chain itself (its relayer is the channels' receiver authorizer) or
+// through a facilitator that settles batch-settlement (delegated: see
+// delegatedChannels), and its claimer, which claims on the policy until
+// the payments close and once more, for everything unclaimed, at close.
+func (p *payments) buildChannels(pc PaymentsConfig, now func() time.Time, getenv func(string) string) error {
+	bc := pc.BatchSettlement
 	policy, err := bc.claimPolicy()
 	if err != nil {
 		return err
 	}
-	if p.upto == nil {
-		return nil
+	var cfg service.Config
+	if p.upto != nil {
+		if bc.ReceiverAuthorizer != "" {
+			return fmt.Errorf("payments.batch_settlement.receiver_authorizer: only with settler facilitator (settler chain: the relayer authorizes)")
+		}
+		st := p.upto.settler
+		cfg = service.Config{Contracts: canonicalContracts(st.ChainID()), Chain: st.Backend(), Relayer: st}
+	} else {
+		fc, ok := p.settler.(*facilitator.Client)
+		if !ok {
+			return nil
+		}
+		var on bool
+		if cfg, on, err = p.delegatedChannels(pc, fc, getenv); err != nil || !on {
+			return err
+		}
 	}
-	st := p.upto.settler
-	svc, err := service.New(service.Config{
-		Contracts: channel.NewContracts(st.ChainID(), contracts.CanonicalBatchSettlement, contracts.CanonicalERC3009DepositCollector,
-			contracts.CanonicalPermit2DepositCollector, contracts.CanonicalPermit2),
-		Receiver: p.payTo, WithdrawDelay: bc.WithdrawDelay, Policy: policy,
-		Chain: st.Backend(), Relayer: st, Store: p.chanStore, Logger: p.log, Now: now,
-	})
+	cfg.Receiver, cfg.WithdrawDelay, cfg.Policy = p.payTo, bc.WithdrawDelay, policy
+	cfg.Store, cfg.Logger, cfg.Now = p.chanStore, p.log, now
+	svc, err := service.New(cfg)
 	if err != nil {
 		return fmt.Errorf("payments.batch_settlement: %w", err)
 	}
@@ -151,6 +164,13 @@ func (p *payments) buildChannels(bc BatchSettlementConfig, now func() time.Time)
 		}
 	}}, p.closers...)
 	return nil
+}
+
+// canonicalContracts are the batch-settlement contracts at their canonical
+// addresses (the official clients hard-code them).
+func canonicalContracts(chainID *big.Int) *channel.Contracts {
+	return channel.NewContracts(chainID, contracts.CanonicalBatchSettlement, contracts.CanonicalERC3009DepositCollector,
+		contracts.CanonicalPermit2DepositCollector, contracts.CanonicalPermit2)
 }
 
 // defaultClaimWithdrawLead leaves a claim time to be mined (and retried)

@@ -12,7 +12,9 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/farebox/farebox/gateway"
 	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/evm/devchain"
 )
 
 // batchCall is one call pay.mjs's batch sibling made.
@@ -28,6 +30,13 @@ type batchCall struct {
 // charged to the receiver, judged on chain.
 func TestBatchSettlementDepositThenVouchersThenClaim(t *testing.T) {
 	cfg, opts, c := meteredConfig(t, nil)
+	depositVouchersClaim(t, cfg, opts, c)
+}
+
+// depositVouchersClaim is the proof of TestBatchSettlementDepositThenVouchersThenClaim
+// for a gateway set up by cfg and opts.
+func depositVouchersClaim(t *testing.T, cfg gateway.Config, opts gateway.Options, c *devchain.Chain) {
+	t.Helper()
 	cfg.Payments.BatchSettlement.ClaimInterval = 0 // the default hour: the claim below is the shutdown's
 	ts := startServer(t, cfg, opts)
 	key := freshPayer(t, c, 1_000_000, false)
@@ -85,6 +94,6 @@ func TestBatchSettlementDepositThenVouchersThenClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := new(big.Int).Sub(tokenBalance(t, c, receiver), receiverBefore); got.Int64() != charged {
-		t.Errorf("receiver got %s after the claim, want the sum charged %d", got, charged)
+		t.Errorf("receiver got %s after the claim, want the sum charged %d\n%s", got, charged, grepLines(ts.logs.String(), "channel"))
 	}
 }

@@ -164,7 +164,9 @@ type PaymentsConfig struct {
 	Chain ChainConfig `yaml:"chain"`
 	// RedisURL, when set, keeps replay protection in Redis (shared by replicas).
 	RedisURL string `yaml:"redis_url"`
-	// BatchSettlement tunes the payment channels of per-token models (settler chain).
+	// BatchSettlement tunes the payment channels of per-token models
+	// (settler chain; settler facilitator when chain.rpc_url is set and the
+	// facilitator settles batch-settlement).
 	BatchSettlement BatchSettlementConfig `yaml:"batch_settlement"`
 }
 
@@ -184,6 +186,17 @@ type BatchSettlementConfig struct {
 	// withdrawal's delay runs out (default 5m; less than withdraw_delay):
 	// charges still unclaimed when a payer finalizes are lost.
 	ClaimWithdrawLead Duration `yaml:"claim_withdraw_lead"`
+	// ReceiverAuthorizer says who signs claims and refunds with settler
+	// facilitator: "" (the facilitator's advertised receiverAuthorizer,
+	// else no batch-settlement), "facilitator" (the same, required) or
+	// "key" (farebox signs with ReceiverAuthorizerKeyEnv's key, the
+	// facilitator relays). It is part of every channel id: claim and refund
+	// open channels before changing it. With settler chain it must be empty
+	// (the relayer is the authorizer).
+	ReceiverAuthorizer string `yaml:"receiver_authorizer"`
+	// ReceiverAuthorizerKeyEnv names the environment variable holding that
+	// key (hex) when ReceiverAuthorizer is "key".
+	ReceiverAuthorizerKeyEnv string `yaml:"receiver_authorizer_key_env"`
 }
 
 // NetworkConfig declares a custom EVM network and its EIP-3009 token.

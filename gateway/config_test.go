@@ -63,6 +63,10 @@ func TestInvalidConfigsAreRefused(t *testing.T) {
 		"settle policy":                func(c *Config) { c.Payments.Settle = "later" },
 		"settler missing":              func(c *Config) { c.Payments.Settler = "" },
 		"chain settler without key":    func(c *Config) { c.Payments.Settler = "chain"; c.Payments.Chain.RPCURL = "http://127.0.0.1:1" },
+		"unknown receiver authorizer":  func(c *Config) { c.Payments.BatchSettlement.ReceiverAuthorizer = "payer" },
+		"delegation without a chain to read": func(c *Config) {
+			c.Payments.BatchSettlement.ReceiverAuthorizer = "facilitator"
+		},
 		"openai upstream without key": func(c *Config) {
 			c.Models[0] = ModelConfig{Name: "m", Upstream: "openai", BaseURL: "http://x", APIKeyEnv: "FAREBOX_TEST_UNSET"}
 		},

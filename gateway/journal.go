@@ -40,11 +40,10 @@ func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
 		}
 		ec.Journal = j
 		p.closers = append(p.closers, func() { j.Close() })
-		if p.upto != nil {
-			// The channels live in the journal's file.
-			if p.chanStore, err = service.NewBoltStore(j.DB()); err != nil {
-				return fmt.Errorf("data_dir: %w", err)
-			}
+		// The channels live in the journal's file (unused buckets when no
+		// batch-settlement is offered).
+		if p.chanStore, err = service.NewBoltStore(j.DB()); err != nil {
+			return fmt.Errorf("data_dir: %w", err)
 		}
 	case pc.RedisURL != "":
 		opt, err := redis.ParseURL(pc.RedisURL)

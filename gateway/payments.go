@@ -176,7 +176,7 @@ func newPayments(cfg Config, opts Options, log *slog.Logger) (*payments, error) 
 		p.close()
 		return nil, err
 	}
-	if err := p.buildChannels(pc.BatchSettlement, now); err != nil {
+	if err := p.buildChannels(pc, now, opts.getenv()); err != nil {
 		p.close()
 		return nil, err
 	}
@@ -197,13 +197,18 @@ func (p *payments) requirements(rt *route, resource string) *offer {
 			Description: rt.description, MimeType: "application/json",
 		})
 	}
-	if rt.perToken != nil && p.upto != nil {
+	if rt.perToken != nil && p.channelSvc != nil {
 		// Metered schemes first, at the ceiling: a client takes the first
 		// it speaks, and they charge the use where exact charges the ceiling.
 		for _, r := range o.reqs {
-			o.others = append(o.others, channel.Accept(r, p.channelSvc.Terms(), nil), upto.Accept(r, p.upto.settler.Relayer()))
+			o.others = append(o.others, channel.Accept(r, p.channelSvc.Terms(), nil))
+			if p.upto != nil {
+				o.others = append(o.others, upto.Accept(r, p.upto.settler.Relayer()))
+			}
 		}
-		o.extensions = meteredExtensions
+		if p.upto != nil {
+			o.extensions = meteredExtensions
+		}
 	}
 	o.v1 = x402.V1Accepts(o.reqs)
 	rt.offer.Store(o)

@@ -68,6 +68,26 @@ func StartFacilitator(tb testing.TB, rpcURL string, key *ecdsa.PrivateKey) strin
 // StartReferenceFacilitator is StartFacilitator for callers without a
 // testing.TB (TestMain, sync.Once): the caller must call Stop.
 func StartReferenceFacilitator(ctx context.Context, rpcURL string, key *ecdsa.PrivateKey) (*Facilitator, error) {
+	return startFacilitator(ctx, rpcURL, key)
+}
+
+// StartBatchFacilitator is StartFacilitator with @x402/evm's
+// batch-settlement scheme registered too: authorizer's address is the
+// receiverAuthorizer it advertises in /supported, and it signs the claims
+// and refunds servers delegate to it.
+func StartBatchFacilitator(tb testing.TB, rpcURL string, key, authorizer *ecdsa.PrivateKey) string {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	f, err := startFacilitator(ctx, rpcURL, key, "FACILITATOR_AUTHORIZER_KEY="+hexutil.Encode(crypto.FromECDSA(authorizer)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(f.Stop)
+	return f.URL
+}
+
+func startFacilitator(ctx context.Context, rpcURL string, key *ecdsa.PrivateKey, env ...string) (*Facilitator, error) {
 	if err := InstallFacilitator(); err != nil {
 		return nil, err
 	}
@@ -76,6 +96,7 @@ func StartReferenceFacilitator(ctx context.Context, rpcURL string, key *ecdsa.Pr
 	f.cmd.Dir = FacilitatorDir()
 	f.cmd.Env = append(os.Environ(), "FACILITATOR_RPC_URL="+rpcURL,
 		"FACILITATOR_RELAYER_KEY="+hexutil.Encode(crypto.FromECDSA(key)))
+	f.cmd.Env = append(f.cmd.Env, env...)
 	f.cmd.Stderr = &lockedBuilder{f}
 	var err error
 	if f.stdin, err = f.cmd.StdinPipe(); err != nil {

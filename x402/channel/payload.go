@@ -53,6 +53,9 @@ type Payload struct {
 	Deposit *Deposit // deposit only
 	// RefundAmount is a refund's requested amount; nil asks for everything left.
 	RefundAmount *big.Int
+	// Raw is the payload as the client sent it: what a facilitator is
+	// forwarded, so its own verification sees the client's signatures as signed.
+	Raw json.RawMessage
 }
 
 type configJSON struct {
@@ -130,7 +133,7 @@ func DecodePayload(raw []byte) (*Payload, error) {
 		return nil, refuse(ReasonPayloadType, "payload.type must be deposit, voucher or refund")
 	}
 	d := decoder{reason: reason}
-	p := &Payload{Type: pj.Type}
+	p := &Payload{Type: pj.Type, Raw: append(json.RawMessage(nil), raw...)}
 	if pj.ChannelConfig == nil || pj.Voucher == nil {
 		return nil, refuse(reason, "payload needs channelConfig and voucher")
 	}

@@ -49,6 +49,19 @@ func (s *Supported) Supports(version int, scheme, network string) bool {
 	return false
 }
 
+// ReceiverAuthorizer is the receiverAuthorizer the facilitator advertises
+// for (version 2, scheme, network) in its kind's extra (batch-settlement:
+// the address a server may delegate claim and refund signatures to), or
+// "" when it advertises none.
+func (s *Supported) ReceiverAuthorizer(scheme, network string) string {
+	for _, k := range s.Kinds {
+		if k.X402Version == 2 && k.Scheme == scheme && k.Network == network && len(k.Extra) > 0 {
+			return gjson.GetBytes(k.Extra, "receiverAuthorizer").String()
+		}
+	}
+	return ""
+}
+
 // verifyJSON is /verify's answer with the flag kept optional, so that a body
 // without it is recognised as not an answer at all.
 type verifyJSON struct {

@@ -157,6 +157,15 @@ func (c *Client) exchange(ctx context.Context, endpoint string, body []byte) (an
 	return answer{status: resp.StatusCode, body: b}, nil
 }
 
+// Exchange posts body (JSON) to endpoint ("verify", "settle") with the
+// client's timeout and auth headers and returns the HTTP status and the
+// answer as it came: for schemes whose answers carry more than Verify and
+// Settle read (batch-settlement's channel state).
+func (c *Client) Exchange(ctx context.Context, endpoint string, body []byte) (int, []byte, error) {
+	a, err := c.exchange(ctx, endpoint, body)
+	return a.status, a.body, err
+}
+
 // excerpt shortens a facilitator body for an error message.
 func excerpt(b []byte) string {
 	s := strings.Join(strings.Fields(string(b)), " ")

@@ -13,6 +13,11 @@
 // the SDK returns); an exception from the SDK (unknown network, malformed
 // body) is HTTP 500 with {error}; a body that is not JSON is HTTP 400.
 //
+// With FACILITATOR_AUTHORIZER_KEY it also settles "batch-settlement"
+// (@x402/evm's BatchSettlementEvmScheme), advertising that key's address as
+// extra.receiverAuthorizer in /supported and signing the claims and refunds
+// of servers that delegate to it.
+//
 // On a chain without Multicall3 (a fresh anvil) it installs it first, as
 // every public chain has it (see below).
 //
@@ -24,6 +29,7 @@ import http from "node:http";
 import { x402Facilitator } from "@x402/core/facilitator";
 import { toFacilitatorEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/facilitator";
+import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/facilitator";
 import { createPublicClient, createWalletClient, defineChain, http as rpc, publicActions } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 
@@ -64,6 +70,11 @@ const signer = toFacilitatorEvmSigner({ ...wallet, address: account.address }, {
 
 const facilitator = new x402Facilitator();
 registerExactEvmScheme(facilitator, { signer, networks: `eip155:${chainId}` });
+let authorizerKey = process.env.FACILITATOR_AUTHORIZER_KEY ?? "";
+if (authorizerKey) {
+  if (!authorizerKey.startsWith("0x")) authorizerKey = "0x" + authorizerKey;
+  facilitator.register(`eip155:${chainId}`, new BatchSettlementEvmScheme(signer, privateKeyToAccount(authorizerKey)));
+}
 
 // send writes a JSON answer; bigints (none expected) become decimal strings.
 function send(res, status, value) {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402/channel"
-	"github.com/farebox/farebox/x402/evm"
 )
 
 // resolveWait bounds the wait for a claim a previous process journaled.
@@ -56,6 +55,7 @@ func (s *Service) claimRound(ctx context.Context) time.Time {
 		return time.Time{} // another replica claims, or the store is down
 	}
 	defer unlock()
+	s.sweepPending(ctx)
 	if err := s.resolveClaims(ctx); err != nil {
 		s.log.Warn("channel: resolving in-flight claims", "err", err)
 		return time.Time{}
@@ -105,7 +105,18 @@ func (s *Service) ClaimNow(ctx context.Context) (*ClaimResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.claim(ctx, "now", states)
+	res, err := s.claim(ctx, "now", states)
+	s.sweepPending(ctx)
+	return res, err
+}
+
+// sweepPending retries the sweeps a Sweeper backend owes (logged on failure).
+func (s *Service) sweepPending(ctx context.Context) {
+	if sw, ok := s.cfg.Backend.(Sweeper); ok {
+		if err := sw.SweepPending(ctx); err != nil {
+			s.log.Warn("channel: sweeping claimed funds to the receiver", "err", err)
+		}
+	}
 }
 
 // candidates lists the channels with a voucher, their on-chain fields
@@ -158,6 +169,13 @@ func (s *Service) claim(ctx context.Context, reason string, states []*channel.St
 		if st.Config.Receiver != s.cfg.Receiver {
 			continue // not ours to sweep (the requirement's payTo changed)
 		}
+		if st.Config.ReceiverAuthorizer != s.terms.ReceiverAuthorizer {
+			// Opened under another authorizer (a facilitator switched): its
+			// row would make the whole batch revert or be refused.
+			s.log.Warn("channel: not claimable by this receiver authorizer; claim it with the old one",
+				"channel", channelKey(st.ChannelID), "authorizer", st.Config.ReceiverAuthorizer.Hex(), "unclaimed", st.Unclaimed().String())
+			continue
+		}
 		k := st.Config.Receiver.Hex() + "/" + st.Config.Token.Hex()
 		groups[k] = append(groups[k], st)
 	}
@@ -190,21 +208,41 @@ func (s *Service) claimGroup(ctx context.Context, key string, states []*channel.
 	}
 	rec.Total = total.String()
 	first := states[0].Config
-	data := channel.ClaimAndSettleCalldata(rows, first.Receiver, first.Token)
 	journal := func(tx common.Hash) error {
 		rec.Tx, rec.SignedAt = tx, s.cfg.Now().UnixMilli()
 		return s.cfg.Store.PutClaim(ctx, rec)
 	}
 	s.lastClaim.Store(s.cfg.Now().UnixNano())
-	tx, err := s.cfg.Relayer.Call(ctx, s.cfg.Contracts.Settlement, data, journal)
+	tx, err := s.cfg.Backend.Claim(ctx, rows, first.Receiver, first.Token, journal)
+	if tx == (common.Hash{}) {
+		tx = rec.Tx
+	}
 	if err != nil {
-		if errors.Is(err, evm.ErrCallReverted) {
-			return &channel.Error{Reason: channel.ReasonClaimSimulationFailed, Message: err.Error()}
+		var ce *channel.Error
+		if errors.As(err, &ce) {
+			s.forgetClaim(ctx, rec)
+			return err
 		}
-		return &channel.Error{Reason: channel.ReasonClaimTransactionFailed, Message: err.Error()}
+		switch st, _ := stage(err); st {
+		case StageSimulate:
+			s.forgetClaim(ctx, rec)
+			return &channel.Error{Reason: channel.ReasonClaimSimulationFailed, Message: err.Error()}
+		case StageSend:
+			s.forgetClaim(ctx, rec)
+			return &channel.Error{Reason: channel.ReasonClaimTransactionFailed, Message: err.Error()}
+		case StageWait:
+			// Journaled: resolveClaims finishes it on the next round (with
+			// the hash a facilitator named only in its answer).
+			if _, h := stage(err); h != (common.Hash{}) && rec.Tx == (common.Hash{}) {
+				rec.Tx = h
+				_ = s.cfg.Store.PutClaim(ctx, rec)
+			}
+			return &channel.Error{Reason: channel.ReasonWaitForReceiptFailed, Message: fmt.Sprintf("claim %s: %v", tx.Hex(), err)}
+		}
 	}
 	res.Txs = append(res.Txs, tx)
-	if err := s.finishClaim(ctx, rec); err != nil {
+	rec.Tx = tx
+	if err := s.finishClaim(ctx, rec, err); err != nil {
 		return err
 	}
 	s.stats.claimTxs.Add(1)
@@ -215,12 +253,18 @@ func (s *Service) claimGroup(ctx context.Context, key string, states []*channel.
 	return nil
 }
 
-// finishClaim awaits a journaled claim, mirrors its channels and forgets it.
-func (s *Service) finishClaim(ctx context.Context, rec *ClaimRecord) error {
-	_, err := s.cfg.Relayer.AwaitCall(ctx, rec.Tx)
-	if err != nil && !errors.Is(err, evm.ErrCallReverted) {
-		return &channel.Error{Reason: channel.ReasonWaitForReceiptFailed, Message: fmt.Sprintf("claim %s: %v", rec.Tx.Hex(), err)}
+// forgetClaim drops a journaled claim that was never broadcast.
+func (s *Service) forgetClaim(ctx context.Context, rec *ClaimRecord) {
+	if rec.Tx == (common.Hash{}) && rec.SignedAt == 0 {
+		return // never journaled
 	}
+	_ = s.cfg.Store.DeleteClaim(ctx, rec.Key)
+}
+
+// finishClaim records a claim whose outcome is known (awaitErr: nil when
+// it succeeded, a StageMined *TxError when it reverted): it mirrors its
+// channels and forgets the journaled claim.
+func (s *Service) finishClaim(ctx context.Context, rec *ClaimRecord, awaitErr error) error {
 	for _, id := range rec.Channels {
 		if r, gerr := s.cfg.Store.Get(ctx, common.HexToHash(id)); gerr == nil && r != nil {
 			if m, merr := s.mirror(ctx, r.State); merr == nil {
@@ -231,7 +275,7 @@ func (s *Service) finishClaim(ctx context.Context, rec *ClaimRecord) error {
 	if derr := s.cfg.Store.DeleteClaim(ctx, rec.Key); derr != nil {
 		return derr
 	}
-	if err != nil {
+	if awaitErr != nil {
 		return &channel.Error{Reason: channel.ReasonClaimTransactionFailed, Message: fmt.Sprintf("claim %s reverted", rec.Tx.Hex())}
 	}
 	return nil
@@ -251,8 +295,11 @@ func (s *Service) resolveClaims(ctx context.Context) error {
 		}
 		s.log.Info("channel: resolving an in-flight claim", "tx", rec.Tx.Hex())
 		rctx, cancel := context.WithTimeout(ctx, resolveWait)
-		err := s.finishClaim(rctx, rec)
+		err := s.cfg.Backend.Await(rctx, rec.Tx)
 		cancel()
+		if st, _ := stage(err); err == nil || st == StageMined {
+			err = s.finishClaim(ctx, rec, err)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()

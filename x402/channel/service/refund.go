@@ -7,7 +7,6 @@ import (
 
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/channel"
-	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/evm/contracts"
 )
 
@@ -39,8 +38,9 @@ func (s *Service) Refund(ctx context.Context, p *channel.Payload, req *x402.Requ
 		}
 	}
 	amount, err := s.verifier.VerifyRefund(p, req, &s.terms, st)
+	remote := true
 	if errors.Is(err, channel.ErrNeedsChain) {
-		if err = s.verifier.VerifyOnChain(ctx, s.cfg.Chain, p, req); err == nil {
+		if err, remote = s.verifyOnChain(ctx, p, req), false; err == nil {
 			amount, err = refundAmount(p, st)
 		}
 	}
@@ -52,26 +52,28 @@ func (s *Service) Refund(ctx context.Context, p *channel.Payload, req *x402.Requ
 	if err != nil {
 		return nil, err
 	}
-	calls := [][]byte{}
-	if rows := channel.Claims([]*channel.State{st}); len(rows) > 0 {
-		calls = append(calls, channel.ClaimCalldata(rows))
+	if rv, ok := s.cfg.Backend.(RemoteVerifier); ok && remote {
+		// The spec: a server that delegates always asks /verify about a refund.
+		if _, err := rv.VerifyRemote(ctx, p, channel.Accept(req, &s.terms, nil)); err != nil {
+			return nil, err
+		}
 	}
-	calls = append(calls, channel.RefundCalldata(st.Config, amount))
-	if len(calls) > 1 {
-		calls = append(calls, channel.SettleCalldata(st.Config.Receiver, st.Config.Token))
-	}
-	tx, err := s.cfg.Relayer.Call(ctx, s.cfg.Contracts.Settlement, settlementABI.PackMulticall(calls), nil)
+	op := RefundOp{Payload: p, Requirement: req, Accepted: channel.Accept(req, &s.terms, nil), State: st, Amount: amount}
+	tx, err := s.cfg.Backend.Refund(ctx, op)
 	if err != nil {
-		if errors.Is(err, evm.ErrCallReverted) {
+		if errors.As(err, &ce) {
+			return nil, err
+		}
+		switch st, tx := stage(err); st {
+		case StageSimulate:
 			return nil, &channel.Error{Reason: channel.ReasonRefundSimulationFailed, Message: "the refund would revert"}
-		}
-		return nil, &channel.Error{Reason: channel.ReasonRefundTransactionFailed, Message: "the refund could not be sent"}
-	}
-	if _, err := s.cfg.Relayer.AwaitCall(ctx, tx); err != nil {
-		if errors.Is(err, evm.ErrCallReverted) {
+		case StageSend:
+			return nil, &channel.Error{Reason: channel.ReasonRefundTransactionFailed, Message: "the refund could not be sent"}
+		case StageMined:
 			return nil, &channel.Error{Reason: channel.ReasonRefundTransactionFailed, Message: "refund transaction " + tx.Hex() + " reverted"}
+		default:
+			return nil, &channel.Error{Reason: channel.ReasonWaitForReceiptFailed, Message: "refund " + tx.Hex() + " not mined in time"}
 		}
-		return nil, &channel.Error{Reason: channel.ReasonWaitForReceiptFailed, Message: "refund " + tx.Hex() + " not mined in time"}
 	}
 	s.stats.refunds.Add(1)
 	after, err := s.mirror(ctx, st)

@@ -10,7 +10,6 @@ import (
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/channel"
 	"github.com/farebox/farebox/x402/eip712"
-	"github.com/farebox/farebox/x402/evm"
 )
 
 // Call is one paid request on a channel, verified (and its deposit, if
@@ -92,8 +91,9 @@ func (s *Service) begin(ctx context.Context, p *channel.Payload, req *x402.Requi
 		}
 		err = s.verifier.Verify(p, req, &s.terms, st)
 	}
+	remote := p.Type == channel.TypeDeposit
 	if errors.Is(err, channel.ErrNeedsChain) {
-		err = s.verifier.VerifyOnChain(ctx, s.cfg.Chain, p, req)
+		err, remote = s.verifyOnChain(ctx, p, req), false
 	}
 	var ce *channel.Error
 	if errors.As(err, &ce) && ce.Reason == channel.ReasonCumulativeAmountMismatch {
@@ -103,6 +103,12 @@ func (s *Service) begin(ctx context.Context, p *channel.Payload, req *x402.Requi
 	if err != nil {
 		return nil, err
 	}
+	if rv, ok := s.cfg.Backend.(RemoteVerifier); ok && remote {
+		// The spec: a server that delegates always asks /verify about a deposit.
+		if _, err := rv.VerifyRemote(ctx, p, channel.Accept(req, &s.terms, nil)); err != nil {
+			return nil, err
+		}
+	}
 	rec.State = st
 	c := &Call{s: s, p: p, req: req, rec: rec}
 	if p.Type == channel.TypeDeposit {
@@ -111,6 +117,18 @@ func (s *Service) begin(ctx context.Context, p *channel.Payload, req *x402.Requi
 		}
 	}
 	return c, nil
+}
+
+// verifyOnChain finishes the verification of a payload whose signature
+// the chain must check (an EIP-1271 payer): through the backend's /verify
+// when it has one (the spec's rule for a delegating server), else by an
+// eth_call of the contract's signature check.
+func (s *Service) verifyOnChain(ctx context.Context, p *channel.Payload, req *x402.Requirement) error {
+	if rv, ok := s.cfg.Backend.(RemoteVerifier); ok {
+		_, err := rv.VerifyRemote(ctx, p, channel.Accept(req, &s.terms, nil))
+		return err
+	}
+	return s.verifier.VerifyOnChain(ctx, s.cfg.Chain, p, req)
 }
 
 // deposit journals, simulates, sends and awaits a deposit, then mirrors
@@ -125,10 +143,6 @@ func (s *Service) deposit(ctx context.Context, c *Call, sponsoring *eip712.GasSp
 		}
 		collector = sponsoring.CollectorData()
 	}
-	data, err := s.cfg.Contracts.DepositCalldata(p, collector)
-	if err != nil {
-		return err
-	}
 	rec := c.rec
 	journal := func(tx common.Hash) error {
 		next := &Record{State: rec.State, Deposit: &PendingTx{Tx: tx, Amount: p.Deposit.Amount.String()}}
@@ -138,28 +152,35 @@ func (s *Service) deposit(ctx context.Context, c *Call, sponsoring *eip712.GasSp
 		*rec = *next
 		return nil
 	}
-	tx, err := s.cfg.Relayer.Call(ctx, s.cfg.Contracts.Settlement, data, journal)
+	op := DepositOp{Payload: p, Requirement: c.req, Accepted: channel.Accept(c.req, &s.terms, nil), Collector: collector}
+	tx, err := s.cfg.Backend.Deposit(ctx, op, journal)
 	if err != nil {
-		rec.Deposit = nil
-		if errors.Is(err, evm.ErrCallReverted) {
-			return &channel.Error{Reason: channel.ReasonDepositSimulationFailed, Message: "the deposit would revert: " + err.Error()}
+		var ce *channel.Error
+		if errors.As(err, &ce) {
+			rec.Deposit = nil
+			return err // refused before anything was sent
 		}
-		return &channel.Error{Reason: channel.ReasonDepositTransactionFailed, Message: "the deposit could not be sent"}
-	}
-	r, err := s.cfg.Relayer.AwaitCall(ctx, tx)
-	switch {
-	case errors.Is(err, evm.ErrCallReverted):
-		s.settleDepositRecord(ctx, rec)
-		return &channel.Error{Reason: channel.ReasonDepositTransactionFailed, Message: "deposit transaction " + tx.Hex() + " reverted"}
-	case err != nil:
-		// Outcome unknown: the journaled deposit makes the next request read the chain.
-		return &channel.Error{Reason: channel.ReasonWaitForReceiptFailed, Message: "deposit " + tx.Hex() + " not mined in time"}
+		switch st, tx := stage(err); st {
+		case StageSimulate:
+			// A journaled intent that stayed in the store makes the next request read the chain.
+			rec.Deposit = nil
+			return &channel.Error{Reason: channel.ReasonDepositSimulationFailed, Message: "the deposit would revert: " + err.Error()}
+		case StageSend:
+			rec.Deposit = nil
+			return &channel.Error{Reason: channel.ReasonDepositTransactionFailed, Message: "the deposit could not be sent"}
+		case StageMined:
+			s.settleDepositRecord(ctx, rec)
+			return &channel.Error{Reason: channel.ReasonDepositTransactionFailed, Message: "deposit transaction " + tx.Hex() + " reverted"}
+		default:
+			// Outcome unknown: the journaled deposit makes the next request read the chain.
+			return &channel.Error{Reason: channel.ReasonWaitForReceiptFailed, Message: "deposit " + tx.Hex() + " not mined in time"}
+		}
 	}
 	s.settleDepositRecord(ctx, rec)
 	if rec.Deposit != nil {
 		return &channel.Error{Reason: channel.ReasonChannelStateReadFailed, Message: "the channel could not be read after the deposit"}
 	}
-	c.depositTx, c.deposit = r.TxHash, new(big.Int).Set(p.Deposit.Amount)
+	c.depositTx, c.deposit = tx, new(big.Int).Set(p.Deposit.Amount)
 	s.stats.deposits.Add(1)
 	return nil
 }

@@ -68,8 +68,11 @@ type Config struct {
 	// Chain reads the contract (eth_call).
 	Chain ethereum.ContractCaller
 	// Relayer sends deposits, claims and refunds; its address is the
-	// channels' receiverAuthorizer.
+	// channels' receiverAuthorizer. Ignored when Backend is set.
 	Relayer Relayer
+	// Backend performs the on-chain operations (default: a RelayerBackend
+	// on Relayer); a FacilitatorBackend delegates them to a facilitator.
+	Backend Backend
 	Store   Store
 	Logger  *slog.Logger     // default slog.Default()
 	Now     func() time.Time // default time.Now
@@ -93,8 +96,11 @@ func New(cfg Config) (*Service, error) {
 		return nil, errors.New("channel service: no contracts")
 	case cfg.Receiver == (common.Address{}):
 		return nil, errors.New("channel service: no receiver")
-	case cfg.Chain == nil || cfg.Relayer == nil || cfg.Store == nil:
-		return nil, errors.New("channel service: chain, relayer and store are required")
+	case cfg.Chain == nil || (cfg.Relayer == nil && cfg.Backend == nil) || cfg.Store == nil:
+		return nil, errors.New("channel service: chain, relayer (or backend) and store are required")
+	}
+	if cfg.Backend == nil {
+		cfg.Backend = &RelayerBackend{Contracts: cfg.Contracts, Relayer: cfg.Relayer}
 	}
 	if cfg.WithdrawDelay == 0 {
 		cfg.WithdrawDelay = channel.MinWithdrawDelay
@@ -119,7 +125,7 @@ func New(cfg Config) (*Service, error) {
 		cfg.Now = time.Now
 	}
 	s := &Service{cfg: cfg, log: cfg.Logger}
-	s.terms = channel.Terms{ReceiverAuthorizer: cfg.Relayer.Relayer(), WithdrawDelay: cfg.WithdrawDelay,
+	s.terms = channel.Terms{ReceiverAuthorizer: cfg.Backend.ReceiverAuthorizer(), WithdrawDelay: cfg.WithdrawDelay,
 		AssetTransferMethod: cfg.AssetTransferMethod, MinDeposit: cfg.MinDeposit}
 	s.verifier = channel.Verifier{Contracts: cfg.Contracts, Now: cfg.Now, MaxStaleness: cfg.MaxStaleness}
 	return s, nil
