@@ -116,7 +116,7 @@ const defaultClaimInterval = time.Hour
 // through a facilitator that settles batch-settlement (delegated: see
 // delegatedChannels), and its claimer, which claims on the policy until
 // the payments close and once more, for everything unclaimed, at close.
-func (p *payments) buildChannels(pc PaymentsConfig, now func() time.Time, getenv func(string) string) error {
+func (p *payments) buildChannels(pc PaymentsConfig, now func() time.Time, getenv func(string) string, metered bool) error {
 	bc := pc.BatchSettlement
 	policy, err := bc.claimPolicy()
 	if err != nil {
@@ -135,7 +135,7 @@ func (p *payments) buildChannels(pc PaymentsConfig, now func() time.Time, getenv
 			return nil
 		}
 		var on bool
-		if cfg, on, err = p.delegatedChannels(pc, fc, getenv); err != nil || !on {
+		if cfg, on, err = p.delegatedChannels(pc, fc, getenv, metered); err != nil || !on {
 			return err
 		}
 	}

@@ -22,7 +22,7 @@ import (
 // itself (chain.rpc_url, eth_call only) to load channels and see
 // withdrawals. on is false, with a log line, when batch-settlement cannot
 // be offered (no rpc_url, or a facilitator that does not settle it).
-func (p *payments) delegatedChannels(pc PaymentsConfig, fc *facilitator.Client, getenv func(string) string) (cfg service.Config, on bool, err error) {
+func (p *payments) delegatedChannels(pc PaymentsConfig, fc *facilitator.Client, getenv func(string) string, metered bool) (cfg service.Config, on bool, err error) {
 	bc := pc.BatchSettlement
 	switch bc.ReceiverAuthorizer {
 	case "", "facilitator", "key":
@@ -34,7 +34,11 @@ func (p *payments) delegatedChannels(pc PaymentsConfig, fc *facilitator.Client, 
 		if required {
 			return cfg, false, fmt.Errorf("payments.batch_settlement.receiver_authorizer %s: %s", bc.ReceiverAuthorizer, why)
 		}
-		p.log.Info("batch-settlement not offered with settler facilitator: " + why)
+		if metered {
+			// Only a per-token model would offer it: otherwise there is
+			// nothing to say (start-up logs nothing else).
+			p.log.Info("batch-settlement not offered with settler facilitator: " + why)
+		}
 		return cfg, false, nil
 	}
 	if pc.Chain.RPCURL == "" {

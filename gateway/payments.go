@@ -176,7 +176,11 @@ func newPayments(cfg Config, opts Options, log *slog.Logger) (*payments, error) 
 		p.close()
 		return nil, err
 	}
-	if err := p.buildChannels(pc, now, opts.getenv()); err != nil {
+	metered := false
+	for _, m := range cfg.Models {
+		metered = metered || m.PricePerMTok != nil
+	}
+	if err := p.buildChannels(pc, now, opts.getenv(), metered); err != nil {
 		p.close()
 		return nil, err
 	}
