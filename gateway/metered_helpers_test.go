@@ -7,13 +7,12 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"math/big"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/farebox/farebox/internal/chaintest"
 
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
@@ -125,30 +124,11 @@ func approvePermit2(t testing.TB, c *devchain.Chain, key *ecdsa.PrivateKey) {
 	}
 }
 
-// installNode runs `npm ci` in nodeDir unless node_modules matches the
-// lockfile; a file lock serialises parallel test binaries.
+// installNode installs the official clients in nodeDir (chaintest.NpmCI).
 func installNode(t testing.TB) {
 	t.Helper()
-	lock, err := os.OpenFile(filepath.Join(nodeDir, ".install.lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
+	if err := chaintest.NpmCI(nodeDir, ""); err != nil {
 		t.Fatal(err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-	lockInfo, err := os.Stat(filepath.Join(nodeDir, "package-lock.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if mark, err := os.Stat(filepath.Join(nodeDir, "node_modules", ".package-lock.json")); err == nil && !mark.ModTime().Before(lockInfo.ModTime()) {
-		return
-	}
-	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
-	cmd.Dir = nodeDir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci: %v\n%s", err, out)
 	}
 }
 

@@ -32,7 +32,7 @@ func FacilitatorDir() string {
 // node_modules already matches the lockfile.
 func InstallFacilitator() error {
 	dir := FacilitatorDir()
-	return npmCI(dir, filepath.Join(dir, "node_modules", "@x402", "evm", "package.json"))
+	return NpmCI(dir, filepath.Join(dir, "node_modules", "@x402", "evm", "package.json"))
 }
 
 // Facilitator is a running x402 reference facilitator (@x402/core's

@@ -9,12 +9,11 @@ import (
 	"fmt"
 	"math/big"
 	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/farebox/farebox/internal/chaintest"
 
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
@@ -36,30 +35,11 @@ import (
 // nodeDir holds the official clients' package.json and lockfile.
 const nodeDir = "testdata/node"
 
-// installClients runs `npm ci` in nodeDir unless node_modules matches the
-// lockfile; a file lock serialises parallel test binaries.
+// installClients installs the official clients in nodeDir (chaintest.NpmCI).
 func installClients(t *testing.T) {
 	t.Helper()
-	lock, err := os.OpenFile(filepath.Join(nodeDir, ".install.lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
+	if err := chaintest.NpmCI(nodeDir, ""); err != nil {
 		t.Fatal(err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-	lockInfo, err := os.Stat(filepath.Join(nodeDir, "package-lock.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if mark, err := os.Stat(filepath.Join(nodeDir, "node_modules", ".package-lock.json")); err == nil && !mark.ModTime().Before(lockInfo.ModTime()) {
-		return
-	}
-	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
-	cmd.Dir = nodeDir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci: %v\n%s", err, out)
 	}
 }
 

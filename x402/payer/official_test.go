@@ -3,13 +3,13 @@ package payer_test
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/farebox/farebox/internal/chaintest"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -25,28 +25,11 @@ import (
 // package's interop tests drive; its install lock is shared with them.
 var officialDir = filepath.Join("..", "channel", "testdata", "node")
 
+// installOfficial installs the official clients in officialDir (chaintest.NpmCI).
 func installOfficial(t *testing.T) {
 	t.Helper()
-	lock, err := os.OpenFile(filepath.Join(officialDir, ".install.lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
+	if err := chaintest.NpmCI(officialDir, ""); err != nil {
 		t.Fatal(err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-	lockInfo, err := os.Stat(filepath.Join(officialDir, "package-lock.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if mark, err := os.Stat(filepath.Join(officialDir, "node_modules", ".package-lock.json")); err == nil && !mark.ModTime().Before(lockInfo.ModTime()) {
-		return
-	}
-	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
-	cmd.Dir = officialDir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci: %v\n%s", err, out)
 	}
 }
 
