@@ -55,19 +55,14 @@ type gatedSink struct {
 }
 
 func (g *gatedSink) Event(typ string, data []byte) error {
-	g.once.Do(func() {
-		if g.err = g.gate(); g.err != nil {
-			g.cancel()
-		}
-	})
-	if g.err != nil {
-		return g.err
+	if err := g.refusal(); err != nil {
+		return err
 	}
 	return g.Sink.Event(typ, data)
 }
 
-// refusal is the gate's refusal: checked once the model returned, since
-// a model may end before its first event.
+// refusal waits for the gate once and is its refusal: asked by the first
+// event, and once the model returned (a model may end before any event).
 func (g *gatedSink) refusal() error {
 	g.once.Do(func() {
 		if g.err = g.gate(); g.err != nil {
