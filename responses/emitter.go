@@ -55,7 +55,7 @@ type outItem struct {
 
 // Emitter turns model output ("text delta", "start call", "arguments delta",
 // "usage", "finish") into Responses events and the final response object,
-// owning every streaming invariant of wire.md §3 and the deny-all policy on
+// owning every streaming invariant of docs/wire.md §3 and the deny-all policy on
 // the way out. It is not safe for concurrent use.
 //
 // Nothing reaches the sink before the first output item opens (or the
@@ -277,7 +277,7 @@ func (e *Emitter) Fail(err *Error, extra map[string]json.RawMessage) error {
 	e.start()
 	e.err = err
 	// Flat fields and the nested object alike: only the nested one makes
-	// all three SDKs raise (wire.md §3).
+	// all three SDKs raise (docs/wire.md §3).
 	b := outErrorFields(e.begin("error"), err)
 	b = append(b, `,"error":{"type":`...)
 	b = outString(b, outOr(err.Type, "server_error"))

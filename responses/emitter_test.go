@@ -92,7 +92,7 @@ type wireItem struct {
 	} `json:"content"`
 }
 
-// checkStream asserts the ordering rules of wire.md §3 on one event stream
+// checkStream asserts the ordering rules of docs/wire.md §3 on one event stream
 // and validates every event against schemas/. It returns the terminal
 // event's response object.
 func checkStream(t *testing.T, events []recorded) json.RawMessage {

@@ -165,7 +165,7 @@ func TestGoldenStreams(t *testing.T) {
 }
 
 // parseSSE splits a stream into its events, checking the framing of
-// wire.md §3 and the final [DONE].
+// docs/wire.md §3 and the final [DONE].
 func parseSSE(t *testing.T, body []byte) []recorded {
 	t.Helper()
 	s := string(body)

@@ -5,7 +5,7 @@ import (
 	"sort"
 )
 
-// responseKeys are the response object's own keys (wire.md §2); extra fields
+// responseKeys are the response object's own keys (docs/wire.md §2); extra fields
 // passed to Complete or Fail may not shadow them.
 var responseKeys = map[string]bool{
 	"id": true, "object": true, "created_at": true, "completed_at": true, "status": true,

@@ -1,6 +1,6 @@
 // Package schemas holds the JSON Schemas (draft 2020-12) of everything
 // farebox sends: the response object, every stream event, the error body
-// and the x402 objects. They are written from the facts in wire.md, embedded,
+// and the x402 objects. They are written from the facts in docs/wire.md, embedded,
 // and used by the tests of every package to validate what farebox emits.
 //
 // A schema's name is its file name without ".json": "response", an event

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// wireResponse is the response object of wire.md §2, as OpenAI sends it.
+// wireResponse is the response object of docs/wire.md §2, as OpenAI sends it.
 const wireResponse = `{"id":"resp_1","object":"response","created_at":1749761642,"completed_at":1749761644,
  "status":"completed","error":null,"incomplete_details":null,"model":"m","instructions":null,
  "previous_response_id":null,"output":[
@@ -32,7 +32,7 @@ const (
 
 func TestValidateAcceptsWireFacts(t *testing.T) {
 	tests := []struct{ name, schema, doc string }{
-		{"wire.md §2 response", "response", wireResponse},
+		{"docs/wire.md §2 response", "response", wireResponse},
 		{"response with x402 extra field", "response", strings.Replace(wireResponse, `"usage":`, `"x402":{"success":true},"usage":`, 1)},
 		{"created", "response.created", `{"type":"response.created","sequence_number":0,"response":` + inProgress() + `}`},
 		{"item added (call)", "response.output_item.added", `{"type":"response.output_item.added","sequence_number":2,"output_index":0,"item":{"type":"function_call","id":"fc_1","call_id":"call_A","name":"search","arguments":"","status":"in_progress"}}`},

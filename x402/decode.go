@@ -15,7 +15,7 @@ import (
 // smart-wallet signatures make it longer, but never near this.
 const MaxPaymentHeaderBytes = 8 << 10
 
-// Reason codes of wire.md §6 that clients understand.
+// Reason codes of docs/wire.md §6 that clients understand.
 const (
 	ReasonInsufficientFunds     = "insufficient_funds"
 	ReasonSignature             = "invalid_exact_evm_payload_signature"

@@ -17,11 +17,11 @@ var (
 	transferTypeHash = crypto.Keccak256Hash([]byte("TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)"))
 )
 
-// Base is USDC on Base mainnet (wire.md §6).
+// Base is USDC on Base mainnet (docs/wire.md §6).
 var Base = NewNetwork("eip155:8453", "base", big.NewInt(8453),
 	common.HexToAddress("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"), "USD Coin", "2")
 
-// BaseSepolia is USDC on the Base Sepolia testnet (wire.md §6).
+// BaseSepolia is USDC on the Base Sepolia testnet (docs/wire.md §6).
 var BaseSepolia = NewNetwork("eip155:84532", "base-sepolia", big.NewInt(84532),
 	common.HexToAddress("0x036CbD53842c5426634e7929541eC2318f3dCF7e"), "USDC", "2")
 

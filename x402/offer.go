@@ -6,7 +6,7 @@ import (
 	"fmt"
 )
 
-// Header names of both protocol versions (wire.md §5).
+// Header names of both protocol versions (docs/wire.md §5).
 const (
 	HeaderPaymentRequired    = "PAYMENT-REQUIRED"   // v2 offer, response
 	HeaderPaymentSignature   = "PAYMENT-SIGNATURE"  // v2 payment, request

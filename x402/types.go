@@ -131,7 +131,7 @@ type ReplayStore interface {
 	Release(ctx context.Context, k Key) error
 }
 
-// Error is a payment refusal with an x402 reason code (wire.md §6).
+// Error is a payment refusal with an x402 reason code (docs/wire.md §6).
 type Error struct {
 	Reason  string // e.g. "invalid_exact_evm_payload_signature"
 	Message string // safe to show the client

@@ -32,7 +32,7 @@ var (
 
 // Verifier checks a payment locally against the requirements farebox
 // computed for the request, in the order of the reference facilitator plus
-// the gaps wire.md §6 asks to close. The zero value is ready to use.
+// the gaps docs/wire.md §6 asks to close. The zero value is ready to use.
 type Verifier struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time

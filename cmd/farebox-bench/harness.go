@@ -152,8 +152,8 @@ func (h *harness) start(ctx context.Context) error {
 			"X-Portkey-Custom-Host": {h.fake.URL()},
 			"Authorization":         {"Bearer sk-bench-unused"},
 		},
-		holdNote: "non-streaming calls held open by the upstream (streaming through Portkey fails, wire.md §7)"})
-	h.note("Portkey " + portkeyVersion + " (Node " + h.report.Machine.Node + ") is measured non-streaming only: streaming through a custom host fails inside Portkey (wire.md §7).")
+		holdNote: "non-streaming calls held open by the upstream (streaming through Portkey fails, docs/wire.md §7)"})
+	h.note("Portkey " + portkeyVersion + " (Node " + h.report.Machine.Node + ") is measured non-streaming only: streaming through a custom host fails inside Portkey (docs/wire.md §7).")
 	return nil
 }
 

@@ -162,9 +162,9 @@ func (r *Report) derive() {
 		budget("streaming: streams whose deltas were coalesced, split or lost", 0, float64(s.Mismatched), "count")
 	}
 	if v := r.Voucher; v != nil {
-		budget("voucher call: added latency p50 over a free call, server side (issue 15)", 5000, v.AddedP50us.Median, "us")
+		budget("voucher call: added latency p50 over a free call, server side", 5000, v.AddedP50us.Median, "us")
 		if v.Node != nil {
-			budget("voucher call end to end from Node, official client, p50 (issue 15 part 8)", 20000, v.Node.P50us, "us")
+			budget("voucher call end to end from Node, official client, p50", 20000, v.Node.P50us, "us")
 		}
 	}
 	if m := r.mem(armFree); m != nil && m.Open > 0 {

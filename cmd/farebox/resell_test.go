@@ -217,7 +217,7 @@ func pendingIn(t *testing.T, a *chaintest.Anvil) int {
 	return int(status.Pending)
 }
 
-// TestResellChainOfTwoProcesses runs issue 17's chain of two as the
+// TestResellChainOfTwoProcesses runs the resale chain of two as the
 // operators would: the seller is `farebox dev --chain <anvil>`, the
 // reseller `farebox serve` with an `upstream: x402` model, each settling
 // on the same anvil (2 s blocks) with its own relayer. For a text, a

@@ -6,7 +6,7 @@ package requestcases
 import "strings"
 
 // Case is one refused request: its body and the 400 answer's param, code
-// and (where wire.md fixes the wording) message.
+// and (where docs/wire.md fixes the wording) message.
 type Case struct {
 	Name, Body, Param, Code string
 	Msg                     string // "" = not checked

@@ -86,7 +86,7 @@ type chatFunctionDef struct {
 
 func textPart(s string) chatPart { return chatPart{Type: "text", Text: &s} }
 
-// translate builds the Chat Completions body for req (wire.md §1 -> Chat):
+// translate builds the Chat Completions body for req (docs/wire.md §1 -> Chat):
 // instructions become a system message, function_call items join the
 // preceding assistant message's tool_calls, function_call_output becomes a
 // tool message (its images moved into a user message right after the tool

@@ -22,7 +22,7 @@ func isEventStream(resp *http.Response) bool {
 
 // streamReceipt watches a paid event stream that carried no receipt
 // header for its in-band receipt, the `x402` field of the terminal
-// event's response object (wire.md): a streamed answer's charge is known
+// event's response object (docs/wire.md): a streamed answer's charge is known
 // only at its end. It settles once, with the receipt or, at the end of
 // the stream without one, with none.
 type streamReceipt struct {

@@ -43,7 +43,7 @@ type crashOrder struct {
 
 // crashSettler sends transferWithAuthorization from its own relayer and
 // dies with SIGKILL right after onSigned ("signed") or after the node took
-// the transaction ("sent"): the two moments issue 12 kills farebox at.
+// the transaction ("sent"): the two moments a crash test kills farebox at.
 type crashSettler struct {
 	client *ethclient.Client
 	key    string

@@ -174,7 +174,7 @@ func (s *Shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.DropNext = false
 		b = nil
 	}
-	if stream { // the receipt comes in-band, on the terminal event's response (wire.md)
+	if stream { // the receipt comes in-band, on the terminal event's response (docs/wire.md)
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
 		io.WriteString(w, "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"hi\"}\n\n")
