@@ -1,12 +1,13 @@
 # farebox in a container: a static, cgo-enabled build FROM scratch.
 #
 #   docker build -t farebox .
-#   docker run --rm -p 8402:8402 -p 8545:8545 farebox dev --addr 0.0.0.0:8402 --rpc-addr 0.0.0.0:8545
 #   docker run --rm -p 8402:8402 -v "$PWD/farebox.yaml:/etc/farebox/farebox.yaml:ro" \
 #     -e OPENAI_API_KEY -e FAREBOX_RELAYER_KEY farebox
 #
 # The build stage runs scripts/build-static.sh, the same command
-# internal/dockerbuild tests outside a container engine.
+# internal/dockerbuild tests outside a container engine. The image is the
+# server: its farebox is built with -tags nodev, without `farebox dev` and
+# the in-process chain (run `go run ./cmd/farebox dev` from a checkout).
 
 ARG GO_VERSION=1.26.8
 

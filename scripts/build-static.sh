@@ -3,7 +3,10 @@
 # does (it RUNs this script) and as internal/dockerbuild tests it:
 #   farebox              cgo on, because go-ethereum's libsecp256k1 recovers
 #                        signatures about 4x faster than the pure-Go fallback,
-#                        linked statically so it runs FROM scratch;
+#                        linked statically so it runs FROM scratch; tagged
+#                        nodev, so it leaves out `farebox dev` and the
+#                        in-process Ethereum node it needs (a quarter of the
+#                        binary);
 #   farebox-healthcheck  the image's HEALTHCHECK probe (scratch has no curl).
 # Usage: scripts/build-static.sh OUTDIR   (default: ./bin)
 set -eu
@@ -13,7 +16,7 @@ mkdir -p "$out"
 
 # netgo and osusergo keep the resolver and user lookups in Go, so the static
 # glibc link pulls in no NSS code that would need shared libraries at run time.
-CGO_ENABLED=1 go build -trimpath -tags netgo,osusergo \
+CGO_ENABLED=1 go build -trimpath -tags netgo,osusergo,nodev \
 	-ldflags '-s -w -linkmode external -extldflags "-static"' \
 	-o "$out/farebox" ./cmd/farebox
 CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' \

@@ -18,7 +18,6 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
-	"github.com/farebox/farebox/x402/evm/devchain"
 	"github.com/farebox/farebox/x402/payer"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -286,7 +285,7 @@ func failedReceiptReason(res *http.Response) string {
 func payerKey(getenv func(string) string, stderr io.Writer, command string) (*ecdsa.PrivateKey, error) {
 	keyHex := getenv("FAREBOX_PAYER_KEY")
 	if keyHex == "" {
-		keyHex = devchain.DevPayerKey
+		keyHex = publicDevPayerKey
 		fmt.Fprintln(stderr, command+": FAREBOX_PAYER_KEY is not set; paying with the publicly known dev payer key")
 	}
 	key, err := crypto.HexToECDSA(strings.TrimPrefix(keyHex, "0x"))

@@ -1,3 +1,9 @@
+//go:build !nodev
+
+// The dev command links go-ethereum's simulated backend (an in-process
+// Ethereum node: state database, EVM, p2p types); the production build
+// (-tags nodev, see nodev.go) leaves it and this file out.
+
 package main
 
 import (
@@ -23,12 +29,6 @@ import (
 // DevPayTo receives the dev gateway's payments: anvil/hardhat account #3, a
 // publicly known address, so balances are easy to look up.
 const DevPayTo = "0x90F79bf6EB2c4f870365E785982E1f101E93b906"
-
-// fundFlags collects repeated --fund 0xADDR=AMOUNT flags.
-type fundFlags []string
-
-func (f *fundFlags) String() string     { return strings.Join(*f, ",") }
-func (f *fundFlags) Set(v string) error { *f = append(*f, v); return nil }
 
 // devFlags are `farebox dev`'s flags.
 type devFlags struct {

@@ -15,6 +15,7 @@ import (
 // FROM scratch with both binaries, a numeric non-root user, port 8402, the
 // health check probe and farebox as the entrypoint.
 func TestDockerfileRunsTheTestedBuild(t *testing.T) {
+	t.Parallel()
 	root := repoRoot(t)
 	df, err := os.ReadFile(filepath.Join(root, "Dockerfile"))
 	if err != nil {

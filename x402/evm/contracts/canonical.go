@@ -1,3 +1,9 @@
+//go:build !nodev
+
+// CanonicalAlloc deploys on go-ethereum's simulated backend (an in-process
+// node), which only the dev chain and tests need: the production build
+// (-tags nodev) leaves this file out so the server does not link that node.
+
 package contracts
 
 import (
