@@ -18,6 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/gateway"
 	"github.com/farebox/farebox/internal/chaintest"
+	"github.com/farebox/farebox/internal/testenv"
 	fb "github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/scripted"
 	"github.com/farebox/farebox/x402"
@@ -47,6 +48,7 @@ var (
 // stopped by TestMain (tests read balance differences, never absolutes).
 func sharedAnvil(t testing.TB) *chaintest.Anvil {
 	t.Helper()
+	testenv.SkipShort(t, "anvil")
 	anvilOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()

@@ -124,10 +124,10 @@ func approvePermit2(t testing.TB, c *devchain.Chain, key *ecdsa.PrivateKey) {
 	}
 }
 
-// installNode installs the official clients in nodeDir (chaintest.NpmCI).
+// installNode finds the official clients of nodeDir (chaintest.NodeClients).
 func installNode(t testing.TB) {
 	t.Helper()
-	if err := chaintest.NpmCI(nodeDir, ""); err != nil {
+	if err := chaintest.NodeClients(t, nodeDir); err != nil {
 		t.Fatal(err)
 	}
 }

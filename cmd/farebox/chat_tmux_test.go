@@ -11,17 +11,16 @@ import (
 	"time"
 
 	"github.com/farebox/farebox/internal/mcptest"
+	"github.com/farebox/farebox/internal/testenv"
 )
 
-// ensureTmux installs tmux with apt-get when it is missing.
+// ensureTmux skips under -short; else it fails unless tmux is installed
+// (scripts/test.sh installs it).
 func ensureTmux(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("tmux"); err == nil {
-		return
-	}
-	out, err := exec.Command("apt-get", "install", "-y", "tmux").CombinedOutput()
-	if err != nil {
-		t.Fatalf("tmux is required for the terminal test and could not be installed (apt-get install -y tmux): %v\n%s", err, out)
+	testenv.SkipShort(t, "tmux and a built farebox")
+	if _, err := testenv.Binary("tmux", "tmux"); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/farebox/farebox/internal/testenv"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
 )
@@ -79,11 +80,12 @@ func BlockTime(d time.Duration) Option { return func(o *options) { o.blockTime =
 // 150M for throughput measurements.
 func GasLimit(gas uint64) Option { return func(o *options) { o.gasLimit = gas } }
 
-// StartAnvil installs the npm packages if needed, starts anvil, deploys
+// StartAnvil skips tb under -short; else it starts anvil, deploys
 // USDC and Multicall3, and stops it when the test ends. It fails the test
 // on any error.
 func StartAnvil(tb testing.TB, opts ...Option) *Anvil {
 	tb.Helper()
+	testenv.SkipShort(tb, "anvil")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	a, err := Start(ctx, opts...)

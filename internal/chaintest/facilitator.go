@@ -18,21 +18,20 @@ import (
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/farebox/farebox/internal/testenv"
 )
 
-// FacilitatorDir is the folder of the reference facilitator script, its
-// package.json and package-lock.json (@x402/core, @x402/evm, viem) and,
-// once installed, its node_modules.
+// FacilitatorDir is the workspace folder of the reference facilitator
+// script and its pins (@x402/core, @x402/evm, viem).
 func FacilitatorDir() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "facilitator")
 }
 
-// InstallFacilitator runs `npm ci` in FacilitatorDir unless its
-// node_modules already matches the lockfile.
+// InstallFacilitator reports whether the facilitator's npm packages are
+// installed (by scripts/test.sh).
 func InstallFacilitator() error {
-	dir := FacilitatorDir()
-	return NpmCI(dir, filepath.Join(dir, "node_modules", "@x402", "evm", "package.json"))
+	return testenv.RequireNodeModules(FacilitatorDir(), filepath.Join("@x402", "evm", "package.json"))
 }
 
 // Facilitator is a running x402 reference facilitator (@x402/core's
@@ -49,12 +48,13 @@ type Facilitator struct {
 	output strings.Builder // its stderr and stdout after the URL, for failure messages
 }
 
-// StartFacilitator installs the npm packages if needed and starts the
+// StartFacilitator skips tb under -short; else it starts the
 // reference facilitator on the chain at rpcURL, paying gas with key; it
 // stops when the test ends and fails the test on any error. It returns the
 // facilitator's base URL.
 func StartFacilitator(tb testing.TB, rpcURL string, key *ecdsa.PrivateKey) string {
 	tb.Helper()
+	testenv.SkipShort(tb, "the reference facilitator")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	f, err := StartReferenceFacilitator(ctx, rpcURL, key)
@@ -77,6 +77,7 @@ func StartReferenceFacilitator(ctx context.Context, rpcURL string, key *ecdsa.Pr
 // and refunds servers delegate to it.
 func StartBatchFacilitator(tb testing.TB, rpcURL string, key, authorizer *ecdsa.PrivateKey) string {
 	tb.Helper()
+	testenv.SkipShort(tb, "the reference facilitator")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	f, err := startFacilitator(ctx, rpcURL, key, "FACILITATOR_AUTHORIZER_KEY="+hexutil.Encode(crypto.FromECDSA(authorizer)))

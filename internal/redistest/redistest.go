@@ -1,7 +1,6 @@
 // Package redistest starts a real, throwaway redis-server for tests: on a
-// free loopback port, without persistence, stopped when the test ends. When
-// redis-server is not on PATH it installs Debian's package (the machines run
-// as root), once, under a lock shared by parallel test binaries.
+// free loopback port, without persistence, stopped when the test ends.
+// scripts/test.sh installs redis-server; Start skips under -short.
 package redistest
 
 import (
@@ -10,24 +9,22 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/farebox/farebox/internal/testenv"
 )
 
-// lockPath serialises installs across test binaries running in parallel.
-var lockPath = filepath.Join(os.TempDir(), "farebox-redistest-install.lock")
-
 // Start runs a fresh redis-server and returns its "127.0.0.1:port" address.
-// It fails the test (never skips it) when redis cannot be installed or
-// started.
+// It skips under -short, and otherwise fails the test (never skips it) when
+// redis-server is missing or cannot start.
 func Start(t testing.TB) string {
 	t.Helper()
-	bin, err := binary()
+	testenv.SkipShort(t, "redis-server")
+	bin, err := testenv.Binary("redis-server", "redis-server")
 	if err != nil {
 		t.Fatalf("redistest: %v", err)
 	}
@@ -41,38 +38,6 @@ func Start(t testing.TB) string {
 	}
 	t.Fatalf("redistest: %v", last)
 	return ""
-}
-
-// binary finds redis-server, installing it first when it is missing.
-func binary() (string, error) {
-	if p, err := exec.LookPath("redis-server"); err == nil {
-		return p, nil
-	}
-	f, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return "", fmt.Errorf("install lock: %w", err)
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		return "", fmt.Errorf("install lock: %w", err)
-	}
-	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	if p, err := exec.LookPath("redis-server"); err == nil {
-		return p, nil // another test binary installed it while we waited
-	}
-	for _, args := range [][]string{{"update"}, {"install", "-y", "--no-install-recommends", "redis-server"}} {
-		cmd := exec.Command("apt-get", args...)
-		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return "", fmt.Errorf("apt-get %v: %v\n%s", args, err, tail(out))
-		}
-	}
-	for _, p := range []string{"redis-server", "/usr/bin/redis-server"} {
-		if p, err := exec.LookPath(p); err == nil {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("redis-server not found after installing it")
 }
 
 // start launches one server on a free port and waits until it answers PING.

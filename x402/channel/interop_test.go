@@ -35,10 +35,10 @@ import (
 // nodeDir holds the official clients' package.json and lockfile.
 const nodeDir = "testdata/node"
 
-// installClients installs the official clients in nodeDir (chaintest.NpmCI).
+// installClients finds the official clients of nodeDir (chaintest.NodeClients).
 func installClients(t *testing.T) {
 	t.Helper()
-	if err := chaintest.NpmCI(nodeDir, ""); err != nil {
+	if err := chaintest.NodeClients(t, nodeDir); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/internal/chaintest"
+	"github.com/farebox/farebox/internal/testenv"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/evm/devchain"
@@ -46,6 +47,7 @@ var fixtures []*fixture
 var slow *fixture
 
 func TestMain(m *testing.M) {
+	testenv.SkipMainShort(m, "the dev chain and two anvils for every test")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	dev, anv, err := start(ctx)
 	var slowAnvil *chaintest.Anvil

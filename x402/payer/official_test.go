@@ -25,10 +25,10 @@ import (
 // package's interop tests drive; its install lock is shared with them.
 var officialDir = filepath.Join("..", "channel", "testdata", "node")
 
-// installOfficial installs the official clients in officialDir (chaintest.NpmCI).
+// installOfficial finds the official clients of officialDir (chaintest.NodeClients).
 func installOfficial(t *testing.T) {
 	t.Helper()
-	if err := chaintest.NpmCI(officialDir, ""); err != nil {
+	if err := chaintest.NodeClients(t, officialDir); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -28,10 +28,10 @@ import (
 // nodeDir holds the official clients (package x402/channel's test clients).
 const nodeDir = "../testdata/node"
 
-// installClients installs the official clients in nodeDir (chaintest.NpmCI).
+// installClients finds the official clients of nodeDir (chaintest.NodeClients).
 func installClients(t *testing.T) {
 	t.Helper()
-	if err := chaintest.NpmCI(nodeDir, ""); err != nil {
+	if err := chaintest.NodeClients(t, nodeDir); err != nil {
 		t.Fatal(err)
 	}
 }
