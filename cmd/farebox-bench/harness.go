@@ -51,6 +51,11 @@ func (h *harness) close() {
 	if h.chain != nil {
 		h.chain.close()
 	}
+	// A smoke run's logs, chain data and report are a check's by-products
+	// (over 100 MB): nothing of it stays behind in the temp folder.
+	if h.smoke && h.tmp != "" {
+		_ = os.RemoveAll(h.tmp)
+	}
 }
 
 func (h *harness) run(ctx context.Context) error {
