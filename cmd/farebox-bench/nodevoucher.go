@@ -30,19 +30,18 @@ type NodeVoucherResult struct {
 	P99us   float64 `json:"p99_us"`
 }
 
-// ensureVoucherNode makes bench/voucher-node hold the pinned @x402 clients
-// (npm ci when missing) and returns its directory and @x402/evm's version.
+// ensureVoucherNode finds the pinned @x402 clients of bench/voucher-node, a
+// workspace of the repository's package.json whose packages one `npm ci` at
+// the root installs (scripts/test.sh runs it), and returns its directory and
+// @x402/evm's version.
 func ensureVoucherNode(ctx context.Context, root string) (string, string, error) {
 	dir := filepath.Join(root, "bench", "voucher-node")
-	pkg := filepath.Join(dir, "node_modules", "@x402", "evm", "package.json")
+	pkg := filepath.Join(root, "node_modules", "@x402", "evm", "package.json")
 	if _, err := exec.LookPath("node"); err != nil {
 		return "", "", fmt.Errorf("node is not installed")
 	}
 	if _, err := os.Stat(pkg); err != nil {
-		fmt.Printf("installing the @x402 clients (npm ci in %s) ...\n", dir)
-		if out, err := run(ctx, 3*time.Minute, dir, "npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts"); err != nil {
-			return "", "", fmt.Errorf("npm ci failed (%v): %s", err, lastLines(out, 5))
-		}
+		return "", "", fmt.Errorf("the @x402 clients are not installed: run `npm ci` at the repository root (bash scripts/test.sh does)")
 	}
 	b, err := os.ReadFile(pkg)
 	if err != nil {

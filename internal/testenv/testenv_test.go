@@ -12,7 +12,7 @@ import (
 func TestTestClientFoldersAreWorkspaces(t *testing.T) {
 	t.Parallel()
 	for _, dir := range []string{"interop", "internal/chaintest/node", "internal/chaintest/facilitator",
-		"internal/mcptest/node", "x402/channel/testdata/node", "gateway/testdata/node"} {
+		"internal/mcptest/node", "x402/channel/testdata/node", "gateway/testdata/node", "bench/voucher-node"} {
 		if err := isWorkspace(Root(), filepath.Join(Root(), dir)); err != nil {
 			t.Error(err)
 		}
