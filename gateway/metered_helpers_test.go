@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/farebox/farebox/internal/chaintest"
+	"github.com/farebox/farebox/internal/testenv"
 
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
@@ -47,6 +48,7 @@ var (
 // differences).
 func meteredDevChain(t testing.TB) *devchain.Chain {
 	t.Helper()
+	testenv.SkipShort(t, "a dev chain with 2 s blocks")
 	meteredChainOnce.Do(func() {
 		meteredChain, meteredChainErr = devchain.Start(context.Background(), devchain.Config{RPCAddr: "127.0.0.1:0", BlockTime: 2 * time.Second})
 		if meteredChainErr == nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/gateway"
+	"github.com/farebox/farebox/internal/testenv"
 	fb "github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/schemas"
 	"github.com/farebox/farebox/x402"
@@ -46,6 +47,7 @@ var (
 // TestMain.
 func devChain(t testing.TB) *devchain.Chain {
 	t.Helper()
+	testenv.SkipShort(t, "the in-process dev chain")
 	chainOnce.Do(func() {
 		if chain, chainErr = devchain.Start(context.Background(), devchain.Config{V1Name: "farebox-dev"}); chainErr == nil {
 			afterAll(func() { chain.Close() })
