@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/farebox/farebox/internal/redistest"
+	"github.com/farebox/farebox/internal/testenv"
 	"github.com/farebox/farebox/x402/settle"
 	"github.com/farebox/farebox/x402/settle/boltjournal"
 	"github.com/farebox/farebox/x402/settle/redisjournal"
@@ -32,6 +33,7 @@ func stores(parent *testing.T) map[string]func(t *testing.T) (settle.Journal, se
 			return j, settle.NewMemoryHolds()
 		},
 		"redis": func(t *testing.T) (settle.Journal, settle.Holds) {
+			testenv.SkipShort(t, "redis-server") // here: the server below belongs to the parent
 			if rdb == nil {
 				rdb = redis.NewClient(&redis.Options{Addr: redistest.Start(parent), PoolSize: 64})
 				parent.Cleanup(func() { rdb.Close() })
