@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/farebox/farebox/internal/testenv"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/evm/contracts"
@@ -36,6 +37,7 @@ func tokenBalance(t *testing.T, ctx context.Context, b ethereum.ContractCaller, 
 // claims all three channels in one transaction, sweeps to the receiver and
 // refunds one payer cooperatively; the chain judges every balance.
 func TestChannelsOnChain(t *testing.T) {
+	testenv.SkipShort(t, "the in-process dev chain")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	chain, err := devchain.Start(ctx, devchain.Config{})

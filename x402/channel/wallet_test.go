@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/farebox/farebox/internal/testenv"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/evm/contracts"
@@ -22,6 +23,7 @@ import (
 // signatures to the chain, VerifyOnChain asks the wallet, a stranger's
 // voucher is refused, and the contract claims what the wallet signed.
 func TestContractWalletChannel(t *testing.T) {
+	testenv.SkipShort(t, "the in-process dev chain")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	chain, err := devchain.Start(ctx, devchain.Config{})

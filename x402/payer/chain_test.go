@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/farebox/farebox/internal/testenv"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/evm/devchain"
@@ -24,6 +25,7 @@ import (
 // expires; then a transport with a chain reads authorizationState and pays
 // anew only for an unused nonce, and one without a chain refuses to guess.
 func TestExpiredAuthorizationIsReplacedOnlyWhenTheChainProvesItUnused(t *testing.T) {
+	testenv.SkipShort(t, "the in-process dev chain")
 	ctx := context.Background()
 	chain, err := devchain.Start(ctx, devchain.Config{})
 	if err != nil {
