@@ -1,0 +1,93 @@
+package gateway_test
+
+import (
+	"bufio"
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/farebox/farebox/gateway"
+	"github.com/farebox/farebox/internal/requestcases"
+	"github.com/farebox/farebox/schemas"
+	"github.com/tidwall/gjson"
+)
+
+// sseData returns the data payloads of an SSE body, [DONE] excluded.
+func sseData(t *testing.T, body []byte) [][]byte {
+	t.Helper()
+	var out [][]byte
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		if d, ok := bytes.CutPrefix(sc.Bytes(), []byte("data: ")); ok && string(d) != "[DONE]" {
+			out = append(out, bytes.Clone(d))
+		}
+	}
+	return out
+}
+
+// The requests Codex CLI 0.169 really sends, recorded, POSTed to the free
+// model: a 200 stream of schema-valid events, the web_search tool dropped
+// and named in Farebox-Dropped-Tools, and the tool outputs of a follow-up
+// (after a function call, after a custom tool call) answered.
+func TestCodexRequestsGet200FromTheFreeModel(t *testing.T) {
+	ts := startServer(t, freeConfig(), gateway.Options{})
+	cases := []struct{ file, want string }{
+		{requestcases.CodexExec, "You said: run echo hi"},
+		{requestcases.CodexExecFunctionFollowup, "exec_command returned: "},
+		{requestcases.CodexExecCustomCallFollowup, "apply_patch returned: unsupported custom tool call: apply_patch"},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			body := string(requestcases.CodexRequest(c.file))
+			body = strings.Replace(body, `"model":"gpt-5.1-codex"`, `"model":"`+free+`"`, 1)
+			res, out := post(t, ts.URL+"/responses", body, "Accept", "text/event-stream")
+			if res.StatusCode != 200 {
+				t.Fatalf("status %d: %s", res.StatusCode, out)
+			}
+			if got, want := res.Header.Get("Farebox-Dropped-Tools"), "web_search"; got != want {
+				t.Errorf("Farebox-Dropped-Tools = %q, want %q", got, want)
+			}
+			evs := sseData(t, out)
+			if len(evs) < 3 {
+				t.Fatalf("%d events: %s", len(evs), out)
+			}
+			for _, ev := range evs {
+				if err := schemas.ValidateEvent(ev); err != nil {
+					t.Fatalf("%v\n%s", err, ev)
+				}
+			}
+			last := evs[len(evs)-1]
+			if got := gjson.GetBytes(last, "type").Str; got != "response.completed" {
+				t.Fatalf("terminal %s", last)
+			}
+			text := gjson.GetBytes(last, "response.output.0.content.0.text").Str
+			if !strings.HasPrefix(text, c.want) {
+				t.Errorf("text %q, want prefix %q", text, c.want)
+			}
+			tools := gjson.GetBytes(last, "response.tools").Array()
+			for _, tl := range tools {
+				if tl.Get("type").Str == "web_search" {
+					t.Errorf("the dropped tool is echoed: %s", tl.Raw)
+				}
+			}
+		})
+	}
+	if !strings.Contains(ts.logs.String(), "provider-executed tools dropped") {
+		t.Error("the drop is not logged")
+	}
+}
+
+// With tools.hosted: refuse, the same request is a 400 naming the tool.
+func TestCodexRequestRefusedUnderHostedRefuse(t *testing.T) {
+	cfg := freeConfig()
+	cfg.Tools.Hosted = "refuse"
+	ts := startServer(t, cfg, gateway.Options{})
+	res, out := post(t, ts.URL+"/responses", string(requestcases.CodexRequest(requestcases.CodexExec)))
+	if res.StatusCode != 400 {
+		t.Fatalf("status %d: %s", res.StatusCode, out)
+	}
+	if got, want := gjson.GetBytes(out, "error.param").Str, "tools[8].type"; got != want {
+		t.Errorf("param %q, want %q: %s", got, want, out)
+	}
+}
