@@ -3,10 +3,12 @@ package gateway_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/farebox/farebox/gateway"
+	"github.com/farebox/farebox/internal/fakeupstream"
 	"github.com/farebox/farebox/internal/requestcases"
 	"github.com/farebox/farebox/schemas"
 	"github.com/tidwall/gjson"
@@ -89,5 +91,45 @@ func TestCodexRequestRefusedUnderHostedRefuse(t *testing.T) {
 	}
 	if got, want := gjson.GetBytes(out, "error.param").Str, "tools[8].type"; got != want {
 		t.Errorf("param %q, want %q: %s", got, want, out)
+	}
+}
+
+// The recorded Codex request through each upstream kind: the provider's
+// web_search never reaches the upstream; the Responses upstream gets the
+// namespace, the reasoning settings and the fields farebox does not
+// interpret (client_metadata, prompt_cache_key); the Chat upstream gets
+// the namespace's functions and none of those fields.
+func TestCodexRequestThroughUpstreams(t *testing.T) {
+	for _, kind := range []string{"openai", "chat"} {
+		t.Run(kind, func(t *testing.T) {
+			up, err := fakeupstream.Start(fakeupstream.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { up.Close() })
+			cfg := gateway.Config{Models: []gateway.ModelConfig{{Name: free, Upstream: kind, UpstreamModel: "echo", BaseURL: up.URL(), Price: "0"}}}
+			ts := startServer(t, cfg, gateway.Options{})
+			res, out := post(t, ts.URL+"/responses", string(requestcases.CodexRequest(requestcases.CodexExecFunctionFollowup)))
+			if res.StatusCode != 200 {
+				t.Fatalf("status %d: %s", res.StatusCode, out)
+			}
+			rec, err := up.WaitRequest(context.Background(), 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := string(rec.Body)
+			if strings.Contains(body, "web_search") {
+				t.Errorf("a provider-executed tool reached the %s upstream", kind)
+			}
+			responsesOnly := []string{`"client_metadata"`, `"prompt_cache_key"`, `"type":"namespace"`, `"encrypted_content":"gAAAAencrypted-blob-1"`, `"summary":"auto"`}
+			for _, s := range responsesOnly {
+				if got := strings.Contains(body, s); got != (kind == "openai") {
+					t.Errorf("%s in the %s upstream's body: %v", s, kind, got)
+				}
+			}
+			if !strings.Contains(body, `"close_agent"`) {
+				t.Errorf("the namespace's functions are missing upstream")
+			}
+		})
 	}
 }
