@@ -133,3 +133,11 @@ func TestCodexRequestThroughUpstreams(t *testing.T) {
 		})
 	}
 }
+
+func TestToolsHostedMustBeDropOrRefuse(t *testing.T) {
+	cfg := freeConfig()
+	cfg.Tools.Hosted = "ignore"
+	if _, err := gateway.New(cfg, gateway.Options{}); err == nil || !strings.Contains(err.Error(), "tools.hosted") {
+		t.Fatalf("got %v, want an error naming tools.hosted", err)
+	}
+}
