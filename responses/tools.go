@@ -6,9 +6,9 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// This file is the deny-all tool policy on the way in: every declared tool
-// becomes a canonical client-side function tool rebuilt from the allowed
-// fields only, and every server-side (hosted) tool is refused.
+// This file is the deny-all tool policy on the way in for function tools:
+// each becomes a canonical client-side function tool rebuilt from the
+// allowed fields only. tools_kinds.go handles every other tool type.
 
 // maxToolName is the longest function name OpenAI accepts.
 const maxToolName = 64
