@@ -114,7 +114,9 @@ func (p *parser) top(key string, v gjson.Result) *Error {
 	case "truncation":
 		err = optEnum(key, v, &r.Truncation, "auto", "disabled")
 	case "service_tier":
-		err = optEnum(key, v, &r.ServiceTier, "auto", "default", "flex", "scale", "priority")
+		// Which tiers reach an upstream is the upstream's business (only
+		// those that cost the operator no more than the default do).
+		err = optEnum(key, v, &r.ServiceTier, "auto", "default", "flex", "scale", "priority", "fast", "ultrafast")
 	case "user":
 		r.User, err = optString(key, v)
 	case "safety_identifier":

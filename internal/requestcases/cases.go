@@ -71,7 +71,7 @@ func Malformed() []Case {
 		{"parallel_tool_calls a string", base(`,"parallel_tool_calls":"yes"`), "parallel_tool_calls", "invalid_type", ""},
 		{"instructions an object", base(`,"instructions":{"a":1}`), "instructions", "invalid_type", ""},
 		{"truncation bad", base(`,"truncation":"middle"`), "truncation", "invalid_value", "Invalid value: 'middle'. Supported values are: 'auto' and 'disabled'."},
-		{"service_tier bad", base(`,"service_tier":"gold"`), "service_tier", "invalid_value", "Invalid value: 'gold'. Supported values are: 'auto', 'default', 'flex', 'scale', and 'priority'."},
+		{"service_tier bad", base(`,"service_tier":"gold"`), "service_tier", "invalid_value", "Invalid value: 'gold'. Supported values are: 'auto', 'default', 'flex', 'scale', 'priority', 'fast', and 'ultrafast'."},
 		{"include not strings", base(`,"include":["a",1]`), "include[1]", "invalid_type", ""},
 		{"user a number", base(`,"user":1`), "user", "invalid_type", ""},
 		{"reasoning a string", base(`,"reasoning":"high"`), "reasoning", "invalid_type", ""},

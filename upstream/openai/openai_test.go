@@ -36,7 +36,8 @@ var requestShapes = []struct{ name, model, body string }{
 	{"tool_choice_none", "", `{"model":"m","input":"x","tools":` + tools + `,"tool_choice":"none"}`},
 	{"codex_tools_and_fields", "", `{"model":"m","stream":true,"store":false,"include":["reasoning.encrypted_content"],
 		"reasoning":{"summary":"auto"},"prompt_cache_key":"k","client_metadata":{"session_id":"s"},"safety_identifier":"h",
-		"top_logprobs":2,"prompt":{"id":"pmpt_1"},"text":{"verbosity":"low"},
+		"top_logprobs":2,"prompt":{"id":"pmpt_1"},"text":{"verbosity":"low"},"service_tier":"flex",
+		"context_management":[{"type":"compaction","compact_threshold":1000}],
 		"tools":[{"type":"function","name":"exec_command","parameters":{"type":"object","properties":{}}},
 			{"type":"namespace","name":"agents","description":"Sub-agents.","tools":[{"type":"function","name":"spawn","strict":false}]},
 			{"type":"custom","name":"apply_patch","format":{"type":"grammar","syntax":"lark","definition":"start: /.+/"}},
@@ -59,8 +60,10 @@ func TestRequestIsCanonical(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if gjson.GetBytes(got, "previous_response_id").Exists() {
-				t.Errorf("previous_response_id forwarded upstream")
+			for _, key := range []string{"previous_response_id", "prompt", "context_management"} {
+				if gjson.GetBytes(got, key).Exists() {
+					t.Errorf("%s forwarded upstream", key)
+				}
 			}
 			if !gjson.GetBytes(got, "stream").Bool() || gjson.GetBytes(got, "store").Bool() {
 				t.Errorf("stream/store wrong: %s", got)
@@ -144,5 +147,19 @@ func TestProviderToolItemsAreDropped(t *testing.T) {
 	}
 	if !strings.Contains(rec.String(), `"delta":"Thinking"`) {
 		t.Errorf("the reasoning summary did not stream: %s", rec.String())
+	}
+}
+
+// A payer asking for a tier that costs the operator more than the price
+// farebox quoted (priority, fast, ...) does not get it upstream.
+func TestHostileServiceTierThatCostsMoreIsNotForwarded(t *testing.T) {
+	for tier, want := range map[string]string{"priority": "", "fast": "", "scale": "", "ultrafast": "", "flex": "flex", "auto": "auto", "default": ""} {
+		got, err := build(upstreamtest.Parse(t, `{"model":"m","input":"x","service_tier":"`+tier+`"}`), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := gjson.GetBytes(got, "service_tier").Str; g != want {
+			t.Errorf("service_tier %s went up as %q, want %q", tier, g, want)
+		}
 	}
 }

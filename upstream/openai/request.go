@@ -141,7 +141,11 @@ func build(req *responses.Request, model string) ([]byte, error) {
 	out.Include, out.TopLogprobs = req.Include, req.TopLogprobs
 	out.Metadata = metadata(req.Metadata)
 	out.User, out.SafetyIdentifier, out.PromptCacheKey = req.User, req.SafetyID, req.PromptCache
-	if req.ServiceTier != "default" {
+	switch req.ServiceTier {
+	case "auto", "flex":
+		// Tiers that cost the operator no more than the default; priority,
+		// fast, scale and ultrafast would let a payer spend the operator's
+		// money at a price farebox did not quote.
 		out.ServiceTier = req.ServiceTier
 	}
 	b, err := json.Marshal(out)
@@ -150,12 +154,24 @@ func build(req *responses.Request, model string) ([]byte, error) {
 	}
 	b = b[:len(b)-1]
 	for _, f := range req.Passthrough {
+		if !forwarded[f.Key] {
+			continue
+		}
 		b = append(b, ',')
 		b = gjson.AppendJSONString(b, f.Key)
 		b = append(b, ':')
 		b = append(b, f.Value...)
 	}
 	return append(b, '}'), nil
+}
+
+// forwarded are the uninterpreted fields a Responses upstream gets. Not
+// forwarded: prompt (a stored prompt template can carry tools, the
+// operator's own, which the provider would run) and context_management
+// (server-side compaction, whose items farebox does not pass on).
+var forwarded = map[string]bool{
+	"client_metadata": true, "prompt_cache_retention": true, "prompt_cache_options": true,
+	"moderation": true, "access_programs": true,
 }
 
 // inputItem is the upstream form of one input item, or nil to leave it out.
