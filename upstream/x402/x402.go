@@ -1,7 +1,7 @@
 // Package x402 puts a paid x402 Responses endpoint behind farebox, so an
 // operator can resell it: another farebox, or any OpenAI-Responses server
 // that charges with x402. The request goes up as the openai upstream sends
-// it (canonical function tools only: the client's calls come back to the
+// it (the client's own tools only: the client's calls come back to the
 // client), and every 402 the endpoint answers is paid from the operator's
 // wallet by farebox's retry-safe paying transport, within limits checked
 // before anything is signed: the most one call may cost, the most a day
