@@ -14,7 +14,7 @@ import (
 const statelessHint = "farebox is stateless: send the whole conversation in 'input' on every request."
 
 // hostedToolHint ends every refusal of a server-side tool or tool item.
-const hostedToolHint = "farebox runs no tools server-side; it only accepts function tools, which the client executes and answers with function_call_output items."
+const hostedToolHint = "farebox runs no tools server-side; it accepts the tools the client executes (function, namespace, custom, local_shell, shell, apply_patch, computer_use_preview), and this server's tools.hosted policy is refuse (with drop, such tools are left out of the request)."
 
 func errInvalidJSON() *Error {
 	return &Error{Status: 400, Type: "invalid_request_error", Code: "invalid_json",

@@ -13,6 +13,11 @@ import (
 // top-level keys once with gjson (no reflection), applies the deny-all tool
 // policy and checks call_id pairing; it does not know which models exist.
 func Parse(body []byte) (*Request, *Error) {
+	return ParseWith(body, HostedDrop)
+}
+
+// ParseWith is Parse with an explicit policy for provider-executed tools.
+func ParseWith(body []byte, hosted HostedPolicy) (*Request, *Error) {
 	if tooDeep(body) {
 		return nil, errTooDeep()
 	}
@@ -23,7 +28,7 @@ func Parse(body []byte) (*Request, *Error) {
 	if !root.IsObject() {
 		return nil, errNotObject(root)
 	}
-	p := parser{req: &Request{
+	p := parser{policy: hosted, req: &Request{
 		ToolChoice:        ToolChoice{Mode: ChoiceAuto},
 		ParallelToolCalls: true,
 		Truncation:        "disabled",
@@ -46,6 +51,7 @@ func Parse(body []byte) (*Request, *Error) {
 // the checks that relate several keys.
 type parser struct {
 	req           *Request
+	policy        HostedPolicy
 	err           *Error
 	hasModel      bool
 	hasInput      bool
@@ -67,7 +73,7 @@ func (p *parser) top(key string, v gjson.Result) *Error {
 		r.Instructions, err = optString(key, v)
 	case "tools":
 		p.tools = nameIndex{}
-		r.Tools, err = parseTools(v, &p.tools)
+		r.Tools, err = p.parseTools(v)
 	case "tool_choice":
 		p.toolChoice = v
 	case "parallel_tool_calls":
@@ -99,8 +105,6 @@ func (p *parser) top(key string, v gjson.Result) *Error {
 		err = refuseConversation(v)
 	case "background":
 		err = refuseBackground(v)
-	case "prompt":
-		err = refusePrompt(v)
 	case "metadata":
 		r.Metadata, err = parseMetadata(v)
 	case "text":
@@ -118,14 +122,34 @@ func (p *parser) top(key string, v gjson.Result) *Error {
 	case "prompt_cache_key":
 		r.PromptCache, err = optString(key, v)
 	case "prompt_cache_retention":
-		var retention string // a caching hint for OpenAI's own servers: accepted, ignored
-		err = optEnum(key, v, &retention, "in-memory", "24h")
+		var retention string // a caching hint for OpenAI's own servers
+		if err = optEnum(key, v, &retention, "in-memory", "24h"); err == nil {
+			p.passthrough(key, v)
+		}
+	case "client_metadata", "prompt", "context_management", "moderation", "access_programs",
+		"prompt_cache_options":
+		err = p.passthrough(key, v)
 	case "include":
 		r.Include, err = parseInclude(v)
 	default:
 		err = errUnknown(key)
 	}
 	return err
+}
+
+// passthrough keeps a field of the real API that farebox does not
+// interpret, for Responses upstreams. Only its JSON kind is checked: these
+// are objects (prompt, client_metadata, ...), lists or strings, and none
+// makes a provider run anything.
+func (p *parser) passthrough(key string, v gjson.Result) *Error {
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case v.IsObject(), v.IsArray(), v.Type == gjson.String:
+		p.req.Passthrough = append(p.req.Passthrough, Field{Key: key, Value: compact(v.Raw)})
+		return nil
+	}
+	return errType(key, "an object", v)
 }
 
 // finish runs the checks that need the whole body.

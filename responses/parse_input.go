@@ -49,6 +49,7 @@ type itemFields struct {
 	typ, role, content, id, status  gjson.Result
 	callID, name, arguments, output gjson.Result
 	summary, encryptedContent       gjson.Result
+	input, namespace                gjson.Result
 }
 
 func collectItem(v gjson.Result) itemFields {
@@ -77,6 +78,10 @@ func collectItem(v gjson.Result) itemFields {
 			f.summary = val
 		case "encrypted_content":
 			f.encryptedContent = val
+		case "input":
+			f.input = val
+		case "namespace":
+			f.namespace = val
 		}
 		return true
 	})
@@ -109,6 +114,15 @@ func parseItem(w where, v gjson.Result) (Item, *Error) {
 		return parseFunctionCallOutput(w, &f)
 	case "reasoning":
 		return parseReasoningItem(w, &f)
+	case "custom_tool_call":
+		return parseCustomCall(w, &f)
+	case "custom_tool_call_output":
+		it, err := parseFunctionCallOutput(w, &f)
+		it.Type = ItemCustomCallOutput
+		return it, err
+	case "local_shell_call", "shell_call", "apply_patch_call", "computer_call",
+		"local_shell_call_output", "shell_call_output", "apply_patch_call_output", "computer_call_output":
+		return parseClientCall(w, typ, v, &f)
 	case "item_reference":
 		return Item{}, errUnsupported(w.at("type"), "unsupported_value",
 			"Input items of type 'item_reference' are not supported: farebox keeps no items to refer to; "+statelessHint+
@@ -117,15 +131,75 @@ func parseItem(w where, v gjson.Result) (Item, *Error) {
 	if hostedItem(typ) {
 		return Item{}, errHosted(w.at("type"), "Input item", typ)
 	}
-	return Item{}, errValue(w.at("type"), typ, "message", "function_call", "function_call_output", "reasoning")
+	return Item{}, errValue(w.at("type"), typ, "message", "function_call", "function_call_output", "reasoning",
+		"custom_tool_call", "custom_tool_call_output", "local_shell_call", "shell_call", "apply_patch_call", "computer_call")
 }
 
-// hostedItem reports whether an item type belongs to a server-side tool
-// (web_search_call, computer_call_output, mcp_list_tools, ...).
+// parseCustomCall reads a custom_tool_call the client replays: its input
+// is free text, kept in Arguments.
+func parseCustomCall(w where, f *itemFields) (Item, *Error) {
+	it := Item{Type: ItemCustomCall}
+	var err *Error
+	if it.CallID, err = reqString(w.at, "call_id", f.callID); err != nil {
+		return it, err
+	}
+	if it.Name, err = reqString(w.at, "name", f.name); err != nil {
+		return it, err
+	}
+	switch f.input.Type {
+	case gjson.String:
+		it.Arguments = f.input.Str
+	case gjson.Null:
+		return it, errMissing(w.at("input"))
+	default:
+		return it, errType(w.at("input"), "a string", f.input)
+	}
+	if it.Namespace, err = optNamespace(w, f); err != nil {
+		return it, err
+	}
+	return it, itemMeta(w, f, &it)
+}
+
+// parseClientCall reads the call of a built-in client tool or its output:
+// the pairing key is checked, the item kept whole for Responses upstreams
+// (its status vocabulary differs per type, so it is not checked here).
+func parseClientCall(w where, typ string, v gjson.Result, f *itemFields) (Item, *Error) {
+	it := Item{Type: ItemClientCall, Wire: typ, Raw: compact(v.Raw)}
+	if strings.HasSuffix(typ, "_output") {
+		it.Type = ItemClientCallOutput
+	}
+	key := f.callID
+	field := "call_id"
+	if typ == "local_shell_call_output" {
+		// The real API pairs it by id, the id of the local_shell_call.
+		key, field = f.id, "id"
+	}
+	var err *Error
+	if it.CallID, err = reqString(w.at, field, key); err != nil {
+		return it, err
+	}
+	if typ == "local_shell_call" && f.id.Type == gjson.String {
+		it.ID = f.id.Str
+	}
+	return it, nil
+}
+
+// optNamespace reads the namespace a call item may name.
+func optNamespace(w where, f *itemFields) (string, *Error) {
+	switch f.namespace.Type {
+	case gjson.Null:
+		return "", nil
+	case gjson.String:
+		return f.namespace.Str, nil
+	}
+	return "", errType(w.at("namespace"), "a string", f.namespace)
+}
+
+// hostedItem reports whether an item type belongs to a provider-executed
+// tool (web_search_call, file_search_call, mcp_list_tools, ...).
 func hostedItem(typ string) bool {
 	return strings.HasSuffix(typ, "_call") || strings.HasSuffix(typ, "_call_output") ||
-		strings.HasPrefix(typ, "mcp_") || strings.HasPrefix(typ, "shell_call") ||
-		strings.HasPrefix(typ, "apply_patch_call") || strings.HasPrefix(typ, "local_shell_call")
+		strings.HasPrefix(typ, "mcp_")
 }
 
 func parseMessage(w where, f *itemFields) (Item, *Error) {
@@ -171,6 +245,9 @@ func parseFunctionCall(w where, f *itemFields) (Item, *Error) {
 		return it, errMissing(w.at("arguments"))
 	default:
 		return it, errType(w.at("arguments"), "a string", f.arguments)
+	}
+	if it.Namespace, err = optNamespace(w, f); err != nil {
+		return it, err
 	}
 	return it, itemMeta(w, f, &it)
 }

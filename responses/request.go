@@ -10,10 +10,14 @@ type Request struct {
 	Input        []Item
 	Instructions *string // nil when absent or null
 
-	// Tools holds the canonical, client-only function tools after the
-	// deny-all policy: every declared tool, flat form, allowed fields only.
-	Tools      []Tool
-	ToolChoice ToolChoice
+	// Tools holds the canonical, client-only tools after the deny-all
+	// policy: every declared tool the client executes (the functions of a
+	// namespace flattened, each naming its namespace), allowed fields only.
+	Tools []Tool
+	// DroppedTools lists the types of the provider-executed tools the
+	// policy dropped (HostedDrop), in the client's order, each once.
+	DroppedTools []string
+	ToolChoice   ToolChoice
 	// ParallelToolCalls defaults to true.
 	ParallelToolCalls bool
 
@@ -37,7 +41,29 @@ type Request struct {
 	Include      []string
 	Reasoning    json.RawMessage // the "reasoning" object as sent; nil = null
 	ServiceTier  string          // as sent, default "default"
-	PromptRaw    json.RawMessage // the "prompt" object as sent (prompt templates are not run)
+	// Passthrough holds the top-level fields of the real API that farebox
+	// does not interpret (client_metadata, prompt, context_management, ...),
+	// one line each, in the client's order: Responses upstreams get them,
+	// others do not.
+	Passthrough []Field
+}
+
+// Field is one top-level JSON field, its value as sent (one line).
+type Field struct {
+	Key   string
+	Value json.RawMessage
+}
+
+// IncludesEncryptedReasoning reports whether include asks for
+// reasoning.encrypted_content, which a stateless client needs to send the
+// model's reasoning back.
+func (r *Request) IncludesEncryptedReasoning() bool {
+	for _, s := range r.Include {
+		if s == "reasoning.encrypted_content" {
+			return true
+		}
+	}
+	return false
 }
 
 // MetadataPair is one metadata entry; order is kept so the echo is stable.
@@ -46,12 +72,21 @@ type MetadataPair struct{ Key, Value string }
 // ItemType names an input item kind farebox accepts.
 type ItemType string
 
-// The input item kinds a stateless, tool-less gateway can take.
+// The input item kinds a stateless gateway can take: messages, reasoning,
+// and the calls of client-executed tools with their outputs.
 const (
 	ItemMessage            ItemType = "message"
 	ItemFunctionCall       ItemType = "function_call"
 	ItemFunctionCallOutput ItemType = "function_call_output"
 	ItemReasoning          ItemType = "reasoning"
+	ItemCustomCall         ItemType = "custom_tool_call"
+	ItemCustomCallOutput   ItemType = "custom_tool_call_output"
+	// ItemClientCall and ItemClientCallOutput are the calls of the built-in
+	// client tools (local_shell_call, shell_call, apply_patch_call,
+	// computer_call) and their outputs: kept whole in Raw, Wire naming the
+	// type.
+	ItemClientCall       ItemType = "client_call"
+	ItemClientCallOutput ItemType = "client_call_output"
 )
 
 // Item is one input item.
@@ -65,11 +100,17 @@ type Item struct {
 	// ContentIsString records that content was sent as a plain string.
 	ContentIsString bool
 
-	// function_call and function_call_output
+	// function_call, custom_tool_call and their outputs
 	CallID    string
-	Name      string // function_call
-	Arguments string // function_call: the JSON string as sent
+	Name      string // function_call, custom_tool_call
+	Namespace string // function_call, custom_tool_call: the tool's namespace, "" = none
+	Arguments string // function_call: the JSON string as sent; custom_tool_call: the input
 	Status    string // optional
+
+	// Wire is the item's type on the wire for ItemClientCall and
+	// ItemClientCallOutput; Raw is the whole item as sent, one line.
+	Wire string
+	Raw  json.RawMessage
 
 	// function_call_output: Output is the parts of an array output; a string
 	// output is OutputText with OutputIsString set.
@@ -94,10 +135,37 @@ type Part struct {
 	Filename string // input_file
 }
 
-// Tool is a canonical client-side function tool: only these fields survive
-// the deny-all policy, whatever else the client sent.
+// ToolKind names who-executes-it classes of tools the client runs.
+type ToolKind string
+
+// The client-executed tool kinds. A namespace is not a kind: its functions
+// are ToolFunction tools with Namespace set.
+const (
+	ToolFunction    ToolKind = "function"
+	ToolCustom      ToolKind = "custom"
+	ToolLocalShell  ToolKind = "local_shell"
+	ToolShell       ToolKind = "shell"
+	ToolApplyPatch  ToolKind = "apply_patch"
+	ToolComputerUse ToolKind = "computer_use_preview"
+)
+
+// Tool is a canonical client-side tool: only these fields survive the
+// deny-all policy, whatever else the client sent.
 type Tool struct {
-	Name        string
+	// Kind is "" or ToolFunction for a function tool.
+	Kind ToolKind
+	// Namespace and NamespaceDesc name the namespace tool a function was
+	// declared in ("" = top level).
+	Namespace     string
+	NamespaceDesc *string
+	// Format is a custom tool's input format ({"type":"text"} or a
+	// grammar), nil = free text.
+	Format json.RawMessage
+	// Config is a built-in client tool's declaration (local_shell, shell,
+	// apply_patch, computer_use_preview) rebuilt from its known fields.
+	Config json.RawMessage
+
+	Name        string          // a built-in client tool's name is its type
 	Description string          // "" when absent
 	Parameters  json.RawMessage // a JSON Schema object; {"type":"object","properties":{}} when absent
 	Strict      bool            // defaults to true in Responses

@@ -17,8 +17,11 @@ const maxToolName = 64
 var emptySchema = []byte(`{"type":"object","properties":{}}`)
 
 // parseTools reads "tools": flat Responses function tools and nested Chat
-// Completions ones alike. The index it fills answers tool_choice's lookups.
-func parseTools(v gjson.Result, index *nameIndex) ([]Tool, *Error) {
+// Completions ones, namespaces (flattened into their functions), custom
+// tools and the built-in tools the client executes. Provider-executed tools
+// are refused or dropped as the policy says. The index it fills answers
+// tool_choice's lookups.
+func (p *parser) parseTools(v gjson.Result) ([]Tool, *Error) {
 	switch {
 	case v.Type == gjson.Null:
 		return nil, nil
@@ -28,21 +31,38 @@ func parseTools(v gjson.Result, index *nameIndex) ([]Tool, *Error) {
 	tools := make([]Tool, 0, 4)
 	var err *Error
 	i := 0
+	add := func(w where, t Tool, nameField string) bool {
+		if p.tools.find(t.Name) >= 0 {
+			err = Invalid(w.at(nameField), "invalid_value", "Invalid '%s': duplicate function name '%s'. Tool names must be unique.", w.at(nameField), t.Name)
+			return false
+		}
+		p.tools.add(t.Name)
+		tools = append(tools, t)
+		return true
+	}
 	v.ForEach(func(_, el gjson.Result) bool {
 		w := where{base: "tools", i: i}
+		i++
+		typ := el.Get("type")
+		if el.IsObject() && typ.Type == gjson.String && typ.Str != "function" {
+			var ts []Tool
+			var fields []string
+			if ts, fields, err = p.parseOtherTool(w, typ.Str, el); err != nil {
+				return false
+			}
+			for k := range ts {
+				if !add(w, ts[k], fields[k]) {
+					return false
+				}
+			}
+			return true
+		}
 		var t Tool
 		var nameField string
 		if t, nameField, err = parseTool(w, el); err != nil {
 			return false
 		}
-		if index.find(t.Name) >= 0 {
-			err = Invalid(w.at(nameField), "invalid_value", "Invalid '%s': duplicate function name '%s'. Tool names must be unique.", w.at(nameField), t.Name)
-			return false
-		}
-		index.add(t.Name)
-		tools = append(tools, t)
-		i++
-		return true
+		return add(w, t, nameField)
 	})
 	return tools, err
 }
@@ -169,13 +189,12 @@ func validName(name string) bool {
 	return true
 }
 
-// hostedTool reports whether a tool type names an OpenAI server-side tool
-// (including dated variants such as web_search_preview_2025_03_11).
+// hostedTool reports whether a tool type names a tool the provider would
+// execute (including dated variants such as web_search_preview_2025_03_11).
 func hostedTool(typ string) bool {
 	switch typ {
-	case "file_search", "code_interpreter", "image_generation", "mcp", "local_shell",
-		"shell", "apply_patch", "custom", "tool_search":
+	case "file_search", "code_interpreter", "image_generation", "mcp", "tool_search":
 		return true
 	}
-	return strings.HasPrefix(typ, "web_search") || strings.HasPrefix(typ, "computer")
+	return strings.HasPrefix(typ, "web_search")
 }

@@ -41,10 +41,19 @@ func (p *parser) resolveToolChoice(v gjson.Result) *Error {
 	case "allowed_tools":
 		return p.allowedTools(v)
 	}
-	if hostedTool(typ) {
-		return errHosted("tool_choice.type", "Tool choice", typ)
+	if name, ok, err := p.choiceOther("tool_choice", typ, v); err != nil || ok {
+		if ok {
+			r.ToolChoice = ToolChoice{Mode: ChoiceFunction, Name: name}
+		}
+		return err
 	}
-	return errValue("tool_choice.type", typ, "function", "allowed_tools")
+	if hostedTool(typ) {
+		if p.policy == HostedRefuse {
+			return errHosted("tool_choice.type", "Tool choice", typ)
+		}
+		return nil // the tool was dropped, so forcing it means nothing: auto
+	}
+	return errValue("tool_choice.type", typ, "function", "custom", "allowed_tools")
 }
 
 // choiceName reads the tool named by a {"type":"function"} choice, flat
@@ -96,27 +105,65 @@ func (p *parser) allowedTools(v gjson.Result) *Error {
 		if typ, err = reqString(w.at, "type", el.Get("type")); err != nil {
 			return false
 		}
-		if typ != "function" {
-			if hostedTool(typ) {
-				err = errHosted(w.at("type"), "Tool", typ)
-			} else {
-				err = errValue(w.at("type"), typ, "function")
-			}
-			return false
-		}
 		var name string
-		if name, err = p.choiceName(w.at(""), el); err != nil {
-			return false
+		if typ == "function" {
+			if name, err = p.choiceName(w.at(""), el); err != nil {
+				return false
+			}
+			names = append(names, name)
+			return true
 		}
-		names = append(names, name)
-		return true
+		var ok bool
+		if name, ok, err = p.choiceOther(w.at(""), typ, el); ok {
+			names = append(names, name)
+		}
+		if err != nil || ok {
+			return err == nil
+		}
+		switch {
+		case !hostedTool(typ):
+			err = errValue(w.at("type"), typ, "function", "custom")
+		case p.policy == HostedRefuse:
+			err = errHosted(w.at("type"), "Tool", typ)
+		}
+		return err == nil // a dropped hosted tool is left out of the subset
 	})
 	if err != nil {
 		return err
 	}
 	if len(names) == 0 {
+		if i > 0 {
+			return nil // only dropped hosted tools were allowed: auto
+		}
 		return errEmptyArray("tool_choice.tools")
 	}
 	p.req.ToolChoice = ToolChoice{Mode: ChoiceAllowed, Allowed: names, AllowedMode: ToolChoiceMode(mode)}
 	return nil
+}
+
+// choiceOther resolves a choice of a custom tool ({"type":"custom","name"})
+// or of a built-in client tool ({"type":"shell"}) to the declared tool's
+// name; ok is false when typ is neither.
+func (p *parser) choiceOther(base, typ string, v gjson.Result) (name string, ok bool, err *Error) {
+	switch typ {
+	case "custom":
+		s, err := reqString(func(f string) string { return base + "." + f }, "name", v.Get("name"))
+		if err != nil {
+			return "", true, err
+		}
+		if t := p.req.Lookup(s); t == nil || t.Kind != ToolCustom {
+			return "", true, Invalid(base+".name", "invalid_value", "Invalid value for '%s.name': no custom tool named '%s' is declared in 'tools'.", base, s)
+		}
+		return s, true, nil
+	case "local_shell", "shell", "apply_patch", "computer_use_preview", "computer":
+		kind := ToolKind(typ)
+		if typ == "computer" {
+			kind = ToolComputerUse
+		}
+		if t := p.req.Lookup(string(kind)); t == nil || t.Kind != kind {
+			return "", true, Invalid(base+".type", "invalid_value", "Invalid value for '%s.type': no %s tool is declared in 'tools'.", base, typ)
+		}
+		return string(kind), true, nil
+	}
+	return "", false, nil
 }

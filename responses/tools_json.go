@@ -14,6 +14,27 @@ func (t *Tool) JSON() []byte {
 }
 
 func (t *Tool) appendJSON(b []byte) []byte {
+	switch t.Kind {
+	case ToolCustom:
+		b = append(b, `{"type":"custom","name":`...)
+		b = gjson.AppendJSONString(b, t.Name)
+		b = append(b, `,"description":`...)
+		if t.HasDesc {
+			b = gjson.AppendJSONString(b, t.Description)
+		} else {
+			b = append(b, "null"...)
+		}
+		b = append(b, `,"format":`...)
+		if len(t.Format) == 0 {
+			b = append(b, `{"type":"text"}`...)
+		} else {
+			b = append(b, t.Format...)
+		}
+		return append(b, '}')
+	case "", ToolFunction:
+	default:
+		return append(b, t.Config...)
+	}
 	b = append(b, `{"type":"function","name":`...)
 	b = gjson.AppendJSONString(b, t.Name)
 	b = append(b, `,"description":`...)
@@ -42,13 +63,58 @@ func ToolsJSON(tools []Tool) []byte {
 	}
 	b := make([]byte, 0, n)
 	b = append(b, '[')
-	for i := range tools {
+	for i := 0; i < len(tools); i++ {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = tools[i].appendJSON(b)
+		ns := tools[i].Namespace
+		if ns == "" {
+			b = tools[i].appendJSON(b)
+			continue
+		}
+		// The functions of one namespace are echoed as the namespace
+		// tool the client declared.
+		b = append(b, `{"type":"namespace","name":`...)
+		b = gjson.AppendJSONString(b, ns)
+		b = append(b, `,"description":`...)
+		if d := tools[i].NamespaceDesc; d != nil {
+			b = gjson.AppendJSONString(b, *d)
+		} else {
+			b = append(b, "null"...)
+		}
+		b = append(b, `,"tools":[`...)
+		for j := i; j < len(tools) && tools[j].Namespace == ns; j++ {
+			if j > i {
+				b = append(b, ',')
+			}
+			b = tools[j].appendJSON(b)
+			i = j
+		}
+		b = append(b, "]}"...)
 	}
 	return append(b, ']')
+}
+
+// appendToolRef writes the reference tool_choice uses for the declared
+// tool named name: {"type":"function","name"}, {"type":"custom","name"} or
+// {"type":"shell"}.
+func (r *Request) appendToolRef(b []byte, name string) []byte {
+	t := r.Lookup(name)
+	kind := ToolFunction
+	if t != nil && t.Kind != "" {
+		kind = t.Kind
+	}
+	switch kind {
+	case ToolFunction, ToolCustom:
+		b = append(b, `{"type":"`...)
+		b = append(b, kind...)
+		b = append(b, `","name":`...)
+		b = gjson.AppendJSONString(b, name)
+		return append(b, '}')
+	}
+	b = append(b, `{"type":`...)
+	b = gjson.AppendJSONString(b, gjson.GetBytes(t.Config, "type").Str)
+	return append(b, '}')
 }
 
 // ToolChoiceJSON returns the canonical Responses-form echo of tool_choice:
@@ -59,9 +125,7 @@ func (r *Request) ToolChoiceJSON() []byte {
 	c := &r.ToolChoice
 	switch c.Mode {
 	case ChoiceFunction:
-		b := append(make([]byte, 0, 36+len(c.Name)), `{"type":"function","name":`...)
-		b = gjson.AppendJSONString(b, c.Name)
-		return append(b, '}')
+		return r.appendToolRef(make([]byte, 0, 36+len(c.Name)), c.Name)
 	case ChoiceAllowed:
 		mode := c.AllowedMode
 		if mode == "" {
@@ -74,9 +138,7 @@ func (r *Request) ToolChoiceJSON() []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, `{"type":"function","name":`...)
-			b = gjson.AppendJSONString(b, name)
-			b = append(b, '}')
+			b = r.appendToolRef(b, name)
 		}
 		return append(b, "]}"...)
 	case ChoiceNone, ChoiceRequired:

@@ -54,18 +54,6 @@ func refuseBackground(v gjson.Result) *Error {
 	return errType("background", "a boolean", v)
 }
 
-// refusePrompt refuses reusable prompt templates, which live on the server.
-func refusePrompt(v gjson.Result) *Error {
-	switch {
-	case v.Type == gjson.Null:
-		return nil
-	case v.IsObject():
-		return errUnsupported("prompt", "unsupported_parameter",
-			"Unsupported parameter: 'prompt' is not supported: farebox stores no prompt templates; send the prompt as 'instructions' and 'input'.")
-	}
-	return errType("prompt", "an object", v)
-}
-
 // parseMetadata reads metadata, keeping the client's key order.
 func parseMetadata(v gjson.Result) ([]MetadataPair, *Error) {
 	switch {

@@ -10,14 +10,17 @@ func checkPairing(items []Item) *Error {
 	for i := range items {
 		it := &items[i]
 		switch it.Type {
-		case ItemFunctionCall:
+		case ItemFunctionCall, ItemCustomCall, ItemClientCall:
 			if idx.find(it.CallID) >= 0 {
 				return Invalid(where{base: "input", i: i}.at("call_id"), "invalid_value",
 					"Duplicate call_id '%s' in input: every function_call needs its own call_id.", it.CallID)
 			}
 			idx.add(it.CallID)
-		case ItemFunctionCallOutput:
+		case ItemFunctionCallOutput, ItemCustomCallOutput, ItemClientCallOutput:
 			k := idx.find(it.CallID)
+			if k < 0 && it.Wire == "local_shell_call_output" {
+				k = idx.find(localShellKey(items, it.CallID))
+			}
 			if k < 0 {
 				return Invalid("input", "", "No tool call found for function call output with call_id %s.", it.CallID)
 			}
@@ -34,6 +37,17 @@ func checkPairing(items []Item) *Error {
 		}
 	}
 	return nil
+}
+
+// localShellKey returns the call_id of the local_shell_call whose id is
+// id (a local_shell_call_output names the call by its item id), or "".
+func localShellKey(items []Item, id string) string {
+	for i := range items {
+		if items[i].Wire == "local_shell_call" && items[i].ID == id {
+			return items[i].CallID
+		}
+	}
+	return ""
 }
 
 // callIndex is a nameIndex of call_ids that also records which calls have

@@ -21,9 +21,22 @@ func TestParseRefusesMalformedAndUnsupportedRequests(t *testing.T) {
 	if len(cases) < 40 {
 		t.Fatalf("only %d cases", len(cases))
 	}
+	checkRefusals(t, cases, Parse)
+}
+
+func TestParseRefusesHostedToolsUnderRefusePolicy(t *testing.T) {
+	checkRefusals(t, requestcases.HostedRefused(), func(b []byte) (*Request, *Error) { return ParseWith(b, HostedRefuse) })
+	for _, c := range requestcases.HostedRefused() {
+		if _, err := Parse([]byte(c.Body)); err != nil {
+			t.Errorf("%s: refused under the drop policy: %s", c.Name, err.Message)
+		}
+	}
+}
+
+func checkRefusals(t *testing.T, cases []requestcases.Case, parse func([]byte) (*Request, *Error)) {
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
-			r, err := Parse([]byte(c.Body))
+			r, err := parse([]byte(c.Body))
 			if err == nil {
 				t.Fatalf("accepted: %+v", r)
 			}
@@ -57,7 +70,7 @@ func TestRefusalsExplainWhy(t *testing.T) {
 		body, contains string
 	}{
 		{base(`,"tools":[{"type":"web_search"}]`), "farebox runs no tools server-side"},
-		{base(`,"tools":[{"type":"mcp"}]`), "only accepts function tools"},
+		{base(`,"tools":[{"type":"mcp"}]`), "tools.hosted"},
 		{in(`{"type":"file_search_call","id":"fs"}`), "farebox runs no tools server-side"},
 		{base(fnTools + `,"tool_choice":{"type":"code_interpreter"}`), "farebox runs no tools server-side"},
 		{in(`{"type":"item_reference","id":"msg_1"}`), "stateless"},
@@ -66,7 +79,7 @@ func TestRefusalsExplainWhy(t *testing.T) {
 		{base(`,"previous_response_id":"resp_abc"`), "Previous response with id 'resp_abc' not found."},
 	}
 	for _, c := range cases {
-		_, err := Parse([]byte(c.body))
+		_, err := ParseWith([]byte(c.body), HostedRefuse)
 		if err == nil {
 			t.Errorf("%s: accepted", c.body)
 			continue

@@ -83,7 +83,6 @@ func Malformed() []Case {
 		{"conversation id", base(`,"conversation":"conv_1"`), "conversation", "unsupported_parameter", ""},
 		{"conversation object", base(`,"conversation":{"id":"conv_1"}`), "conversation", "unsupported_parameter", ""},
 		{"background true", base(`,"background":true`), "background", "unsupported_value", ""},
-		{"prompt template", base(`,"prompt":{"id":"pmpt_1","version":"2"}`), "prompt", "unsupported_parameter", ""},
 
 		// Metadata limits.
 		{"metadata not an object", base(`,"metadata":["a"]`), "metadata", "invalid_type", ""},
@@ -107,9 +106,7 @@ func Malformed() []Case {
 		{"unknown item type", in(`{"role":"user","content":"a"},{"type":"telepathy"}`), "input[1].type", "invalid_value", ""},
 		{"item_reference", in(`{"type":"item_reference","id":"msg_1"}`), "input[0].type", "unsupported_value", ""},
 		{"web_search_call item", in(`{"type":"web_search_call","id":"ws_1","status":"completed"}`), "input[0].type", "unsupported_value", ""},
-		{"computer_call_output item", in(`{"role":"user","content":"a"},{"type":"computer_call_output","call_id":"c"}`), "input[1].type", "unsupported_value", ""},
 		{"mcp_list_tools item", in(`{"type":"mcp_list_tools"}`), "input[0].type", "unsupported_value", ""},
-		{"custom_tool_call item", in(`{"type":"custom_tool_call","call_id":"c","name":"x","input":"y"}`), "input[0].type", "unsupported_value", ""},
 		{"message without role", in(`{"type":"message","content":"x"}`), "input[0].role", "missing_required_parameter", ""},
 		{"bad role", in(`{"role":"tool","content":"x"}`), "input[0].role", "invalid_value", "Invalid value: 'tool'. Supported values are: 'user', 'assistant', 'system', and 'developer'."},
 		{"message without content", in(`{"role":"user"}`), "input[0].content", "missing_required_parameter", ""},
@@ -129,6 +126,10 @@ func Malformed() []Case {
 		{"function_call_output without output", in(`{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c"}`), "input[1].output", "missing_required_parameter", ""},
 		{"function_call_output output a number", in(`{"type":"function_call_output","call_id":"c","output":1}`), "input[0].output", "invalid_type", ""},
 		{"function_call_output output_text part", in(`{"type":"function_call_output","call_id":"c","output":[{"type":"output_text","text":"a"}]}`), "input[0].output[0].type", "invalid_value", ""},
+		{"custom_tool_call without output", in(`{"type":"custom_tool_call","call_id":"c","name":"x","input":"y"}`), "input", "", "No tool output found for function call c."},
+		{"custom_tool_call input an object", in(`{"type":"custom_tool_call","call_id":"c","name":"x","input":{}}`), "input[0].input", "invalid_type", ""},
+		{"computer_call_output without call", in(`{"role":"user","content":"a"},{"type":"computer_call_output","call_id":"c","output":{}}`), "input", "", "No tool call found for function call output with call_id c."},
+		{"shell_call without call_id", in(`{"type":"shell_call","action":{"commands":["ls"]}}`), "input[0].call_id", "missing_required_parameter", ""},
 		{"reasoning without summary", in(`{"type":"reasoning","id":"rs_1"}`), "input[0].summary", "missing_required_parameter", ""},
 
 		// call_id pairing, in OpenAI's words.
@@ -142,18 +143,14 @@ func Malformed() []Case {
 		{"tools not an array", base(`,"tools":{"type":"function"}`), "tools", "invalid_type", ""},
 		{"tool not an object", base(`,"tools":["f"]`), "tools[0]", "invalid_type", ""},
 		{"tool without type", base(`,"tools":[{"name":"f"}]`), "tools[0].type", "missing_required_parameter", ""},
-		{"web_search tool", base(`,"tools":[{"type":"function","name":"a"},{"type":"web_search"}]`), "tools[1].type", "unsupported_value", ""},
-		{"web_search_preview dated tool", base(`,"tools":[{"type":"web_search_preview_2025_03_11"}]`), "tools[0].type", "unsupported_value", ""},
-		{"file_search tool", base(`,"tools":[{"type":"file_search","vector_store_ids":["vs_1"]}]`), "tools[0].type", "unsupported_value", ""},
-		{"code_interpreter tool", base(`,"tools":[{"type":"code_interpreter","container":{"type":"auto"}}]`), "tools[0].type", "unsupported_value", ""},
-		{"computer_use_preview tool", base(`,"tools":[{"type":"computer_use_preview"}]`), "tools[0].type", "unsupported_value", ""},
-		{"image_generation tool", base(`,"tools":[{"type":"image_generation"}]`), "tools[0].type", "unsupported_value", ""},
-		{"mcp tool", base(`,"tools":[{"type":"mcp","server_label":"x","server_url":"https://x"}]`), "tools[0].type", "unsupported_value", ""},
-		{"local_shell tool", base(`,"tools":[{"type":"local_shell"}]`), "tools[0].type", "unsupported_value", ""},
-		{"shell tool", base(`,"tools":[{"type":"shell"}]`), "tools[0].type", "unsupported_value", ""},
-		{"apply_patch tool", base(`,"tools":[{"type":"apply_patch"}]`), "tools[0].type", "unsupported_value", ""},
-		{"custom tool", base(`,"tools":[{"type":"custom","name":"grammar"}]`), "tools[0].type", "unsupported_value", ""},
-		{"unknown tool type", base(`,"tools":[{"type":"teleport"}]`), "tools[0].type", "invalid_value", "Invalid value: 'teleport'. Supported values are: 'function'."},
+		{"unknown tool type", base(`,"tools":[{"type":"teleport"}]`), "tools[0].type", "invalid_value", "Invalid value: 'teleport'. Supported values are: 'function', 'namespace', 'custom', 'local_shell', 'shell', 'apply_patch', and 'computer_use_preview'."},
+		{"namespace without tools", base(`,"tools":[{"type":"namespace","name":"ns"}]`), "tools[0].tools", "missing_required_parameter", ""},
+		{"namespace function without name", base(`,"tools":[{"type":"namespace","name":"ns","tools":[{"type":"function"}]}]`), "tools[0].tools[0].name", "missing_required_parameter", ""},
+		{"namespace duplicate function", base(`,"tools":[{"type":"function","name":"a"},{"type":"namespace","name":"ns","tools":[{"type":"function","name":"a"}]}]`), "tools[1].tools[0].name", "invalid_value", ""},
+		{"custom tool without name", base(`,"tools":[{"type":"custom"}]`), "tools[0].name", "missing_required_parameter", ""},
+		{"custom tool bad grammar syntax", base(`,"tools":[{"type":"custom","name":"g","format":{"type":"grammar","syntax":"ebnf","definition":"x"}}]`), "tools[0].format.syntax", "invalid_value", ""},
+		{"tool_choice undeclared custom", base(fnTools + `,"tool_choice":{"type":"custom","name":"a"}`), "tool_choice.name", "invalid_value", ""},
+		{"tool_choice undeclared shell", base(fnTools + `,"tool_choice":{"type":"shell"}`), "tool_choice.type", "invalid_value", ""},
 		{"tool without name", base(`,"tools":[{"type":"function","parameters":{}}]`), "tools[0].name", "missing_required_parameter", ""},
 		{"nested tool without name", base(`,"tools":[{"type":"function","function":{"parameters":{}}}]`), "tools[0].function.name", "missing_required_parameter", ""},
 		{"nested function not an object", base(`,"tools":[{"type":"function","function":"f"}]`), "tools[0].function", "invalid_type", ""},
@@ -174,13 +171,28 @@ func Malformed() []Case {
 		{"tool_choice chat form undeclared", base(fnTools + `,"tool_choice":{"type":"function","function":{"name":"zz"}}`), "tool_choice.function.name", "invalid_value", ""},
 		{"tool_choice function without name", base(fnTools + `,"tool_choice":{"type":"function"}`), "tool_choice.name", "missing_required_parameter", ""},
 		{"tool_choice without type", base(fnTools + `,"tool_choice":{"name":"a"}`), "tool_choice.type", "missing_required_parameter", ""},
-		{"tool_choice hosted", base(fnTools + `,"tool_choice":{"type":"web_search_preview"}`), "tool_choice.type", "unsupported_value", ""},
 		{"tool_choice unknown type", base(fnTools + `,"tool_choice":{"type":"magic"}`), "tool_choice.type", "invalid_value", ""},
 		{"allowed_tools undeclared", base(fnTools + `,"tool_choice":{"type":"allowed_tools","mode":"auto","tools":[{"type":"function","name":"a"},{"type":"function","name":"zz"}]}`), "tool_choice.tools[1].name", "invalid_value", ""},
 		{"allowed_tools chat form undeclared", base(fnTools + `,"tool_choice":{"type":"allowed_tools","mode":"auto","tools":[{"type":"function","function":{"name":"zz"}}]}`), "tool_choice.tools[0].function.name", "invalid_value", ""},
-		{"allowed_tools hosted", base(fnTools + `,"tool_choice":{"type":"allowed_tools","mode":"auto","tools":[{"type":"file_search"}]}`), "tool_choice.tools[0].type", "unsupported_value", ""},
 		{"allowed_tools bad mode", base(fnTools + `,"tool_choice":{"type":"allowed_tools","mode":"always","tools":[{"type":"function","name":"a"}]}`), "tool_choice.mode", "invalid_value", ""},
 		{"allowed_tools empty", base(fnTools + `,"tool_choice":{"type":"allowed_tools","mode":"auto","tools":[]}`), "tool_choice.tools", "empty_array", ""},
 		{"allowed_tools missing", base(fnTools + `,"tool_choice":{"type":"allowed_tools","mode":"auto"}`), "tool_choice.tools", "missing_required_parameter", ""},
+	}
+}
+
+// HostedRefused returns requests declaring provider-executed tools, each a
+// 400 when the gateway's tools.hosted policy is refuse (under drop they
+// pass without the tool).
+func HostedRefused() []Case {
+	return []Case{
+		{"web_search tool", base(`,"tools":[{"type":"function","name":"a"},{"type":"web_search"}]`), "tools[1].type", "unsupported_value", ""},
+		{"web_search_preview dated tool", base(`,"tools":[{"type":"web_search_preview_2025_03_11"}]`), "tools[0].type", "unsupported_value", ""},
+		{"file_search tool", base(`,"tools":[{"type":"file_search","vector_store_ids":["vs_1"]}]`), "tools[0].type", "unsupported_value", ""},
+		{"code_interpreter tool", base(`,"tools":[{"type":"code_interpreter","container":{"type":"auto"}}]`), "tools[0].type", "unsupported_value", ""},
+		{"image_generation tool", base(`,"tools":[{"type":"image_generation"}]`), "tools[0].type", "unsupported_value", ""},
+		{"mcp tool", base(`,"tools":[{"type":"mcp","server_label":"x","server_url":"https://x"}]`), "tools[0].type", "unsupported_value", ""},
+		{"tool_choice hosted", base(fnTools + `,"tool_choice":{"type":"web_search_preview"}`), "tool_choice.type", "unsupported_value", ""},
+		{"allowed_tools hosted", base(fnTools + `,"tool_choice":{"type":"allowed_tools","mode":"auto","tools":[{"type":"file_search"}]}`), "tool_choice.tools[0].type", "unsupported_value", ""},
+		{"shell in a hosted container", base(`,"tools":[{"type":"shell","environment":{"type":"container_auto"}}]`), "tools[0].type", "unsupported_value", ""},
 	}
 }
