@@ -121,12 +121,14 @@ func (p *Proxy) refused(res *http.Response) error {
 }
 
 // refusalError is the OpenAI-shaped error for a payment the proxy did not
-// make. It is a 402 with X-Should-Retry: false. A 429 would be retried:
-// the openai SDKs (Node, Python, Go) retry 429s with backoff, and Codex
-// retries 429s and 5xx its request_max_retries times before giving up,
-// all paying nothing but waiting for nothing; a budget does not refill
-// with time. A 402 is retried by none of them, and Codex prints its
-// status and the error message, which says what to change.
+// make: a 402 with X-Should-Retry: false. The openai SDKs (Node, Python,
+// Go) never retry a 402 and show its message. A 429 would be worse: the
+// SDKs retry it with backoff, and Codex turns a 429 into "exceeded retry
+// limit" (or, by its error type, a ChatGPT plan message), dropping ours.
+// Codex retries a 402 like any unexpected status, its stream_max_retries
+// times (5 by default), each refused again without paying, then prints
+// "unexpected status 402 Payment Required:" and this message, which says
+// what to change; a budget does not refill with time, so nothing waits.
 func refusalError(why error, budget *big.Int) *responses.Error {
 	var over *overBudget
 	if errors.As(why, &over) {
