@@ -29,6 +29,7 @@ type tab struct {
 
 	mu      sync.Mutex
 	held    *big.Int // this request's ceiling in p.held; nil when none
+	signed  bool     // an authorization for held was signed and sent
 	refusal error
 }
 
@@ -42,7 +43,7 @@ func tabFrom(ctx context.Context) *tab {
 // hooks are the paying transport's callbacks for this request; the
 // context that carries them carries the tab too (see ServeHTTP).
 func (t *tab) hooks() *payer.Hooks {
-	return &payer.Hooks{Authorize: t.authorize, Void: t.void, Settled: t.settled, Refused: t.refused}
+	return &payer.Hooks{Authorize: t.authorize, Signed: t.sign, Void: t.void, Settled: t.settled, Refused: t.refused}
 }
 
 // authorize holds req's ceiling against the budget before it is signed;
@@ -66,6 +67,13 @@ func (t *tab) authorize(req *x402.Requirement) error {
 	t.held = new(big.Int).Set(req.Amount)
 	p.held.Add(p.held, t.held)
 	return nil
+}
+
+// sign notes that the held ceiling may now be spent.
+func (t *tab) sign(*x402.Requirement, *x402.Payment) {
+	t.mu.Lock()
+	t.signed = true
+	t.mu.Unlock()
 }
 
 // void releases the ceiling of an authorization proven never spendable.
@@ -117,10 +125,12 @@ func (t *tab) settled(s *payer.Settlement) {
 	fmt.Fprintf(p.log, "%s total=%s USDC\n", line, x402.FormatUSDC(total))
 }
 
+// refused keeps why the 402 was not paid; nothing was signed for it.
 func (t *tab) refused(err error) {
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	t.refusal = err
-	t.mu.Unlock()
+	t.release()
 }
 
 // close ends the request: a ceiling still held was signed and sent but no
@@ -129,6 +139,10 @@ func (t *tab) close() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.held == nil {
+		return
+	}
+	if !t.signed {
+		t.release() // authorized, but no offer could be signed
 		return
 	}
 	p := t.p
