@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/farebox/farebox/responses"
 	"gopkg.in/yaml.v3"
 )
 
@@ -39,10 +40,31 @@ type Config struct {
 
 	Limits  LimitsConfig  `yaml:"limits"`
 	CORS    CORSConfig    `yaml:"cors"`
+	Tools   ToolsConfig   `yaml:"tools"`
 	Metrics MetricsConfig `yaml:"metrics"`
 
 	Payments PaymentsConfig `yaml:"payments"`
 	Models   []ModelConfig  `yaml:"models"`
+}
+
+// ToolsConfig is the tool policy an operator chooses. Tools the client
+// executes always pass; this decides about tools the provider would execute.
+type ToolsConfig struct {
+	// Hosted is "drop" (default: such tools are removed from the request,
+	// named in the Farebox-Dropped-Tools header and logged) or "refuse"
+	// (the request is answered 400).
+	Hosted string `yaml:"hosted"`
+}
+
+// hostedPolicy is the parser's form of Hosted, or an error naming the key.
+func (t ToolsConfig) hostedPolicy() (responses.HostedPolicy, error) {
+	switch t.Hosted {
+	case "", "drop":
+		return responses.HostedDrop, nil
+	case "refuse":
+		return responses.HostedRefuse, nil
+	}
+	return 0, fmt.Errorf("tools.hosted: want drop or refuse, got %q", t.Hosted)
 }
 
 // LimitsConfig bounds what one client can hold: connections, requests in
@@ -310,6 +332,7 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 	set("FAREBOX_ADDR", &c.Addr)
 	set("FAREBOX_PUBLIC_URL", &c.PublicURL)
 	set("FAREBOX_LOG_LEVEL", &c.LogLevel)
+	set("FAREBOX_TOOLS_HOSTED", &c.Tools.Hosted)
 	set("FAREBOX_PAY_TO", &c.Payments.PayTo)
 	set("FAREBOX_SETTLE", &c.Payments.Settle)
 	set("FAREBOX_SETTLER", &c.Payments.Settler)

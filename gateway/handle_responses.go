@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/farebox/farebox/responses"
@@ -32,11 +33,14 @@ func (s *Server) handleResponses(c echo.Context) error {
 			return s.refund(c, o)
 		}
 	}
-	req, perr := responses.Parse(body)
+	req, perr := responses.ParseWith(body, s.hosted)
 	if perr != nil {
 		return perr
 	}
 	c.Set(modelKey, req.Model)
+	if len(req.DroppedTools) > 0 {
+		s.droppedTools(c, req)
+	}
 	rt, ok := s.routes[req.Model]
 	if !ok {
 		return errModelNotFound(req.Model)
@@ -65,6 +69,19 @@ func (s *Server) handleResponses(c echo.Context) error {
 		receiptHeader(c.Response().Header(), ch)
 	}
 	return s.serve(c, rt, req, ch, len(body))
+}
+
+// droppedToolsHeader names, on an answer, the provider-executed tools the
+// request declared and farebox left out (tools.hosted: drop).
+const droppedToolsHeader = "Farebox-Dropped-Tools"
+
+// droppedTools makes the tools.hosted drop visible: to the client in a
+// header (set before anything is written, so every answer carries it) and
+// to the operator in the log.
+func (s *Server) droppedTools(c echo.Context, req *responses.Request) {
+	c.Response().Header().Set(droppedToolsHeader, strings.Join(req.DroppedTools, ", "))
+	s.log.Info("provider-executed tools dropped", "model", req.Model, "tools", req.DroppedTools,
+		"request_id", c.Response().Header().Get(echo.HeaderXRequestID))
 }
 
 // serve runs the model through one emitter (the sink decides between SSE

@@ -23,7 +23,7 @@ func (s *Server) cors() echo.MiddlewareFunc {
 		AllowMethods: []string{http.MethodGet, http.MethodPost, http.MethodOptions},
 		AllowHeaders: []string{"*", "Authorization", "Content-Type", "PAYMENT-SIGNATURE", "X-PAYMENT"},
 		ExposeHeaders: []string{"PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE",
-			"X-Request-Id", "Retry-After", "Retry-After-Ms", "X-Should-Retry"},
+			"X-Request-Id", "Retry-After", "Retry-After-Ms", "X-Should-Retry", droppedToolsHeader},
 	})
 }
 

@@ -65,7 +65,10 @@ func parseTokenPrice(c *TokenPriceConfig) (*tokenPrice, error) {
 // out*output) / 1e6) atomic units, capped at the ceiling.
 func (tp *tokenPrice) charge(u responses.Usage) *big.Int {
 	sum := new(big.Int).Mul(big.NewInt(max(u.InputTokens, 0)), tp.input)
-	sum.Add(sum, new(big.Int).Mul(big.NewInt(max(u.OutputTokens, 0)), tp.output))
+	// Reasoning tokens are output tokens (OpenAI counts them inside
+	// output_tokens); an upstream that reports them apart is still charged
+	// for at least that many.
+	sum.Add(sum, new(big.Int).Mul(big.NewInt(max(u.OutputTokens, u.ReasoningTokens, 0)), tp.output))
 	sum.Add(sum, new(big.Int).Sub(million, big.NewInt(1)))
 	sum.Quo(sum, million)
 	if sum.Cmp(tp.ceiling) > 0 {
@@ -132,6 +135,21 @@ func (m *meter) StartCall(callID, name string) error {
 func (m *meter) Arguments(delta string) error {
 	m.outBytes += len(delta)
 	return m.Output.Arguments(delta)
+}
+
+func (m *meter) StartCustomCall(callID, name string) error {
+	m.outBytes += len(name)
+	return m.Output.StartCustomCall(callID, name)
+}
+
+func (m *meter) ReasoningSummary(index int, delta string) error {
+	m.outBytes += len(delta)
+	return m.Output.ReasoningSummary(index, delta)
+}
+
+func (m *meter) ClientCall(wire, callID string, fields []byte) error {
+	m.outBytes += len(fields)
+	return m.Output.ClientCall(wire, callID, fields)
 }
 
 func (m *meter) SetUsage(u responses.Usage) {

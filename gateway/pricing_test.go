@@ -31,6 +31,22 @@ func TestTokenPriceChargeRoundsUpAndCaps(t *testing.T) {
 	}
 }
 
+// Reasoning tokens are billed as output: inside output_tokens as OpenAI
+// reports them, and at least reasoning_tokens when an upstream reports
+// them apart (output_tokens smaller).
+func TestTokenPriceChargesReasoningAsOutput(t *testing.T) {
+	tp, err := parseTokenPrice(&TokenPriceConfig{Input: "0", Output: "1", MaxPerCall: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tp.charge(responses.Usage{OutputTokens: 1000, ReasoningTokens: 900}); got.Int64() != 1000 {
+		t.Errorf("reasoning inside output: %s, want 1000", got)
+	}
+	if got := tp.charge(responses.Usage{OutputTokens: 100, ReasoningTokens: 900}); got.Int64() != 900 {
+		t.Errorf("reasoning reported apart: %s, want 900", got)
+	}
+}
+
 func TestBoundOutputKeepsTheCeiling(t *testing.T) {
 	tp, _ := parseTokenPrice(&TokenPriceConfig{Input: "1", Output: "10", MaxPerCall: "0.001"}) // 1000 atomic
 	req := &responses.Request{}

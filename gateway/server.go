@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/farebox/farebox/responses"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 )
@@ -19,6 +20,7 @@ import (
 // Server is one farebox instance.
 type Server struct {
 	cfg     Config
+	hosted  responses.HostedPolicy // tools.hosted
 	log     *slog.Logger
 	echo    *echo.Echo
 	http    *http.Server
@@ -43,7 +45,11 @@ type Server struct {
 // (in-process models and chains, test doubles).
 func New(cfg Config, opts Options) (*Server, error) {
 	cfg = cfg.withDefaults()
-	s := &Server{cfg: cfg, log: opts.logger(cfg.LogLevel), metrics: newMetrics()}
+	hosted, err := cfg.Tools.hostedPolicy()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, hosted: hosted, log: opts.logger(cfg.LogLevel), metrics: newMetrics()}
 	pay, err := newPayments(cfg, opts, s.log)
 	if err != nil {
 		return nil, err

@@ -45,13 +45,34 @@ const (
 // (without quotes), built delta by delta, so done events and the final
 // object never escape twice and always equal the concatenated deltas.
 type outItem struct {
-	call   bool
+	kind   itemKind
 	id     string
-	callID string // function call
-	name   string // function call
+	callID string // calls
+	name   string // function and custom calls
+	ns     string // function and custom calls: the tool's namespace
 	status string
 	body   []byte
+
+	// reasoning: the escaped text of each summary part, and the
+	// encrypted content (sent only when the request includes it)
+	summary   [][]byte
+	encrypted string
+	// client calls (local_shell_call, ...): the wire type and the item's
+	// own fields as an object
+	wire   string
+	fields []byte
 }
+
+// itemKind is what an output item is.
+type itemKind uint8
+
+const (
+	itemMessage itemKind = iota
+	itemFunction
+	itemCustom
+	itemReasoning
+	itemClient
+)
 
 // Emitter turns model output ("text delta", "start call", "arguments delta",
 // "usage", "finish") into Responses events and the final response object,
@@ -76,6 +97,7 @@ type Emitter struct {
 	output   []outItem
 	open     bool // output[len-1] is open
 	dropping bool // a dropped call is "open": its argument deltas vanish
+	partOpen bool // the open reasoning item has an open summary part
 	callIDs  map[string]bool
 	calls    int64
 
@@ -136,7 +158,7 @@ func (e *Emitter) Text(delta string) error {
 	if delta == "" {
 		return nil
 	}
-	if e.dropping || (e.open && e.last().call) {
+	if e.dropping || (e.open && e.last().kind != itemMessage) {
 		e.closeOpen(respCompleted)
 	}
 	if !e.open {
@@ -158,11 +180,18 @@ func (e *Emitter) Text(delta string) error {
 // generated id. A call the request does not permit is dropped: it and its
 // argument deltas never leave.
 func (e *Emitter) StartCall(callID, name string) error {
+	return e.startCall(outItem{kind: itemFunction, name: name}, callID)
+}
+
+// startCall opens the call item it (kind, name and for client calls wire
+// and fields set) unless the policy drops it.
+func (e *Emitter) startCall(it outItem, callID string) error {
+	kind, name := it.kind, it.name
 	if e.status != "" {
 		return ErrFinished
 	}
 	e.closeOpen(respCompleted)
-	if why := e.denial(name); why != "" {
+	if why := e.denial(name, kind); why != "" {
 		e.dropped++
 		if e.denyName == "" {
 			e.denyName, e.denyWhy = name, why
@@ -179,7 +208,18 @@ func (e *Emitter) StartCall(callID, name string) error {
 		e.callIDs = make(map[string]bool, 4)
 	}
 	e.callIDs[callID] = true
-	e.openItem(outItem{call: true, id: e.opts.IDs("fc_"), callID: callID, name: name})
+	prefix := "fc_"
+	switch kind {
+	case itemCustom:
+		prefix = "ctc_"
+	case itemClient:
+		prefix, it.name = clientCallPrefix[it.wire], ""
+	}
+	it.id, it.callID = e.opts.IDs(prefix), callID
+	if t := e.req.Lookup(name); t != nil {
+		it.ns = t.Namespace
+	}
+	e.openItem(it)
 	return e.sinkErr
 }
 
@@ -191,7 +231,7 @@ func (e *Emitter) Arguments(delta string) error {
 	if e.dropping {
 		return e.sinkErr
 	}
-	if !e.open || !e.last().call {
+	if !e.open || (e.last().kind != itemFunction && e.last().kind != itemCustom) {
 		return ErrNoOpenCall
 	}
 	if delta == "" {
@@ -200,12 +240,16 @@ func (e *Emitter) Arguments(delta string) error {
 	it := e.last()
 	e.scratch = outEscaped(e.scratch[:0], delta)
 	it.body = append(it.body, e.scratch...)
-	b := e.begin("response.function_call_arguments.delta")
+	typ := "response.function_call_arguments.delta"
+	if it.kind == itemCustom {
+		typ = "response.custom_tool_call_input.delta"
+	}
+	b := e.begin(typ)
 	b = e.outItemRef(b)
 	b = append(b, `,"delta":"`...)
 	b = append(b, e.scratch...)
 	b = append(b, `"}`...)
-	return e.emit("response.function_call_arguments.delta", b)
+	return e.emit(typ, b)
 }
 
 // SetUsage records token usage for the final response.
@@ -379,13 +423,25 @@ func (e *Emitter) emitPartAdded() {
 // dropped call.
 func (e *Emitter) closeOpen(status string) {
 	e.dropping = false
+	if e.open && e.last().kind == itemReasoning {
+		e.closeSummaryPart()
+	}
 	if !e.open {
 		return
 	}
 	e.open = false
 	it := e.last()
 	it.status = status
-	if it.call {
+	switch it.kind {
+	case itemCustom:
+		b := e.begin("response.custom_tool_call_input.done")
+		b = e.outItemRef(b)
+		b = append(b, `,"input":"`...)
+		b = append(b, it.body...)
+		b = append(b, `"}`...)
+		_ = e.emit("response.custom_tool_call_input.done", b)
+	case itemReasoning, itemClient:
+	case itemFunction:
 		if len(it.body) == 0 {
 			it.body = append(it.body, "{}"...)
 		}
@@ -397,7 +453,7 @@ func (e *Emitter) closeOpen(status string) {
 		b = append(b, it.body...)
 		b = append(b, `"}`...)
 		_ = e.emit("response.function_call_arguments.done", b)
-	} else {
+	default:
 		b := e.begin("response.output_text.done")
 		b = e.outItemRef(b)
 		b = append(b, `,"content_index":0,"text":"`...)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/farebox/farebox/schemas"
+	"github.com/tidwall/gjson"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden/*.sse from the emitter")
@@ -71,12 +72,31 @@ func goldenCases() []goldenCase {
 		{name: "tool_choice_none", req: Request{Tools: weather, ToolChoice: ToolChoice{Mode: ChoiceNone}, ParallelToolCalls: true},
 			steps:  []step{text("I will not call tools."), startCall("call_A", "get_weather"), args(`{"city":"Rome"}`), usage},
 			status: "completed"},
+		{name: "reasoning_then_custom_call", req: Request{Tools: codexTools, ParallelToolCalls: true, Include: []string{"reasoning.encrypted_content"}},
+			steps: []step{{op: "reasoning"}, {op: "summary", a: "0", b: "Patching "}, {op: "summary", a: "0", b: "the file."},
+				{op: "summary", a: "1", b: "Then listing."}, {op: "encrypted", a: "gAAAA-opaque"},
+				{op: "custom", a: "call_P", b: "apply_patch"}, args("*** Begin Patch\n"), args("*** End Patch\n"),
+				startCall("call_L", "list_agents"), {op: "client", a: "shell_call", b: `{"call_id":"call_S","action":{"commands":["ls"]}}`}, usage},
+			status: "completed"},
+		{name: "reasoning_without_include", req: Request{ParallelToolCalls: true},
+			steps:  []step{{op: "reasoning"}, {op: "summary", a: "0", b: "Thinking."}, {op: "encrypted", a: "gAAAA-not-asked-for"}, text("Done.")},
+			status: "completed"},
 		{name: "receipt_in_band", req: Request{ParallelToolCalls: true},
 			steps:  []step{text("Paid answer.")},
 			extra:  map[string]json.RawMessage{"x402": json.RawMessage(`{"success":true,"transaction":"0xabc","network":"eip155:84532"}`)},
 			status: "completed"},
 	}
 }
+
+// codexTools are tools of the kinds Codex declares: a custom tool, a
+// function of a namespace, and the built-in shell.
+var codexTools = []Tool{
+	{Kind: ToolCustom, Name: "apply_patch", Description: "Edit files.", HasDesc: true, Format: json.RawMessage(`{"type":"grammar","syntax":"lark","definition":"start: /.+/"}`)},
+	{Name: "list_agents", Namespace: "multi_agent", Strict: true, Parameters: json.RawMessage(`{"type":"object","properties":{}}`)},
+	{Kind: ToolShell, Name: "shell", Config: json.RawMessage(`{"type":"shell"}`)},
+}
+
+func gjsonGet(raw, path string) string { return gjson.Get(raw, path).Str }
 
 // drive plays the script on em and ends the response.
 func (gc goldenCase) drive(t *testing.T, em *Emitter) {
@@ -90,8 +110,18 @@ func (gc goldenCase) drive(t *testing.T, em *Emitter) {
 			err = em.StartCall(s.a, s.b)
 		case "args":
 			err = em.Arguments(s.a)
+		case "custom":
+			err = em.StartCustomCall(s.a, s.b)
+		case "reasoning":
+			err = em.StartReasoning()
+		case "summary":
+			err = em.ReasoningSummary(int(s.a[0]-'0'), s.b)
+		case "encrypted":
+			err = em.ReasoningEncrypted(s.a)
+		case "client":
+			err = em.ClientCall(s.a, gjsonGet(s.b, "call_id"), []byte(s.b))
 		case "usage":
-			em.SetUsage(Usage{InputTokens: 20, CachedTokens: 4, OutputTokens: 7})
+			em.SetUsage(Usage{InputTokens: 20, CachedTokens: 4, OutputTokens: 7, ReasoningTokens: 3})
 		case "incomplete":
 			em.Incomplete(s.a)
 		}

@@ -19,10 +19,17 @@ type Model interface {
 
 // Output is the half of *Emitter a model writes to, so a model can feed
 // output but never end a response, read its state or reach the writer.
+// Arguments feeds the open function call's arguments or the open custom
+// call's input.
 type Output interface {
 	Text(delta string) error
 	StartCall(callID, name string) error
 	Arguments(delta string) error
+	StartCustomCall(callID, name string) error
+	StartReasoning() error
+	ReasoningSummary(index int, delta string) error
+	ReasoningEncrypted(content string) error
+	ClientCall(wire, callID string, fields []byte) error
 	SetUsage(u Usage)
 	Incomplete(reason string)
 }

@@ -98,13 +98,20 @@ func outOr(s, def string) string {
 
 // outItemJSON writes one output item as it stands.
 func outItemJSON(dst []byte, it *outItem) []byte {
-	if it.call {
+	switch it.kind {
+	case itemCustom, itemReasoning, itemClient:
+		return outOtherItemJSON(dst, it)
+	case itemFunction:
 		dst = append(dst, `{"type":"function_call","id":`...)
 		dst = outString(dst, it.id)
 		dst = outKey(dst, "call_id")
 		dst = outString(dst, it.callID)
 		dst = outKey(dst, "name")
 		dst = outString(dst, it.name)
+		if it.ns != "" {
+			dst = outKey(dst, "namespace")
+			dst = outString(dst, it.ns)
+		}
 		dst = outKey(dst, "arguments")
 		dst = append(dst, '"')
 		dst = append(dst, it.body...)

@@ -34,9 +34,14 @@ func (e *Emitter) Denied() *Error {
 	return &Error{Status: 502, Type: "server_error", Code: "tool_call_denied", Message: msg + "; farebox does not pass such calls on, and the model produced nothing else"}
 }
 
-// denial says why a call to name may not leave, or "" when it may.
-func (e *Emitter) denial(name string) string {
+// denial says why a call of kind to name may not leave, or "" when it may.
+// A call must match the kind of the declared tool: a custom tool is not
+// called with JSON arguments, nor a function with free text.
+func (e *Emitter) denial(name string, kind itemKind) string {
 	r := e.req
+	if t := r.Lookup(name); t != nil && toolItemKind(t.Kind) != kind && r.ToolChoice.Mode != ChoiceNone {
+		return "undeclared"
+	}
 	if !r.Permits(name) {
 		switch {
 		case r.ToolChoice.Mode == ChoiceNone:
@@ -66,4 +71,15 @@ func outDeclared(tools []Tool, name string) bool {
 		}
 	}
 	return false
+}
+
+// toolItemKind is the kind of output item a call of a tool of kind k is.
+func toolItemKind(k ToolKind) itemKind {
+	switch k {
+	case "", ToolFunction:
+		return itemFunction
+	case ToolCustom:
+		return itemCustom
+	}
+	return itemClient
 }

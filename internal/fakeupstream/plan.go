@@ -18,6 +18,7 @@ const (
 	modeCall
 	modeFixture
 	modeStatus
+	modeReason
 )
 
 // plan is what a model name asks for, parsed once per distinct name.
@@ -67,6 +68,8 @@ func parsePlan(model string, o Options) *plan {
 		p.mode = modeEcho
 	case "call":
 		p.mode, p.arg = modeCall, arg
+	case "reason":
+		p.mode = modeReason
 	case "fixture":
 		p.mode, p.arg = modeFixture, arg
 	case "status":

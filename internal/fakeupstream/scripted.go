@@ -35,19 +35,32 @@ func (s *Server) fixed(c call) {
 func (s *Server) scripted(c call) {
 	t := readTurn(c.body, c.api)
 	o := output{model: gjson.GetBytes(c.body, "model").Str, in: int64(len(c.body)/4 + 1)}
+	calling := c.plan.mode == modeCall || c.plan.mode == modeReason
+	if c.plan.mode == modeReason {
+		o.reasoning = true
+		for _, inc := range gjson.GetBytes(c.body, "include").Array() {
+			if inc.Str == "reasoning.encrypted_content" {
+				o.encrypted = fmt.Sprintf("enc:%d-items", len(gjson.GetBytes(c.body, "input").Array()))
+			}
+		}
+	}
 	switch {
-	case c.plan.mode == modeCall && len(t.outputs) > 0:
+	case calling && len(t.outputs) > 0:
 		o.text = "Tool results: " + strings.Join(t.outputs, "; ")
 		if t.images > 0 {
 			o.text += fmt.Sprintf(" (+%d image(s))", t.images)
 		}
-	case c.plan.mode == modeCall && (c.plan.arg != "" || len(t.tools) > 0):
+	case calling && (c.plan.arg != "" || len(t.tools) > 0):
 		names := t.tools
 		if c.plan.arg != "" {
 			names = []string{c.plan.arg}
 		}
 		for i, n := range names {
-			o.calls = append(o.calls, scriptedCall{callID: "call_fake" + strconv.Itoa(i), name: n, args: "{}"})
+			sc := scriptedCall{callID: "call_fake" + strconv.Itoa(i), name: n, args: "{}"}
+			if c.plan.mode == modeReason && t.custom[n] {
+				sc.custom, sc.args = true, "*** Begin Patch\n*** End Patch\n"
+			}
+			o.calls = append(o.calls, sc)
 		}
 	default:
 		o.text = t.lastUser
@@ -64,6 +77,7 @@ func (s *Server) scripted(c call) {
 type turn struct {
 	lastUser string
 	tools    []string
+	custom   map[string]bool // the declared tools of type custom
 	outputs  []string
 	images   int
 }
@@ -77,6 +91,12 @@ func readTurn(body []byte, a api) turn {
 		}
 		if name != "" {
 			t.tools = append(t.tools, name)
+		}
+		if tool.Get("type").Str == "custom" {
+			if t.custom == nil {
+				t.custom = map[string]bool{}
+			}
+			t.custom[name] = true
 		}
 		return true
 	})
@@ -101,9 +121,9 @@ func (t *turn) readResponses(items []gjson.Result) {
 		typ := it.Get("type").Str
 		role := it.Get("role").Str
 		switch {
-		case typ == "function_call" || role == "assistant":
+		case typ == "function_call" || typ == "custom_tool_call" || role == "assistant":
 			return
-		case typ == "function_call_output":
+		case typ == "function_call_output" || typ == "custom_tool_call_output":
 			text, imgs := partsText(it.Get("output"))
 			t.outputs = append([]string{it.Get("call_id").Str + ": " + text}, t.outputs...)
 			t.images += imgs

@@ -7,6 +7,10 @@
 //	"echo"                 echoes the last user message
 //	"call", "call:NAME"    calls every declared tool (or NAME) with "{}"; answers
 //	                       with the tool outputs once the conversation ends with them
+//	"reason"               as "call", as a reasoning model: a reasoning item first
+//	                       (two summary parts streamed, encrypted_content when include
+//	                       asks for it, reasoning tokens in usage), custom tools called
+//	                       with free-text input (custom_tool_call_input deltas)
 //	"fixture:NAME"         replays fixtures/NAME.<chat|responses>.sse byte for byte
 //	"status:CODE"          fails with HTTP CODE (400, 401, 403, 429, 500, ...)
 //	"status:timeout"       never answers (until the client gives up)
@@ -198,7 +202,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, a api) {
 		s.fail(req)
 	case modeFixture:
 		s.replay(req)
-	case modeEcho, modeCall:
+	case modeEcho, modeCall, modeReason:
 		s.scripted(req)
 	default:
 		s.fixed(req)

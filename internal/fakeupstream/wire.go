@@ -11,9 +11,25 @@ type output struct {
 	text  string
 	calls []scriptedCall
 	in    int64 // input tokens reported
+	// reasoning puts a reasoning item first; encrypted is its
+	// encrypted_content ("" = not asked for).
+	reasoning bool
+	encrypted string
 }
 
-type scriptedCall struct{ callID, name, args string }
+// reasoningSummary is the reasoning item's summary, part by part.
+var reasoningSummary = []string{"Reading the request.", "Choosing the tools."}
+
+// reasoningTokens is what a reasoning answer reports as
+// output_tokens_details.reasoning_tokens (and counts in output_tokens).
+const reasoningTokens = 5
+
+// scriptedCall is a function call, or a custom tool call whose args is its
+// free-text input.
+type scriptedCall struct {
+	callID, name, args string
+	custom             bool
+}
 
 // deltas splits text into word-sized deltas, the way models stream.
 func deltas(text string) []string {
@@ -33,6 +49,9 @@ func deltas(text string) []string {
 
 func (o output) outTokens() int64 {
 	n := int64(len(deltas(o.text)))
+	if o.reasoning {
+		n += reasoningTokens
+	}
 	for _, c := range o.calls {
 		n += int64(len(c.args)/4 + 1)
 	}
@@ -86,11 +105,29 @@ func (o output) responsesItems(done bool) []any {
 		status = "in_progress"
 	}
 	var items []any
+	if o.reasoning {
+		var summary []any
+		if done {
+			for _, s := range reasoningSummary {
+				summary = append(summary, obj{"type": "summary_text", "text": s})
+			}
+		}
+		it := obj{"type": "reasoning", "id": "rs_fake0", "summary": append([]any{}, summary...)}
+		if done && o.encrypted != "" {
+			it["encrypted_content"] = o.encrypted
+		}
+		items = append(items, it)
+	}
 	if o.text != "" {
 		items = append(items, obj{"type": "message", "id": "msg_fake0", "status": status, "role": "assistant",
 			"content": []any{obj{"type": "output_text", "text": o.text, "annotations": []any{}, "logprobs": []any{}}}})
 	}
 	for i, c := range o.calls {
+		if c.custom {
+			items = append(items, obj{"type": "custom_tool_call", "id": "ctc_fake" + strconv.Itoa(i), "call_id": c.callID,
+				"name": c.name, "input": c.args, "status": status})
+			continue
+		}
 		items = append(items, obj{"type": "function_call", "id": "fc_fake" + strconv.Itoa(i), "call_id": c.callID,
 			"name": c.name, "arguments": c.args, "status": status})
 	}
@@ -105,7 +142,7 @@ func (o output) responsesObject(status string, output []any) obj {
 	}
 	if status == "completed" {
 		r["usage"] = obj{"input_tokens": o.in, "input_tokens_details": obj{"cached_tokens": 0},
-			"output_tokens": o.outTokens(), "output_tokens_details": obj{"reasoning_tokens": 0},
+			"output_tokens": o.outTokens(), "output_tokens_details": obj{"reasoning_tokens": o.reasoningTokens()},
 			"total_tokens": o.in + o.outTokens()}
 	}
 	return r
@@ -127,22 +164,56 @@ func (o output) responsesStream() [][]byte {
 	done := o.responsesItems(true)
 	open := o.responsesItems(false)
 	idx := 0
-	if o.text != "" {
-		item := open[0].(obj)
-		item["content"] = []any{}
-		ev("response.output_item.added", obj{"output_index": 0, "item": item})
-		part := obj{"type": "output_text", "text": "", "annotations": []any{}, "logprobs": []any{}}
-		ev("response.content_part.added", obj{"item_id": "msg_fake0", "output_index": 0, "content_index": 0, "part": part})
-		for _, d := range deltas(o.text) {
-			ev("response.output_text.delta", obj{"item_id": "msg_fake0", "output_index": 0, "content_index": 0, "delta": d, "logprobs": []any{}})
+	if o.reasoning {
+		ev("response.output_item.added", obj{"output_index": 0, "item": open[0]})
+		for k, s := range reasoningSummary {
+			ref := obj{"item_id": "rs_fake0", "output_index": 0, "summary_index": k}
+			with := func(k string, v any) obj {
+				m := obj{k: v}
+				for rk, rv := range ref {
+					m[rk] = rv
+				}
+				return m
+			}
+			ev("response.reasoning_summary_part.added", with("part", obj{"type": "summary_text", "text": ""}))
+			for _, d := range deltas(s) {
+				ev("response.reasoning_summary_text.delta", with("delta", d))
+			}
+			ev("response.reasoning_summary_text.done", with("text", s))
+			ev("response.reasoning_summary_part.done", with("part", obj{"type": "summary_text", "text": s}))
 		}
-		ev("response.output_text.done", obj{"item_id": "msg_fake0", "output_index": 0, "content_index": 0, "text": o.text, "logprobs": []any{}})
-		ev("response.content_part.done", obj{"item_id": "msg_fake0", "output_index": 0, "content_index": 0,
-			"part": obj{"type": "output_text", "text": o.text, "annotations": []any{}, "logprobs": []any{}}})
 		ev("response.output_item.done", obj{"output_index": 0, "item": done[0]})
 		idx++
 	}
+	if o.text != "" {
+		item := open[idx].(obj)
+		item["content"] = []any{}
+		ev("response.output_item.added", obj{"output_index": idx, "item": item})
+		part := obj{"type": "output_text", "text": "", "annotations": []any{}, "logprobs": []any{}}
+		ev("response.content_part.added", obj{"item_id": "msg_fake0", "output_index": idx, "content_index": 0, "part": part})
+		for _, d := range deltas(o.text) {
+			ev("response.output_text.delta", obj{"item_id": "msg_fake0", "output_index": idx, "content_index": 0, "delta": d, "logprobs": []any{}})
+		}
+		ev("response.output_text.done", obj{"item_id": "msg_fake0", "output_index": idx, "content_index": 0, "text": o.text, "logprobs": []any{}})
+		ev("response.content_part.done", obj{"item_id": "msg_fake0", "output_index": idx, "content_index": 0,
+			"part": obj{"type": "output_text", "text": o.text, "annotations": []any{}, "logprobs": []any{}}})
+		ev("response.output_item.done", obj{"output_index": idx, "item": done[idx]})
+		idx++
+	}
 	for i, c := range o.calls {
+		if c.custom {
+			id := "ctc_fake" + strconv.Itoa(i)
+			item := open[idx].(obj)
+			item["input"] = ""
+			ev("response.output_item.added", obj{"output_index": idx, "item": item})
+			for _, d := range deltas(c.args) {
+				ev("response.custom_tool_call_input.delta", obj{"item_id": id, "output_index": idx, "delta": d})
+			}
+			ev("response.custom_tool_call_input.done", obj{"item_id": id, "output_index": idx, "input": c.args})
+			ev("response.output_item.done", obj{"output_index": idx, "item": done[idx]})
+			idx++
+			continue
+		}
 		id := "fc_fake" + strconv.Itoa(i)
 		item := open[idx].(obj)
 		item["arguments"] = ""
@@ -154,6 +225,13 @@ func (o output) responsesStream() [][]byte {
 	}
 	ev("response.completed", obj{"response": o.responsesObject("completed", done)})
 	return frames
+}
+
+func (o output) reasoningTokens() int64 {
+	if o.reasoning {
+		return reasoningTokens
+	}
+	return 0
 }
 
 // --- Chat Completions ---

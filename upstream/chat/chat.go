@@ -67,6 +67,7 @@ func (m *Model) Respond(ctx context.Context, req *responses.Request, out respons
 		return err
 	}
 	defer st.Close()
+	out = newCustomCalls(out, req)
 	a := newAssembler(out)
 	for !a.sawDone && st.Next() {
 		if err := a.chunk(st.Event().Data); err != nil {
@@ -76,5 +77,8 @@ func (m *Model) Respond(ctx context.Context, req *responses.Request, out respons
 	if err := st.Err(); err != nil {
 		return err
 	}
-	return a.end()
+	if err := a.end(); err != nil {
+		return err
+	}
+	return finish(out)
 }

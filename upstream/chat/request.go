@@ -102,7 +102,9 @@ func translate(req *responses.Request, cfg Config) ([]byte, error) {
 		return nil, err
 	}
 	out.Messages = msgs
-	translateTools(req, &out)
+	if err := translateTools(req, &out); err != nil {
+		return nil, err
+	}
 	if req.MaxOutputTokens != nil {
 		if cfg.MaxTokensField == "max_tokens" {
 			out.MaxTokens = req.MaxOutputTokens
@@ -122,9 +124,16 @@ func translate(req *responses.Request, cfg Config) ([]byte, error) {
 // translateTools maps the flat tools to the nested form with strict explicit,
 // and tool_choice to its Chat form. Chat has no allowed_tools: only the
 // allowed tools are sent, and the mode becomes the choice.
-func translateTools(req *responses.Request, out *chatRequest) {
+func translateTools(req *responses.Request, out *chatRequest) error {
 	if len(req.Tools) == 0 {
-		return
+		return nil
+	}
+	for i := range req.Tools {
+		switch t := &req.Tools[i]; t.Kind {
+		case "", responses.ToolFunction, responses.ToolCustom:
+		default:
+			return errNoChatForm(req.Model, "tools", "the '"+string(t.Kind)+"' tool")
+		}
 	}
 	tc := req.ToolChoice
 	allowed := func(string) bool { return true }
@@ -151,6 +160,9 @@ func translateTools(req *responses.Request, out *chatRequest) {
 			continue
 		}
 		def := chatFunctionDef{Name: t.Name, Parameters: t.Parameters, Strict: t.Strict}
+		if t.Kind == responses.ToolCustom {
+			def.Parameters, def.Strict = customParameters(&t), true
+		}
 		if t.HasDesc {
 			d := t.Description
 			def.Description = &d
@@ -162,6 +174,7 @@ func translateTools(req *responses.Request, out *chatRequest) {
 	}
 	p := req.ParallelToolCalls
 	out.ParallelToolCalls = &p
+	return nil
 }
 
 // responseFormat maps text.format to response_format; nil for plain text.
@@ -198,7 +211,7 @@ func translateInput(req *responses.Request, cfg Config) ([]chatMessage, error) {
 	}
 	for i := range req.Input {
 		it := &req.Input[i]
-		if it.Type != responses.ItemFunctionCallOutput {
+		if it.Type != responses.ItemFunctionCallOutput && it.Type != responses.ItemCustomCallOutput {
 			c.flushMedia()
 		}
 		var err error
@@ -206,9 +219,13 @@ func translateInput(req *responses.Request, cfg Config) ([]chatMessage, error) {
 		case responses.ItemMessage:
 			err = c.message(i, it)
 		case responses.ItemFunctionCall:
-			c.call(it)
-		case responses.ItemFunctionCallOutput:
+			c.call(it, it.Arguments)
+		case responses.ItemCustomCall:
+			c.call(it, customArguments(it.Arguments))
+		case responses.ItemFunctionCallOutput, responses.ItemCustomCallOutput:
 			err = c.output(i, it)
+		case responses.ItemClientCall, responses.ItemClientCallOutput:
+			err = errNoChatForm(req.Model, fmt.Sprintf("input[%d].type", i), "'"+it.Wire+"' items")
 		case responses.ItemReasoning:
 			// Reasoning belongs to the model that produced it; Chat has no place for it.
 		}
@@ -293,12 +310,11 @@ func (c *conversation) part(p responses.Part, param string, textOnly bool) (chat
 	return chatPart{}, responses.Invalid(param, "unsupported_content", "Content part type %q cannot be sent to this upstream.", p.Type)
 }
 
-func (c *conversation) call(it *responses.Item) {
+func (c *conversation) call(it *responses.Item, args string) {
 	if c.assistant < 0 {
 		c.msgs = append(c.msgs, chatMessage{Role: "assistant"})
 		c.assistant = len(c.msgs) - 1
 	}
-	args := it.Arguments
 	if args == "" {
 		args = "{}"
 	}

@@ -110,6 +110,9 @@ func TestTranslationRefusesWhatChatCannotCarry(t *testing.T) {
 			"input[0].content[0]", "unsupported_content", Config{}},
 		{"file by url", `{"model":"m","input":[{"role":"user","content":[{"type":"input_file","file_url":"https://x/a.pdf"}]}]}`,
 			"input[0].content[0]", "unsupported_content", Config{}},
+		{"shell tool", `{"model":"m","input":"x","tools":[{"type":"shell"}]}`, "tools", "unsupported_value", Config{}},
+		{"shell_call item", `{"model":"m","input":[{"type":"shell_call","call_id":"c","action":{"commands":["ls"]}},
+			{"type":"shell_call_output","call_id":"c","output":[]}]}`, "input[0].type", "unsupported_value", Config{}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

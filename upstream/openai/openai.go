@@ -1,8 +1,9 @@
 // Package openai puts an OpenAI Responses endpoint behind farebox: it sends
-// the canonical request (function tools only), always streams from the
-// upstream through openai-go, and maps the upstream's events into the
-// emitter. Output items other than messages and function calls (reasoning,
-// hosted tool calls) are dropped, never forwarded.
+// the canonical request (the client's tools only, reasoning items back with
+// their encrypted content), always streams from the upstream through
+// openai-go, and maps the upstream's events into the emitter. Messages,
+// reasoning and the calls of client-executed tools go on; the items of
+// provider-executed tools are dropped, never forwarded.
 package openai
 
 import (

@@ -34,6 +34,22 @@ var requestShapes = []struct{ name, model, body string }{
 	{"tool_choice_function", "", `{"model":"m","input":"x","tools":` + tools + `,"tool_choice":{"type":"function","name":"get_time"}}`},
 	{"tool_choice_allowed", "", `{"model":"m","input":"x","tools":` + tools + `,"tool_choice":{"type":"allowed_tools","mode":"required","tools":[{"type":"function","name":"get_weather"}]}}`},
 	{"tool_choice_none", "", `{"model":"m","input":"x","tools":` + tools + `,"tool_choice":"none"}`},
+	{"codex_tools_and_fields", "", `{"model":"m","stream":true,"store":false,"include":["reasoning.encrypted_content"],
+		"reasoning":{"summary":"auto"},"prompt_cache_key":"k","client_metadata":{"session_id":"s"},"safety_identifier":"h",
+		"top_logprobs":2,"prompt":{"id":"pmpt_1"},"text":{"verbosity":"low"},
+		"tools":[{"type":"function","name":"exec_command","parameters":{"type":"object","properties":{}}},
+			{"type":"namespace","name":"agents","description":"Sub-agents.","tools":[{"type":"function","name":"spawn","strict":false}]},
+			{"type":"custom","name":"apply_patch","format":{"type":"grammar","syntax":"lark","definition":"start: /.+/"}},
+			{"type":"shell"},{"type":"web_search","external_web_access":false},{"type":"mcp","server_label":"x","server_url":"https://x"},
+			{"type":"shell","environment":{"type":"container_auto"}}],
+		"input":[{"role":"user","content":"go"},
+			{"type":"reasoning","id":"rs_9","summary":[{"type":"summary_text","text":"Plan."}],"content":null,"encrypted_content":"gAAAA"},
+			{"type":"function_call","call_id":"c1","name":"spawn","namespace":"agents","arguments":"{}"},
+			{"type":"function_call_output","call_id":"c1","output":"ok"},
+			{"type":"custom_tool_call","call_id":"c2","name":"apply_patch","input":"*** Begin Patch"},
+			{"type":"custom_tool_call_output","call_id":"c2","output":"Done"},
+			{"type":"shell_call","call_id":"c3","action":{"commands":["ls"]},"status":"completed"},
+			{"type":"shell_call_output","call_id":"c3","output":[{"stdout":"a","stderr":"","outcome":{"type":"exit","exit_code":0}}]}]}`},
 }
 
 func TestRequestIsCanonical(t *testing.T) {
@@ -43,16 +59,22 @@ func TestRequestIsCanonical(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, key := range []string{"metadata", "user", "prompt_cache_key", "service_tier", "include", "previous_response_id"} {
-				if gjson.GetBytes(got, key).Exists() {
-					t.Errorf("%s forwarded upstream", key)
-				}
+			if gjson.GetBytes(got, "previous_response_id").Exists() {
+				t.Errorf("previous_response_id forwarded upstream")
 			}
 			if !gjson.GetBytes(got, "stream").Bool() || gjson.GetBytes(got, "store").Bool() {
 				t.Errorf("stream/store wrong: %s", got)
 			}
-			if strings.Contains(string(got), `"reasoning","id"`) || strings.Contains(string(got), `"type":"reasoning"`) {
-				t.Errorf("reasoning item forwarded: %s", got)
+			gjson.GetBytes(got, "input").ForEach(func(_, it gjson.Result) bool {
+				if it.Get("type").Str == "reasoning" && (it.Get("encrypted_content").Str == "" || it.Get("id").Exists()) {
+					t.Errorf("reasoning item forwarded without encrypted_content or with an id: %s", it.Raw)
+				}
+				return true
+			})
+			for _, hosted := range []string{"web_search", `"mcp"`, "container_auto"} {
+				if strings.Contains(string(got), hosted) {
+					t.Errorf("provider-executed tool %s forwarded: %s", hosted, got)
+				}
 			}
 			var pretty bytes.Buffer
 			json.Indent(&pretty, got, "", "  ")
@@ -67,7 +89,7 @@ func TestRequestIsCanonical(t *testing.T) {
 var wantOutput = map[string][]string{
 	"text":               {"message Hello, world!"},
 	"parallel_calls":     {`function_call call_w1 get_weather {"city": "Paris"}`, `function_call call_w2 get_weather {"city": "Tokyo"}`},
-	"hosted_items":       {"message It is sunny."},
+	"hosted_items":       {"reasoning", "message It is sunny."},
 	"args_done_only":     {`function_call call_d1 get_weather {"city":"Paris"}`},
 	"incomplete":         {"message The quick brown fox"},
 	"error_event":        {"message Partial answer"},
@@ -103,7 +125,7 @@ func checkOutput(t *testing.T, name string, final []byte) {
 	}
 }
 
-func TestNonFunctionItemsAreDropped(t *testing.T) {
+func TestProviderToolItemsAreDropped(t *testing.T) {
 	up, err := fakeupstream.Start(fakeupstream.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -115,9 +137,12 @@ func TestNonFunctionItemsAreDropped(t *testing.T) {
 	}
 	rec := upstreamtest.NewRecorder(t)
 	upstreamtest.Run(t, m, upstreamtest.Parse(t, upstreamtest.GoldenRequest), rec)
-	for _, bad := range []string{`"type":"reasoning"`, "web_search", "rs_up1", "ws_up1", "Thinking"} {
+	for _, bad := range []string{"web_search", "rs_up1", "ws_up1"} {
 		if strings.Contains(rec.String(), bad) {
 			t.Errorf("%q reached the client", bad)
 		}
+	}
+	if !strings.Contains(rec.String(), `"delta":"Thinking"`) {
+		t.Errorf("the reasoning summary did not stream: %s", rec.String())
 	}
 }

@@ -9,14 +9,16 @@ import (
 
 // upstreamRequest is the canonical Responses request farebox sends: built
 // field by field from the parsed request, so nothing the client sent beyond
-// what farebox understood (hosted tools, unknown fields, state references)
-// ever reaches the upstream. Field order is the wire order.
+// what farebox understood (provider-executed tools, state references)
+// ever reaches the upstream. The fields of the real API farebox does not
+// interpret (client_metadata, prompt, ...) follow it, as sent. Field order
+// is the wire order.
 type upstreamRequest struct {
 	Model             string          `json:"model"`
 	Instructions      *string         `json:"instructions,omitempty"`
 	Input             []any           `json:"input"`
-	Tools             []tool          `json:"tools,omitempty"`
-	ToolChoice        any             `json:"tool_choice,omitempty"`
+	Tools             []any           `json:"tools,omitempty"`
+	ToolChoice        json.RawMessage `json:"tool_choice,omitempty"`
 	ParallelToolCalls *bool           `json:"parallel_tool_calls,omitempty"`
 	MaxOutputTokens   *int64          `json:"max_output_tokens,omitempty"`
 	MaxToolCalls      *int64          `json:"max_tool_calls,omitempty"`
@@ -27,8 +29,45 @@ type upstreamRequest struct {
 	Text              json.RawMessage `json:"text,omitempty"`
 	Reasoning         json.RawMessage `json:"reasoning,omitempty"`
 	Truncation        string          `json:"truncation,omitempty"`
+	Include           []string        `json:"include,omitempty"`
+	TopLogprobs       *int64          `json:"top_logprobs,omitempty"`
+	Metadata          json.RawMessage `json:"metadata,omitempty"`
+	User              *string         `json:"user,omitempty"`
+	SafetyIdentifier  *string         `json:"safety_identifier,omitempty"`
+	PromptCacheKey    *string         `json:"prompt_cache_key,omitempty"`
+	ServiceTier       string          `json:"service_tier,omitempty"`
 	Store             bool            `json:"store"`
 	Stream            bool            `json:"stream"`
+}
+
+type namespaceTool struct {
+	Type        string  `json:"type"`
+	Name        string  `json:"name"`
+	Description *string `json:"description,omitempty"`
+	Tools       []tool  `json:"tools"`
+}
+
+type customTool struct {
+	Type        string          `json:"type"`
+	Name        string          `json:"name"`
+	Description *string         `json:"description,omitempty"`
+	Format      json.RawMessage `json:"format,omitempty"`
+}
+
+type customCall struct {
+	Type      string `json:"type"`
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Namespace string `json:"namespace,omitempty"`
+	Input     string `json:"input"`
+}
+
+// reasoning is a reasoning item sent back without its id: with store false
+// the upstream resumes from encrypted_content and has no item to look up.
+type reasoning struct {
+	Type             string          `json:"type"`
+	Summary          json.RawMessage `json:"summary"`
+	EncryptedContent string          `json:"encrypted_content"`
 }
 
 type tool struct {
@@ -49,6 +88,7 @@ type functionCall struct {
 	Type      string `json:"type"`
 	CallID    string `json:"call_id"`
 	Name      string `json:"name"`
+	Namespace string `json:"namespace,omitempty"`
 	Arguments string `json:"arguments"`
 }
 
@@ -71,45 +111,22 @@ type part struct {
 	Filename    string          `json:"filename,omitempty"`
 }
 
-// build makes the upstream body for req. Reasoning items are dropped: with
-// store false an upstream cannot resolve them, and farebox never emits any.
+// build makes the upstream body for req. Reasoning items go back only
+// with their encrypted_content: with store false it is all an upstream can
+// resume from.
 func build(req *responses.Request, model string) ([]byte, error) {
 	out := upstreamRequest{Model: model, Instructions: req.Instructions, Stream: true, Input: []any{}}
 	if out.Model == "" {
 		out.Model = req.Model
 	}
 	for i := range req.Input {
-		it := &req.Input[i]
-		switch it.Type {
-		case responses.ItemMessage:
-			out.Input = append(out.Input, message{Type: "message", Role: it.Role, Content: content(it.Content, it.ContentIsString)})
-		case responses.ItemFunctionCall:
-			args := it.Arguments
-			if args == "" {
-				args = "{}"
-			}
-			out.Input = append(out.Input, functionCall{Type: "function_call", CallID: it.CallID, Name: it.Name, Arguments: args})
-		case responses.ItemFunctionCallOutput:
-			var o any = it.OutputText
-			if !it.OutputIsString {
-				o = parts(it.Output)
-			}
-			out.Input = append(out.Input, functionCallOutput{Type: "function_call_output", CallID: it.CallID, Output: o})
+		if it := inputItem(&req.Input[i]); it != nil {
+			out.Input = append(out.Input, it)
 		}
 	}
 	if len(req.Tools) > 0 {
-		for _, t := range req.Tools {
-			def := tool{Type: "function", Name: t.Name, Parameters: t.Parameters, Strict: t.Strict}
-			if t.HasDesc {
-				d := t.Description
-				def.Description = &d
-			}
-			if len(def.Parameters) == 0 {
-				def.Parameters = json.RawMessage(`{"type":"object","properties":{}}`)
-			}
-			out.Tools = append(out.Tools, def)
-		}
-		out.ToolChoice = toolChoice(req.ToolChoice)
+		out.Tools = upstreamTools(req.Tools)
+		out.ToolChoice = req.ToolChoiceJSON()
 		p := req.ParallelToolCalls
 		out.ParallelToolCalls = &p
 	}
@@ -117,31 +134,120 @@ func build(req *responses.Request, model string) ([]byte, error) {
 	out.Temperature, out.TopP = req.Temperature, req.TopP
 	out.PresencePenalty, out.FrequencyPenalty = req.PresencePenalty, req.FrequencyPenalty
 	out.Text = pick(req.Text, "format", "verbosity")
-	out.Reasoning = pick(req.Reasoning, "effort")
+	out.Reasoning = pick(req.Reasoning, "effort", "summary", "generate_summary")
 	if req.Truncation == "auto" {
 		out.Truncation = "auto"
 	}
-	return json.Marshal(out)
+	out.Include, out.TopLogprobs = req.Include, req.TopLogprobs
+	out.Metadata = metadata(req.Metadata)
+	out.User, out.SafetyIdentifier, out.PromptCacheKey = req.User, req.SafetyID, req.PromptCache
+	if req.ServiceTier != "default" {
+		out.ServiceTier = req.ServiceTier
+	}
+	b, err := json.Marshal(out)
+	if err != nil || len(req.Passthrough) == 0 {
+		return b, err
+	}
+	b = b[:len(b)-1]
+	for _, f := range req.Passthrough {
+		b = append(b, ',')
+		b = gjson.AppendJSONString(b, f.Key)
+		b = append(b, ':')
+		b = append(b, f.Value...)
+	}
+	return append(b, '}'), nil
 }
 
-func toolChoice(tc responses.ToolChoice) any {
-	switch tc.Mode {
-	case responses.ChoiceFunction:
-		return map[string]string{"type": "function", "name": tc.Name}
-	case responses.ChoiceAllowed:
-		tools := make([]map[string]string, 0, len(tc.Allowed))
-		for _, n := range tc.Allowed {
-			tools = append(tools, map[string]string{"type": "function", "name": n})
+// inputItem is the upstream form of one input item, or nil to leave it out.
+func inputItem(it *responses.Item) any {
+	switch it.Type {
+	case responses.ItemMessage:
+		return message{Type: "message", Role: it.Role, Content: content(it.Content, it.ContentIsString)}
+	case responses.ItemFunctionCall:
+		args := it.Arguments
+		if args == "" {
+			args = "{}"
 		}
-		mode := string(tc.AllowedMode)
-		if mode == "" {
-			mode = "auto"
+		return functionCall{Type: "function_call", CallID: it.CallID, Name: it.Name, Namespace: it.Namespace, Arguments: args}
+	case responses.ItemFunctionCallOutput, responses.ItemCustomCallOutput:
+		var o any = it.OutputText
+		if !it.OutputIsString {
+			o = parts(it.Output)
 		}
-		return map[string]any{"type": "allowed_tools", "mode": mode, "tools": tools}
-	case "":
-		return "auto"
+		return functionCallOutput{Type: string(it.Type), CallID: it.CallID, Output: o}
+	case responses.ItemCustomCall:
+		return customCall{Type: "custom_tool_call", CallID: it.CallID, Name: it.Name, Namespace: it.Namespace, Input: it.Arguments}
+	case responses.ItemClientCall, responses.ItemClientCallOutput:
+		return it.Raw // a client tool's call or result, as the client sent it
+	case responses.ItemReasoning:
+		if it.EncryptedContent == "" {
+			return nil
+		}
+		return reasoning{Type: "reasoning", Summary: it.Summary, EncryptedContent: it.EncryptedContent}
 	}
-	return string(tc.Mode)
+	return nil
+}
+
+// upstreamTools is the upstream form of the client's tools: functions (those of a
+// namespace grouped back into it), custom tools, built-in client tools.
+func upstreamTools(ts []responses.Tool) []any {
+	var out []any
+	for i := 0; i < len(ts); i++ {
+		t := &ts[i]
+		switch t.Kind {
+		case responses.ToolCustom:
+			out = append(out, customTool{Type: "custom", Name: t.Name, Description: desc(t), Format: t.Format})
+			continue
+		case "", responses.ToolFunction:
+		default:
+			out = append(out, t.Config)
+			continue
+		}
+		if t.Namespace == "" {
+			out = append(out, function(t))
+			continue
+		}
+		ns := namespaceTool{Type: "namespace", Name: t.Namespace, Description: t.NamespaceDesc}
+		for ; i < len(ts) && ts[i].Namespace == t.Namespace; i++ {
+			ns.Tools = append(ns.Tools, function(&ts[i]))
+		}
+		i--
+		out = append(out, ns)
+	}
+	return out
+}
+
+func function(t *responses.Tool) tool {
+	def := tool{Type: "function", Name: t.Name, Parameters: t.Parameters, Strict: t.Strict, Description: desc(t)}
+	if len(def.Parameters) == 0 {
+		def.Parameters = json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	return def
+}
+
+func desc(t *responses.Tool) *string {
+	if !t.HasDesc {
+		return nil
+	}
+	d := t.Description
+	return &d
+}
+
+// metadata is the metadata object in the client's key order, nil when empty.
+func metadata(pairs []responses.MetadataPair) json.RawMessage {
+	if len(pairs) == 0 {
+		return nil
+	}
+	b := []byte{'{'}
+	for i, p := range pairs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = gjson.AppendJSONString(b, p.Key)
+		b = append(b, ':')
+		b = gjson.AppendJSONString(b, p.Value)
+	}
+	return append(b, '}')
 }
 
 func content(ps []responses.Part, isString bool) any {

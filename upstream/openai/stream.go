@@ -17,8 +17,15 @@ const (
 	kindUnknown itemKind = iota
 	kindMessage
 	kindCall
+	kindCustom
+	kindReasoning
+	kindClient
 	kindDropped
 )
+
+// clientCalls are the item types of the built-in tools the client
+// executes; the emitter passes them only when the client declared the tool.
+var clientCalls = map[string]bool{"local_shell_call": true, "shell_call": true, "apply_patch_call": true, "computer_call": true}
 
 // mapper maps upstream Responses events to emitter calls, keyed by the
 // upstream's output_index. Ids, sequence numbers and ordering are the
@@ -58,6 +65,8 @@ func (m *mapper) event(data []byte) error {
 		return nil
 	case "response.output_item.added", "response.output_text.delta", "response.refusal.delta",
 		"response.function_call_arguments.delta", "response.function_call_arguments.done",
+		"response.custom_tool_call_input.delta", "response.custom_tool_call_input.done",
+		"response.reasoning_summary_part.added", "response.reasoning_summary_text.delta",
 		"response.output_item.done", "response.failed", "error":
 	default:
 		if typ.Type != gjson.String && !gjson.ValidBytes(data) {
@@ -84,10 +93,20 @@ func (m *mapper) event(data []byte) error {
 		}
 	case "response.function_call_arguments.done":
 		return m.wholeArguments(idx, ev.Get("arguments").Str)
-	case "response.output_item.done":
-		if ev.Get("item.type").Str == "function_call" {
-			return m.wholeArguments(idx, ev.Get("item.arguments").Str)
+	case "response.custom_tool_call_input.delta":
+		if m.kinds[idx] == kindCustom {
+			m.argsSeen[idx] = true
+			return m.em.Arguments(ev.Get("delta").Str)
 		}
+	case "response.custom_tool_call_input.done":
+		return m.wholeArguments(idx, ev.Get("input").Str)
+	case "response.reasoning_summary_part.added", "response.reasoning_summary_text.delta":
+		if m.kinds[idx] == kindReasoning {
+			m.argsSeen[idx] = true
+			return m.em.ReasoningSummary(int(ev.Get("summary_index").Int()), ev.Get("delta").Str)
+		}
+	case "response.output_item.done":
+		return m.done(idx, ev.Get("item"))
 	case "response.failed":
 		return upstreamhttp.Broken(fmt.Errorf("upstream response.failed: %s", ev.Get("response.error").Raw))
 	case "error":
@@ -106,17 +125,57 @@ func (m *mapper) added(idx int64, item gjson.Result) error {
 	switch item.Get("type").Str {
 	case "message":
 		m.kinds[idx] = kindMessage
-	case "function_call":
+	case "function_call", "custom_tool_call":
+		start, field := m.em.StartCall, "arguments"
 		m.kinds[idx] = kindCall
-		if err := m.em.StartCall(item.Get("call_id").Str, item.Get("name").Str); err != nil {
+		if item.Get("type").Str == "custom_tool_call" {
+			start, field = m.em.StartCustomCall, "input"
+			m.kinds[idx] = kindCustom
+		}
+		if err := start(item.Get("call_id").Str, item.Get("name").Str); err != nil {
 			return err
 		}
-		if args := item.Get("arguments").Str; args != "" {
+		if args := item.Get(field).Str; args != "" {
 			m.argsSeen[idx] = true
 			return m.em.Arguments(args)
 		}
+	case "reasoning":
+		m.kinds[idx] = kindReasoning
+		return m.em.StartReasoning()
 	default:
 		m.kinds[idx] = kindDropped
+		if clientCalls[item.Get("type").Str] {
+			m.kinds[idx] = kindClient // passed on whole when done
+		}
+	}
+	return nil
+}
+
+// done completes an item from its output_item.done event: what a server
+// sent only there (whole arguments, input or summaries), the encrypted
+// reasoning, and a client call, which is passed on whole.
+func (m *mapper) done(idx int64, item gjson.Result) error {
+	switch m.kinds[idx] {
+	case kindCall:
+		return m.wholeArguments(idx, item.Get("arguments").Str)
+	case kindCustom:
+		return m.wholeArguments(idx, item.Get("input").Str)
+	case kindReasoning:
+		if !m.argsSeen[idx] {
+			var err error
+			item.Get("summary").ForEach(func(k, p gjson.Result) bool {
+				err = m.em.ReasoningSummary(int(k.Int()), p.Get("text").Str)
+				return err == nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		if enc := item.Get("encrypted_content").Str; enc != "" {
+			return m.em.ReasoningEncrypted(enc)
+		}
+	case kindClient:
+		return m.em.ClientCall(item.Get("type").Str, item.Get("call_id").Str, []byte(item.Raw))
 	}
 	return nil
 }
@@ -124,7 +183,7 @@ func (m *mapper) added(idx int64, item gjson.Result) error {
 // wholeArguments sends complete arguments from a .done event when the
 // upstream streamed no deltas for the call (some servers send only .done).
 func (m *mapper) wholeArguments(idx int64, args string) error {
-	if m.kinds[idx] != kindCall || m.argsSeen[idx] || args == "" {
+	if (m.kinds[idx] != kindCall && m.kinds[idx] != kindCustom) || m.argsSeen[idx] || args == "" {
 		return nil
 	}
 	m.argsSeen[idx] = true

@@ -4,7 +4,8 @@
 // incomplete responses, usage).
 //
 // What it answers, in order:
-//   - a conversation ending with function_call_output items: one line per
+//   - a conversation ending with tool outputs (function_call_output,
+//     custom_tool_call_output, ...): one line per
 //     output of the last tool round, "<tool> returned: <text>" (the text
 //     parts of an array output joined by spaces, images as "[image]"),
 //     whatever tool_choice says, so a client's tool loop always ends;
@@ -16,8 +17,10 @@
 //     allowed_tools keeps only the allowed tools and, in required mode with
 //     none named, calls the first allowed one. Only calls the request
 //     permits are made, at most max_tool_calls. Arguments are generated from
-//     each tool's schema (see Arguments); call ids are derived from a hash of
-//     the conversation and never repeat one already in the input;
+//     each tool's schema (see Arguments); a custom tool (free-text input)
+//     is called with the last user message's text; built-in client tools
+//     (shell, computer use, ...) are never called; call ids are derived from
+//     a hash of the conversation and never repeat one already in the input;
 //   - otherwise "You said: <last user message>" (text parts joined by
 //     spaces, images as "[image]"); instructions and system or developer
 //     messages do not change it.
@@ -77,7 +80,11 @@ func (m *Model) Respond(ctx context.Context, req *responses.Request, out respons
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := out.StartCall(c.ID, c.Name); err != nil {
+		start := out.StartCall
+		if c.Custom {
+			start = out.StartCustomCall
+		}
+		if err := start(c.ID, c.Name); err != nil {
 			return err
 		}
 		if err := s.send(c.Arguments, out.Arguments); err != nil {

@@ -281,3 +281,42 @@ func TestModelIsSafeForConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestCustomToolIsCalledWithFreeformInputAndItsOutputQuoted(t *testing.T) {
+	body := `{"model":"m","input":"apply_patch: add hello.txt","tools":[{"type":"custom","name":"apply_patch","format":{"type":"text"}},{"type":"shell"}]}`
+	req, perr := responses.Parse([]byte(body))
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	em := responses.NewEmitter(req, nil, responses.EmitterOptions{})
+	if err := New(Options{}).Respond(context.Background(), req, em); err != nil {
+		t.Fatal(err)
+	}
+	if err := em.Complete(nil); err != nil {
+		t.Fatal(err)
+	}
+	out := gjson.GetBytes(em.Response(), "output")
+	if got := out.Get("#").Int(); got != 1 {
+		t.Fatalf("%d items: %s", got, out.Raw)
+	}
+	if got, want := out.Get("0.type").Str, "custom_tool_call"; got != want {
+		t.Fatalf("type %q, want %q", got, want)
+	}
+	if got, want := out.Get("0.input").Str, "apply_patch: add hello.txt"; got != want {
+		t.Fatalf("input %q, want %q", got, want)
+	}
+	callID := out.Get("0.call_id").Str
+	follow := `{"model":"m","input":[{"role":"user","content":"x"},{"type":"custom_tool_call","call_id":"` + callID + `","name":"apply_patch","input":"p"},{"type":"custom_tool_call_output","call_id":"` + callID + `","output":"Done!"}],"tools":[{"type":"custom","name":"apply_patch"}]}`
+	req, perr = responses.Parse([]byte(follow))
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	em = responses.NewEmitter(req, nil, responses.EmitterOptions{})
+	if err := New(Options{}).Respond(context.Background(), req, em); err != nil {
+		t.Fatal(err)
+	}
+	_ = em.Complete(nil)
+	if got, want := gjson.GetBytes(em.Response(), "output.0.content.0.text").Str, "apply_patch returned: Done!"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}

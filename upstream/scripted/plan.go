@@ -13,9 +13,11 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// call is one function call the model will make.
+// call is one function call the model will make; a custom call's
+// Arguments is its free-text input.
 type call struct {
 	ID, Name, Arguments string
+	Custom              bool
 }
 
 // plan is what the model answers to one request: text, or calls.
@@ -36,11 +38,32 @@ func makePlan(req *responses.Request) plan {
 		ids := callIDs(req, len(names))
 		calls := make([]call, len(names))
 		for i, n := range names {
-			calls[i] = call{ID: ids[i], Name: n, Arguments: Arguments(toolByName(req, n).Parameters)}
+			t := toolByName(req, n)
+			if t.Kind == responses.ToolCustom {
+				calls[i] = call{ID: ids[i], Name: n, Arguments: freeformInput(req), Custom: true}
+				continue
+			}
+			calls[i] = call{ID: ids[i], Name: n, Arguments: Arguments(t.Parameters)}
 		}
 		return plan{calls: calls}
 	}
 	return plan{text: formatted(req, echo(req.Input))}
+}
+
+// freeformInput is a custom tool's input: the last user message's text,
+// as a model would pass the user's words on.
+func freeformInput(req *responses.Request) string {
+	if i := lastUser(req.Input); i >= 0 {
+		return partsText(req.Input[i].Content)
+	}
+	return ""
+}
+
+// callable reports whether the scripted model calls a tool of this kind:
+// functions and custom tools. Built-in client tools (shell, computer use)
+// take actions it has no script for.
+func callable(t *responses.Tool) bool {
+	return t.Kind == "" || t.Kind == responses.ToolFunction || t.Kind == responses.ToolCustom
 }
 
 // formatted honours text.format: a json_schema answer is JSON that
@@ -109,12 +132,12 @@ func trailingOutputs(items []responses.Item) []int {
 		switch items[i].Type {
 		case responses.ItemReasoning:
 			continue
-		case responses.ItemFunctionCall:
+		case responses.ItemFunctionCall, responses.ItemCustomCall, responses.ItemClientCall:
 			if len(outs) == 0 {
 				return nil // ends with a call
 			}
 			continue
-		case responses.ItemFunctionCallOutput:
+		case responses.ItemFunctionCallOutput, responses.ItemCustomCallOutput, responses.ItemClientCallOutput:
 			if len(outs) == 0 {
 				endsWithOutput = true
 			}
@@ -138,13 +161,20 @@ func quoteOutputs(items []responses.Item, outs []int) string {
 		o := items[i]
 		name := o.CallID
 		for _, it := range items {
-			if it.Type == responses.ItemFunctionCall && it.CallID == o.CallID {
+			if (it.Type == responses.ItemFunctionCall || it.Type == responses.ItemCustomCall) && it.CallID == o.CallID {
 				name = it.Name
+				break
+			}
+			if it.Type == responses.ItemClientCall && it.CallID == o.CallID {
+				name = it.Wire
 				break
 			}
 		}
 		text := o.OutputText
-		if !o.OutputIsString {
+		switch {
+		case o.Type == responses.ItemClientCallOutput:
+			text = gjson.GetBytes(o.Raw, "output").String()
+		case !o.OutputIsString:
 			text = partsText(o.Output)
 		}
 		lines = append(lines, name+" returned: "+text)
@@ -200,8 +230,10 @@ func fallback(req *responses.Request) []string {
 	var candidates []string
 	switch {
 	case tc.Mode == responses.ChoiceRequired:
-		for _, t := range req.Tools {
-			candidates = append(candidates, t.Name)
+		for i := range req.Tools {
+			if callable(&req.Tools[i]) {
+				candidates = append(candidates, req.Tools[i].Name)
+			}
 		}
 	case tc.Mode == responses.ChoiceAllowed && tc.AllowedMode == responses.ChoiceRequired:
 		candidates = tc.Allowed
@@ -224,6 +256,9 @@ func mentioned(text string, tools []responses.Tool) []string {
 	}
 	var hits []hit
 	for _, t := range tools {
+		if !callable(&t) {
+			continue
+		}
 		if at := wordIndex(lower, strings.ToLower(t.Name)); at >= 0 {
 			hits = append(hits, hit{t.Name, at})
 		}
