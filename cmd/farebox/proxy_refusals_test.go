@@ -72,3 +72,54 @@ func TestHostileSellerHangsUpAfterPayment(t *testing.T) {
 		t.Errorf("spent %s with no receipt", p.Spent())
 	}
 }
+
+// TestProxySaysWhyItDidNotPay: a price over --max-price, a path outside
+// /v1 and an upstream that is not there each get an OpenAI error object
+// saying what happened, and nothing is paid.
+func TestProxySaysWhyItDidNotPay(t *testing.T) {
+	shop, seller := payertest.NewShop(t, x402.BaseSepolia, 1000, payertest.Charges(1000))
+	shop.Schemes = []string{x402.SchemeExact}
+	p, err := NewProxy(seller.URL+"/v1", payer.NewTransport(payer.NewSigner(devPayerKey(t)), payer.WithSpendCap(big.NewInt(500))), nil, &syncBuffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	for _, c := range []struct {
+		path, code string
+		status     int
+		says       string
+	}{
+		{"/v1/responses", "payment_refused", http.StatusPaymentRequired, "over the spend cap of 0.0005 USDC"},
+		{"/responses", "unknown_url", http.StatusNotFound, "serves /v1/*"},
+	} {
+		res, err := http.Post(srv.URL+c.path, "application/json", strings.NewReader(`{"model":"m","input":"x"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		_, _ = b.ReadFrom(res.Body)
+		res.Body.Close()
+		body := b.String()
+		if res.StatusCode != c.status || gjson.Get(body, "error.code").String() != c.code || !strings.Contains(gjson.Get(body, "error.message").String(), c.says) {
+			t.Errorf("%s: %d %s, want %d %s saying %q", c.path, res.StatusCode, body, c.status, c.code, c.says)
+		}
+		if res.Header.Get("X-Should-Retry") != "false" || res.Header.Get(x402.HeaderPaymentRequired) != "" {
+			t.Errorf("%s: X-Should-Retry %q, PAYMENT-REQUIRED %q", c.path, res.Header.Get("X-Should-Retry"), res.Header.Get(x402.HeaderPaymentRequired))
+		}
+	}
+	shop.Mu.Lock()
+	defer shop.Mu.Unlock()
+	if len(shop.Headers) != 0 {
+		t.Errorf("the seller got %d payments", len(shop.Headers))
+	}
+
+	m := NewProxyMain(&syncBuffer{}, &syncBuffer{}, func(string) string { return "" })
+	if err := m.ParseFlags([]string{"--upstream", "http://" + closedAddr(t) + "/v1", "--addr", "127.0.0.1:0"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Run(t.Context()); err == nil || !strings.Contains(err.Error(), "--upstream") || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("no upstream: %v", err)
+	}
+	_ = m.Close()
+}
