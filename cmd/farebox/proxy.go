@@ -35,14 +35,15 @@ type Proxy struct {
 
 	mu      sync.Mutex
 	spent   *big.Int // the receipts' charges
-	held    *big.Int // ceilings signed whose answer has not come yet
+	held    *big.Int // ceilings authorized whose answer has not come yet
 	unknown *big.Int // ceilings signed whose outcome never came back
 	paid    int      // receipts logged
 }
 
 // NewProxy returns a proxy to upstream (a base URL such as
-// http://127.0.0.1:8402/v1) paying through tr, which must be the only
-// user of tr's callbacks; budget nil spends without a total bound.
+// http://127.0.0.1:8402/v1) paying through tr; budget nil spends without
+// a total bound. The budget and the receipt log ride on each request's
+// payer.Hooks, so tr's own callbacks stay free for its caller.
 func NewProxy(upstream string, tr *payer.Transport, budget *big.Int, log io.Writer) (*Proxy, error) {
 	u, err := url.Parse(strings.TrimSuffix(upstream, "/"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
