@@ -321,12 +321,39 @@ func callStreaming(ctx context.Context, c *openai.Client, p oresponses.ResponseN
 	return final, nil
 }
 
-// offeredNetworks asks the server which networks it takes for model (the
+// offeredNetworks asks the server which networks it takes for models (the
 // 402 offer of an unpaid request, answered before any model runs) and
 // trusts those the user chose by naming the base URL, ahead of the
 // built-in ones (a rehearsal on a Base Sepolia fork offers its own token on
 // eip155:84532); the spend cap bounds what any of them can cost.
-func offeredNetworks(ctx context.Context, base, model string) (*x402.Registry, error) {
+func offeredNetworks(ctx context.Context, base string, models ...string) (*x402.Registry, error) {
+	var nets []*x402.Network
+	taken := map[string]bool{}
+	for _, model := range models {
+		offers, err := offersFor(ctx, base, model)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range offers {
+			var id int64
+			if _, err := fmt.Sscanf(o.Network, "eip155:%d", &id); err != nil || !common.IsHexAddress(o.Asset) || taken[o.Network] {
+				continue
+			}
+			taken[o.Network] = true
+			nets = append(nets, x402.NewNetwork(o.Network, "", big.NewInt(id), common.HexToAddress(o.Asset), o.ExtraName, o.ExtraVersion))
+		}
+	}
+	for _, n := range x402.DefaultRegistry().Networks() {
+		if !taken[n.CAIP2] {
+			nets = append(nets, n)
+		}
+	}
+	return x402.NewRegistry(nets...)
+}
+
+// offersFor is the v2 offer of an unpaid request for model; none when the
+// server does not ask for payment.
+func offersFor(ctx context.Context, base, model string) ([]x402.Offer, error) {
 	body := `{"model":` + fmt.Sprintf("%q", model) + `,"input":"."}`
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(base, "/")+"/responses", strings.NewReader(body))
 	if err != nil {
@@ -339,28 +366,13 @@ func offeredNetworks(ctx context.Context, base, model string) (*x402.Registry, e
 	}
 	res.Body.Close()
 	if res.StatusCode != http.StatusPaymentRequired {
-		return x402.DefaultRegistry(), nil
+		return nil, nil
 	}
 	offers, err := x402.DecodePaymentRequired(res.Header.Get(x402.HeaderPaymentRequired))
 	if err != nil {
 		return nil, fmt.Errorf("reading the server's offer: %w", err)
 	}
-	var nets []*x402.Network
-	taken := map[string]bool{}
-	for _, o := range offers {
-		var id int64
-		if _, err := fmt.Sscanf(o.Network, "eip155:%d", &id); err != nil || !common.IsHexAddress(o.Asset) || taken[o.Network] {
-			continue
-		}
-		taken[o.Network] = true
-		nets = append(nets, x402.NewNetwork(o.Network, "", big.NewInt(id), common.HexToAddress(o.Asset), o.ExtraName, o.ExtraVersion))
-	}
-	for _, n := range x402.DefaultRegistry().Networks() {
-		if !taken[n.CAIP2] {
-			nets = append(nets, n)
-		}
-	}
-	return x402.NewRegistry(nets...)
+	return offers, nil
 }
 
 func priceOf(ctx context.Context, base, model string) *big.Int {

@@ -4,6 +4,7 @@
 //	farebox serve --config FILE      production: real upstreams, a real chain or facilitator
 //	farebox call "prompt"            a paid call from the command line
 //	farebox chat                     an agent in the terminal: tools, approvals, a budget
+//	farebox proxy --upstream URL     a local OpenAI base URL that pays, for clients that cannot
 package main
 
 import (
@@ -43,6 +44,7 @@ Usage:
   farebox serve --config FILE      run the gateway from a config file (see farebox.example.yaml)
   farebox call  [flags] PROMPT     make one paid call and print the answer and the receipt
   farebox chat  [flags]            talk to a model, run its tools here (MCP too), pay each turn
+  farebox proxy [flags]            a local OpenAI base URL that pays a paid endpoint (for Codex, any SDK)
 
 Run "farebox COMMAND -h" for the flags of a command.
 `
@@ -72,6 +74,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return runCall(ctx, args[1:], stdout, stderr, getenv)
 	case "chat":
 		return runChat(ctx, args[1:], stdout, stderr, getenv)
+	case "proxy":
+		return runMain(ctx, NewProxyMain(stdout, stderr, getenv), args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

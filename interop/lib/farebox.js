@@ -118,3 +118,13 @@ export function startServe(configYAML, env = {}) {
     return m ? { baseURL: m[1] } : undefined;
   }, 'farebox serve');
 }
+
+// startProxy runs `farebox proxy` in front of upstream (a base URL) on a
+// free loopback port, paying with env.FAREBOX_PAYER_KEY; its receipt
+// lines are in logs().
+export function startProxy(upstream, flags = [], env = {}) {
+  return start(['proxy', '--upstream', upstream, '--addr', '127.0.0.1:0', ...flags], env, (text) => {
+    const m = text.match(/farebox proxy: base URL (\S+)/);
+    return m ? { baseURL: m[1] } : undefined;
+  }, 'farebox proxy');
+}
