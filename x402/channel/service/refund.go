@@ -113,13 +113,16 @@ func (s *Service) Refund(ctx context.Context, p *channel.Payload, req *x402.Requ
 	return after.RefundReceipt(req.Network.CAIP2, tx.Hex(), amount), nil
 }
 
-// refundAllowed refuses a refund that would cost a transaction for too
-// little: a partial refund below MinRefund (a full one is always allowed:
-// it ends the channel's record), or any refund within RefundInterval of
-// the channel's last one. The refund voucher does not sign the amount and
+// refundAllowed refuses a partial refund that would cost a transaction
+// for too little: below MinRefund, or within RefundInterval of the
+// channel's last refund. A refund of everything left is always served (a
+// replay of it finds nothing left and is refused without a transaction). The refund voucher does not sign the amount and
 // stays valid while nothing is charged, so without these a payer could
 // replay one voucher for a transaction each time.
 func (s *Service) refundAllowed(rec *Record, st *channel.State, amount *big.Int) error {
+	if amount.Cmp(st.Refundable()) >= 0 {
+		return nil // everything left: the last refund this balance can have
+	}
 	if rec.RefundedAt != 0 && s.cfg.RefundInterval > 0 {
 		next := time.UnixMilli(rec.RefundedAt).Add(s.cfg.RefundInterval)
 		if s.cfg.Now().Before(next) {
@@ -128,7 +131,7 @@ func (s *Service) refundAllowed(rec *Record, st *channel.State, amount *big.Int)
 				Message: "this channel was refunded less than " + s.cfg.RefundInterval.String() + " ago; ask again after " + next.UTC().Format(time.RFC3339)}
 		}
 	}
-	if s.cfg.MinRefund != nil && amount.Cmp(s.cfg.MinRefund) < 0 && amount.Cmp(st.Refundable()) < 0 {
+	if s.cfg.MinRefund != nil && amount.Cmp(s.cfg.MinRefund) < 0 {
 		s.stats.refundsRefused.Add(1)
 		return &channel.Error{Reason: channel.ReasonRefundAmountInvalid,
 			Message: "a partial refund must be at least " + s.cfg.MinRefund.String() + " (or omit the amount to refund everything left)"}

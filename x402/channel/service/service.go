@@ -54,8 +54,9 @@ type Config struct {
 	// a smaller deposit is refused (ReasonDepositBelowMinDeposit) before
 	// anything is sent, since every deposit is a transaction.
 	MinDeposit *big.Int
-	// RefundInterval is the least time between two cooperative refunds of
-	// one channel (default 10 minutes; negative: no limit). A refund voucher
+	// RefundInterval is the least time between a cooperative refund of one
+	// channel and a partial refund after it (default 10 minutes; negative:
+	// no limit; a refund of everything left is always served). A refund voucher
 	// does not sign its amount and stays valid while nothing is charged, so
 	// each replay would otherwise be a transaction.
 	RefundInterval time.Duration
