@@ -2,8 +2,9 @@
 pragma solidity 0.8.30;
 
 /// @title HostileWallet: an EIP-1271 wallet that accepts every signature, except when asked by
-/// the address it was told to refuse (for a hostile-payer test: the x402BatchSettlement contract).
-/// Anyone may change that address, so a test can turn the wallet hostile after it paid.
+/// the address it was told to refuse (for a hostile-payer test: the x402BatchSettlement contract;
+/// the zero address refuses no one). Anyone may change that address, so a test can turn the
+/// wallet hostile after it paid.
 contract HostileWallet {
     address public refused;
 
@@ -16,6 +17,6 @@ contract HostileWallet {
     }
 
     function isValidSignature(bytes32, bytes calldata) external view returns (bytes4) {
-        return msg.sender == refused ? bytes4(0xffffffff) : bytes4(0x1626ba7e);
+        return refused != address(0) && msg.sender == refused ? bytes4(0xffffffff) : bytes4(0x1626ba7e);
     }
 }
