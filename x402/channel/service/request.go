@@ -138,12 +138,14 @@ func (s *Service) begin(ctx context.Context, p *channel.Payload, req *x402.Requi
 
 // verifyOnChain finishes the verification of a payload whose signature
 // the chain must check (an EIP-1271 payer): through the backend's /verify
-// when it has one (the spec's rule for a delegating server), else by an
-// eth_call of the contract's signature check.
+// when it has one (the spec's rule for a delegating server), and always by
+// eth_calls of the wallet asked as the contracts will ask it (a facilitator
+// asks from no particular address, and a hostile wallet can tell).
 func (s *Service) verifyOnChain(ctx context.Context, p *channel.Payload, req *x402.Requirement) error {
 	if rv, ok := s.cfg.Backend.(RemoteVerifier); ok {
-		_, err := rv.VerifyRemote(ctx, p, channel.Accept(req, &s.terms, nil))
-		return err
+		if _, err := rv.VerifyRemote(ctx, p, channel.Accept(req, &s.terms, nil)); err != nil {
+			return err
+		}
 	}
 	return s.verifier.VerifyOnChain(ctx, s.cfg.Chain, p, req)
 }
