@@ -45,7 +45,7 @@ func TestHostileZeroSignatureGetsNoChannelState(t *testing.T) {
 		t.Fatalf("payer's channels: %v %v", recs, err)
 	}
 	// The 402 of an unpaid call names the channel's terms.
-	res, body := post(t, ts.URL+"/responses", `{"model":"`+metered+`","input":"hi"}`)
+	res, _ := post(t, ts.URL+"/responses", `{"model":"`+metered+`","input":"hi"}`)
 	raw, _ := base64.StdEncoding.DecodeString(res.Header.Get(x402.HeaderPaymentRequired))
 	var accepted json.RawMessage
 	for _, a := range gjson.GetBytes(raw, "accepts").Array() {
@@ -63,7 +63,7 @@ func TestHostileZeroSignatureGetsNoChannelState(t *testing.T) {
 				"maxClaimableAmount": "1", "signature": hexutil.Encode(sig)}}})
 		return base64.StdEncoding.EncodeToString(b)
 	}
-	res, body = post(t, ts.URL+"/responses", `{"model":"`+metered+`","input":"hi"}`, "PAYMENT-SIGNATURE", voucher(make([]byte, 65)))
+	res, body := post(t, ts.URL+"/responses", `{"model":"`+metered+`","input":"hi"}`, "PAYMENT-SIGNATURE", voucher(make([]byte, 65)))
 	raw, _ = base64.StdEncoding.DecodeString(res.Header.Get(x402.HeaderPaymentRequired))
 	if res.StatusCode != http.StatusPaymentRequired || gjson.GetBytes(body, "error.code").String() != channel.ReasonVoucherSignature {
 		t.Fatalf("zero-signature voucher: status %d: %s", res.StatusCode, body)
