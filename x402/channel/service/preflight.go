@@ -92,7 +92,13 @@ func (s *Service) classify(ctx context.Context, st *channel.State) bool {
 		*st = *m
 		return err == nil
 	}
-	if bytes.HasPrefix(data, invalidSignature) || !s.cfg.Contracts.VoucherAccepted(ctx, s.cfg.Chain, rows[0]) {
+	// The contract's own error when the node returns it; else ask the
+	// voucher's signer as the contract would.
+	refused := bytes.HasPrefix(data, invalidSignature)
+	if len(data) < 4 {
+		refused = !s.cfg.Contracts.VoucherAccepted(ctx, s.cfg.Chain, rows[0])
+	}
+	if refused {
 		s.quarantine(ctx, m, "the settlement contract refuses its voucher signature")
 		return false
 	}
