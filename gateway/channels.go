@@ -139,6 +139,9 @@ func (p *payments) buildChannels(pc PaymentsConfig, now func() time.Time, getenv
 			return err
 		}
 	}
+	if err := bc.depositAndRefundLimits(&cfg); err != nil {
+		return err
+	}
 	cfg.Receiver, cfg.WithdrawDelay, cfg.Policy = p.payTo, bc.WithdrawDelay, policy
 	cfg.Store, cfg.Logger, cfg.Now = p.chanStore, p.log, now
 	svc, err := service.New(cfg)
@@ -198,4 +201,36 @@ func (bc BatchSettlementConfig) claimPolicy() (channel.ClaimPolicy, error) {
 		policy.Threshold = t
 	}
 	return policy, nil
+}
+
+// defaultMinDeposit is min_deposit's default: a deposit is a transaction
+// farebox sends, so one must bring enough to be worth its gas.
+const defaultMinDeposit = "0.01"
+
+// depositAndRefundLimits sets the service's minimum deposit, refund
+// interval and minimum refund from the config, or names the wrong key.
+func (bc BatchSettlementConfig) depositAndRefundLimits(cfg *service.Config) error {
+	min := bc.MinDeposit
+	if min == "" {
+		min = defaultMinDeposit
+	}
+	d, err := x402.ParseUSDC(min)
+	if err != nil {
+		return fmt.Errorf("payments.batch_settlement.min_deposit: %w", err)
+	}
+	if d.Sign() > 0 {
+		cfg.MinDeposit = d
+	}
+	if bc.MinRefund != "" {
+		r, err := x402.ParseUSDC(bc.MinRefund)
+		if err != nil {
+			return fmt.Errorf("payments.batch_settlement.min_refund: %w", err)
+		}
+		cfg.MinRefund = r
+	}
+	if bc.RefundInterval < 0 {
+		return fmt.Errorf("payments.batch_settlement.refund_interval: must not be negative")
+	}
+	cfg.RefundInterval = bc.RefundInterval.D(service.DefaultRefundInterval)
+	return nil
 }

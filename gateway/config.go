@@ -208,6 +208,19 @@ type BatchSettlementConfig struct {
 	// withdrawal's delay runs out (default 5m; less than withdraw_delay):
 	// charges still unclaimed when a payer finalizes are lost.
 	ClaimWithdrawLead Duration `yaml:"claim_withdraw_lead"`
+	// MinDeposit is the least one deposit may bring, in USDC (default
+	// "0.01"; "0" for no minimum): announced in the offer as
+	// extra.minDeposit and enforced, since every deposit is a transaction
+	// the operator pays for.
+	MinDeposit string `yaml:"min_deposit"`
+	// RefundInterval is the least time between a channel's cooperative
+	// refund and a partial refund after it (default 10m): a refund voucher
+	// does not sign its amount, so each replay would be a transaction. A
+	// refund of everything left is always served.
+	RefundInterval Duration `yaml:"refund_interval"`
+	// MinRefund is the least a partial refund may return, in USDC (default
+	// none).
+	MinRefund string `yaml:"min_refund"`
 	// ReceiverAuthorizer says who signs claims and refunds with settler
 	// facilitator: "" (the facilitator's advertised receiverAuthorizer,
 	// else no batch-settlement), "facilitator" (the same, required) or

@@ -76,6 +76,14 @@ const (
 	ReasonSmartWalletDeploymentFailed   = "invalid_batch_settlement_evm_smart_wallet_deployment_failed" // @x402/evm 2.27
 	ReasonNothingToSettle               = "invalid_batch_settlement_evm_nothing_to_settle"              // @x402/evm 2.27
 	ReasonVerificationStateUnavailable  = "invalid_batch_settlement_evm_verification_state_unavailable" // @x402/evm 2.27
+	// ReasonChannelQuarantined is farebox's: the settlement contract
+	// refused the channel's voucher when farebox claimed it (a contract
+	// wallet that answers the contract differently), so the channel is no
+	// longer served. Its payer withdraws what is left on chain.
+	ReasonChannelQuarantined = "invalid_batch_settlement_evm_channel_quarantined"
+	// ReasonRefundTooSoon is farebox's: the channel was refunded less than
+	// the server's refund interval ago (each refund is a transaction).
+	ReasonRefundTooSoon = "invalid_batch_settlement_evm_refund_too_soon"
 )
 
 // Error is a refusal with a batch-settlement reason code. It converts to an

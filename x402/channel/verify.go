@@ -47,12 +47,46 @@ func (v *Verifier) now() time.Time {
 // *Error with the spec's reason, ErrNeedsChain or ErrStale. On
 // ReasonCumulativeAmountMismatch answer with the corrective 402
 // (Accept(req, t, st)).
+//
+// The payer's signatures are checked before anything that depends on the
+// channel's state: a refusal that names the state (the corrective 402, the
+// balance, the claimed total) goes only to a payer who signed. A payload
+// whose signatures the chain must check returns ErrNeedsChain first; after
+// VerifyOnChain accepted them, finish with VerifySigned.
 func (v *Verifier) Verify(p *Payload, req *x402.Requirement, t *Terms, st *State) error {
+	return v.verify(p, req, t, st, false)
+}
+
+// VerifySigned is Verify for a payload whose contract-wallet signatures
+// VerifyOnChain already accepted.
+func (v *Verifier) VerifySigned(p *Payload, req *x402.Requirement, t *Terms, st *State) error {
+	return v.verify(p, req, t, st, true)
+}
+
+func (v *Verifier) verify(p *Payload, req *x402.Requirement, t *Terms, st *State, chainChecked bool) error {
 	if p.Type != TypeDeposit && p.Type != TypeVoucher {
 		return refuse(ReasonPayloadType, "a paid request takes a deposit or voucher payload")
 	}
 	if err := v.common(p, req, t, st); err != nil {
 		return err
+	}
+	needsChain := false
+	if p.Type == TypeDeposit {
+		if t.MinDeposit != nil && p.Deposit.Amount.Cmp(t.MinDeposit) < 0 {
+			return refuse(ReasonDepositBelowMinDeposit, "the deposit must be at least "+t.MinDeposit.String())
+		}
+		var err error
+		if needsChain, err = v.verifyDeposit(p, req); err != nil {
+			return err
+		}
+	}
+	if err := v.voucherSignature(p); err == ErrNeedsChain {
+		needsChain = true
+	} else if err != nil {
+		return err
+	}
+	if needsChain && !chainChecked {
+		return ErrNeedsChain
 	}
 	want := new(big.Int).Add(st.Charged, req.Amount)
 	max := p.Voucher.MaxClaimable
@@ -60,12 +94,7 @@ func (v *Verifier) Verify(p *Payload, req *x402.Requirement, t *Terms, st *State
 		return refuse(ReasonCumulativeAmountMismatch, "voucher maxClaimableAmount must be "+want.String())
 	}
 	avail := st.Balance
-	needsChain := false
 	if p.Type == TypeDeposit {
-		var err error
-		if needsChain, err = v.verifyDeposit(p, req); err != nil {
-			return err
-		}
 		avail = new(big.Int).Add(st.Balance, p.Deposit.Amount)
 	} else if st.Balance.Sign() == 0 {
 		return refuse(ReasonChannelNotFound, "the channel has no balance; deposit first")
@@ -79,10 +108,7 @@ func (v *Verifier) Verify(p *Payload, req *x402.Requirement, t *Terms, st *State
 	if p.Type == TypeVoucher && v.MaxStaleness > 0 && !st.Fresh(v.now(), v.MaxStaleness) {
 		return ErrStale
 	}
-	if err := v.voucherSignature(p); err != nil || !needsChain {
-		return err
-	}
-	return ErrNeedsChain
+	return nil
 }
 
 // VerifyRefund checks a cooperative refund request (a zero-charge voucher
@@ -95,14 +121,22 @@ func (v *Verifier) VerifyRefund(p *Payload, req *x402.Requirement, t *Terms, st 
 	if err := v.common(p, req, t, st); err != nil {
 		return nil, err
 	}
+	if err := v.voucherSignature(p); err != nil {
+		return nil, err
+	}
+	return v.RefundAmount(p, st)
+}
+
+// RefundAmount finishes VerifyRefund once the voucher's signature was
+// accepted (by VerifyRefund, or by VerifyOnChain for a contract wallet):
+// the voucher must be at exactly the charged amount; it returns the amount
+// to refund.
+func (v *Verifier) RefundAmount(p *Payload, st *State) (*big.Int, error) {
 	if p.Voucher.MaxClaimable.Cmp(st.Charged) != 0 {
 		return nil, refuse(ReasonCumulativeAmountMismatch, "refund voucher maxClaimableAmount must be "+st.Charged.String())
 	}
 	if p.Voucher.MaxClaimable.Cmp(st.TotalClaimed) < 0 {
 		return nil, refuse(ReasonCumulativeBelowClaimed, "refund voucher is below the claimed total")
-	}
-	if err := v.voucherSignature(p); err != nil {
-		return nil, err
 	}
 	left := st.Refundable()
 	if left.Sign() == 0 {
@@ -157,8 +191,7 @@ func (v *Verifier) voucherSignature(p *Payload) error {
 	if p.Config.PayerAuthorizer == (common.Address{}) {
 		return ErrNeedsChain
 	}
-	signer, err := eip712.Recover(v.Contracts.VoucherDigest(p.Voucher.ChannelID, p.Voucher.MaxClaimable), p.Voucher.Signature)
-	if err != nil || signer != p.Config.PayerAuthorizer {
+	if !ecdsaSigner(v.Contracts.VoucherDigest(p.Voucher.ChannelID, p.Voucher.MaxClaimable), p.Voucher.Signature, p.Config.PayerAuthorizer) {
 		return refuse(ReasonVoucherSignature, "voucher signature does not recover to payerAuthorizer")
 	}
 	return nil
@@ -221,4 +254,16 @@ func (v *Verifier) receive(p *Payload) *x402.Authorization {
 	e := p.Deposit.ERC3009
 	return &x402.Authorization{From: p.Config.Payer, To: v.Contracts.ERC3009Collector, Value: p.Deposit.Amount,
 		ValidAfter: e.ValidAfter, ValidBefore: e.ValidBefore, Nonce: ERC3009Nonce(p.Voucher.ChannelID, e.Salt)}
+}
+
+// ecdsaSigner reports whether sig is want's signature of digest as the
+// settlement contract recovers it (OpenZeppelin ECDSA): 65 bytes, low s,
+// and v 27 or 28 only (the contract's ecrecover refuses 0 and 1, which
+// eip712.Recover allows).
+func ecdsaSigner(digest [32]byte, sig []byte, want common.Address) bool {
+	if len(sig) != 65 || (sig[64] != 27 && sig[64] != 28) {
+		return false
+	}
+	signer, err := eip712.Recover(digest, sig)
+	return err == nil && signer == want
 }

@@ -35,9 +35,13 @@ func WithDepositMultiplier(n int64) Option { return func(t *Transport) { t.multi
 // each call stays bounded by the spend cap.
 func WithMaxDeposit(max *big.Int) Option { return func(t *Transport) { t.maxDeposit = max } }
 
-// WithChannelSalt sets the salt of the payer's channels (default zero, as
-// @x402/evm): another salt opens other channels with the same receiver.
-func WithChannelSalt(salt [32]byte) Option { return func(t *Transport) { t.salt = salt } }
+// WithChannelSalt sets the salt of the payer's channels. By default each
+// new channel gets a random salt, kept in the channel store: with a fixed
+// salt (@x402/evm uses zero) anyone can compute a payer's channel id from
+// its address and read the channel on chain.
+func WithChannelSalt(salt [32]byte) Option {
+	return func(t *Transport) { t.salt, t.saltSet = salt, true }
+}
 
 // batchBuy is what a batch-settlement purchase signed.
 type batchBuy struct {
@@ -78,6 +82,42 @@ func (t *Transport) channelOf(o *offer, req *x402.Requirement) (*batchBuy, error
 		id: c.ChannelID(&cfg), cfg: cfg, contracts: c, ceiling: req.Amount}, nil
 }
 
+// bind settles the channel's salt (and so its id): WithChannelSalt's when
+// set; else the salt of a channel under these terms the store already
+// holds (the one with the most left when there are several); else the
+// payer's secret salt for these terms (channelSalt). Called under the
+// channel key's lock, so two first purchases do not open two channels.
+func (t *Transport) bind(b *batchBuy) error {
+	if t.saltSet {
+		return nil
+	}
+	recs, err := t.store.List(b.key)
+	if err != nil {
+		return err
+	}
+	var best *ChannelRecord
+	for _, r := range recs {
+		cfg := b.cfg
+		cfg.Salt = r.Salt
+		if b.contracts.ChannelID(&cfg) != r.ChannelID {
+			continue // another receiver authorizer, token or withdraw delay
+		}
+		if best == nil || left(r).Cmp(left(best)) > 0 || (left(r).Cmp(left(best)) == 0 && r.ChannelID.Cmp(best.ChannelID) < 0) {
+			best = r
+		}
+	}
+	if best != nil {
+		b.cfg.Salt = best.Salt
+	} else {
+		b.cfg.Salt = t.signer.channelSalt(b.contracts.ChannelID(&b.cfg))
+	}
+	b.id = b.contracts.ChannelID(&b.cfg)
+	return nil
+}
+
+// left is what a channel record holds beyond its charges.
+func left(r *ChannelRecord) *big.Int { return new(big.Int).Sub(r.Balance, r.Charged) }
+
 // record returns the channel's record, recovered from chain when the
 // store has none (spec cold start: charged = totalClaimed), else empty.
 func (t *Transport) record(ctx context.Context, b *batchBuy) (*ChannelRecord, error) {
@@ -85,7 +125,7 @@ func (t *Transport) record(ctx context.Context, b *batchBuy) (*ChannelRecord, er
 	if err != nil || rec != nil {
 		return rec, err
 	}
-	rec = &ChannelRecord{ChannelID: b.id, Balance: new(big.Int), Charged: new(big.Int), Signed: new(big.Int)}
+	rec = &ChannelRecord{ChannelID: b.id, Salt: b.cfg.Salt, Balance: new(big.Int), Charged: new(big.Int), Signed: new(big.Int)}
 	if t.chain != nil {
 		o, err := b.contracts.ReadOnchain(ctx, chainCaller{t.chain}, b.id)
 		if err != nil {
@@ -107,6 +147,10 @@ func (t *Transport) signBatch(ctx context.Context, c candidate, pr *paymentRequi
 	}
 	unlock, err := t.store.Lock(ctx, b.key)
 	if err != nil {
+		return nil, err
+	}
+	if err := t.bind(b); err != nil {
+		unlock()
 		return nil, err
 	}
 	p, err := t.signBatchLocked(ctx, c, pr, b)

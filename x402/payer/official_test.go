@@ -80,7 +80,8 @@ func TestPayloadsMatchTheOfficialClient(t *testing.T) {
 	s, srv := payertest.NewShop(t, x402.BaseSepolia, 1000, payertest.Charges(640))
 	key := payerKey(t)
 	store := payer.NewMemoryChannels()
-	tr := payer.NewTransport(payer.NewSigner(key), payer.WithChannelStore(store))
+	// The official client's salt (zero), so both name the same channel.
+	tr := payer.NewTransport(payer.NewSigner(key), payer.WithChannelStore(store), payer.WithChannelSalt([32]byte{}))
 	for _, body := range []string{`{"n":1}`, `{"n":2}`} {
 		if code := pay(t, tr, srv.URL, body); code != 200 {
 			t.Fatalf("status %d", code)

@@ -64,6 +64,9 @@ func (t *Transport) Refund(req *http.Request, amount *big.Int) (*Settlement, err
 		if attempt > 0 {
 			// resp is the answer to a refund: a corrective 402 resyncs once.
 			b, err := t.channelOf(c.o, c.req)
+			if err == nil {
+				err = t.bind(b)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -102,6 +105,10 @@ func (t *Transport) signRefund(ctx context.Context, c *candidate, pr *paymentReq
 	}
 	unlock, err := t.store.Lock(ctx, b.key)
 	if err != nil {
+		return nil, err
+	}
+	if err := t.bind(b); err != nil {
+		unlock()
 		return nil, err
 	}
 	rec, err := t.record(ctx, b)

@@ -30,6 +30,10 @@ type ChannelKey struct {
 // channelState, it adds the charges the receipts report).
 type ChannelRecord struct {
 	ChannelID common.Hash `json:"channelId"`
+	// Salt is the channel config's salt (random for a channel this payer
+	// opened): with the server's terms it gives the channel id back, which
+	// is how the channel is read on chain.
+	Salt common.Hash `json:"salt"`
 	// Balance is what the payer deposited (minus refunds) as far as it knows.
 	Balance *big.Int `json:"balance"`
 	// Charged is chargedCumulativeAmount: the sum of the charges receipts reported.
@@ -74,6 +78,8 @@ type ChannelStore interface {
 	Get(k ChannelKey, id common.Hash) (*ChannelRecord, error)
 	Put(k ChannelKey, r *ChannelRecord) error
 	Delete(k ChannelKey, id common.Hash) error
+	// List returns every record of k.
+	List(k ChannelKey) ([]*ChannelRecord, error)
 }
 
 // keyLocks is a context-aware mutex per key.
@@ -144,6 +150,17 @@ func (m *MemoryChannels) Put(k ChannelKey, r *ChannelRecord) error {
 	}
 	m.recs[k.String()][r.ChannelID] = r.clone()
 	return nil
+}
+
+// List implements ChannelStore.
+func (m *MemoryChannels) List(k ChannelKey) ([]*ChannelRecord, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []*ChannelRecord
+	for _, r := range m.recs[k.String()] {
+		out = append(out, r.clone())
+	}
+	return out, nil
 }
 
 // Delete implements ChannelStore.
@@ -279,6 +296,19 @@ func (f *FileChannels) Put(k ChannelKey, r *ChannelRecord) error {
 	}
 	recs[r.ChannelID] = r.clone()
 	return f.write(k, recs)
+}
+
+// List implements ChannelStore.
+func (f *FileChannels) List(k ChannelKey) ([]*ChannelRecord, error) {
+	recs, err := f.read(k)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*ChannelRecord, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // Delete implements ChannelStore; call it holding Lock(k).

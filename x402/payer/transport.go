@@ -56,6 +56,7 @@ type Transport struct {
 	multiplier   int64
 	maxDeposit   *big.Int // nil: the spend cap
 	salt         [32]byte
+	saltSet      bool                            // WithChannelSalt: every channel uses salt
 	deployments  map[string]contracts.Deployment // by chain id
 	onSettlement func(*Settlement)
 

@@ -130,7 +130,7 @@ func (s *Service) candidates(ctx context.Context, keepFresh bool) ([]*channel.St
 	var out []*channel.State
 	for _, r := range recs {
 		st := r.State
-		if len(st.Signature) == 0 || st.Charged.Cmp(st.TotalClaimed) <= 0 {
+		if r.Quarantine != nil || len(st.Signature) == 0 || st.Charged.Cmp(st.TotalClaimed) <= 0 {
 			continue
 		}
 		if !keepFresh || !st.Fresh(s.cfg.Now(), s.cfg.MaxStaleness) {
@@ -193,10 +193,60 @@ func (s *Service) claim(ctx context.Context, reason string, states []*channel.St
 	return res, errors.Join(errs...)
 }
 
+// claimGroup claims one (receiver, token) group. Every channel is read
+// again right before (a withdrawal finalized since the last read drops
+// its row), the rows are simulated together and, when that fails, bisected
+// so the failing rows stay out and the rest is claimed at once (a channel
+// whose voucher the contract refuses is quarantined). The payer-authorizer
+// rows go in one transaction; each contract-wallet row goes in its own,
+// so a wallet that answers the contract differently when it is mined than
+// when it was simulated sinks only its own claim.
 func (s *Service) claimGroup(ctx context.Context, key string, states []*channel.State, res *ClaimResult) error {
+	return s.claimFresh(ctx, key, states, res, false)
+}
+
+func (s *Service) claimFresh(ctx context.Context, key string, states []*channel.State, res *ClaimResult, again bool) error {
+	good, err := s.preflight(ctx, s.refresh(ctx, states))
+	if err != nil {
+		return err
+	}
+	var batch, wallets []*channel.State
+	for _, st := range good {
+		if isWallet(st) {
+			wallets = append(wallets, st)
+		} else {
+			batch = append(batch, st)
+		}
+	}
+	var errs []error
+	send := func(key string, states []*channel.State) {
+		simulated, err := s.sendClaim(ctx, key, states, res)
+		if err != nil && simulated && !again {
+			// The chain moved between the simulation and the send (a
+			// withdrawal finalized): read it again and claim what is left.
+			err = s.claimFresh(ctx, key, states, res, true)
+		} else if err != nil && len(states) == 1 {
+			s.classify(ctx, states[0])
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(batch) > 0 {
+		send(key, batch)
+	}
+	for _, st := range wallets {
+		send(key+"/"+channelKey(st.ChannelID), []*channel.State{st})
+	}
+	return errors.Join(errs...)
+}
+
+// sendClaim sends the rows of states in one claim-and-settle transaction;
+// simulated reports a failure in the send's own simulation (nothing sent).
+func (s *Service) sendClaim(ctx context.Context, key string, states []*channel.State, res *ClaimResult) (simulated bool, _ error) {
 	rows := channel.Claims(states)
 	if len(rows) == 0 {
-		return nil
+		return false, nil
 	}
 	rec := &ClaimRecord{Key: key, Total: "0"}
 	total := new(big.Int)
@@ -221,15 +271,15 @@ func (s *Service) claimGroup(ctx context.Context, key string, states []*channel.
 		var ce *channel.Error
 		if errors.As(err, &ce) {
 			s.forgetClaim(ctx, rec)
-			return err
+			return false, err
 		}
 		switch st, _ := stage(err); st {
 		case StageSimulate:
 			s.forgetClaim(ctx, rec)
-			return &channel.Error{Reason: channel.ReasonClaimSimulationFailed, Message: err.Error()}
+			return true, &channel.Error{Reason: channel.ReasonClaimSimulationFailed, Message: err.Error()}
 		case StageSend:
 			s.forgetClaim(ctx, rec)
-			return &channel.Error{Reason: channel.ReasonClaimTransactionFailed, Message: err.Error()}
+			return false, &channel.Error{Reason: channel.ReasonClaimTransactionFailed, Message: err.Error()}
 		case StageWait:
 			// Journaled: resolveClaims finishes it on the next round (with
 			// the hash a facilitator named only in its answer).
@@ -237,20 +287,20 @@ func (s *Service) claimGroup(ctx context.Context, key string, states []*channel.
 				rec.Tx = h
 				_ = s.cfg.Store.PutClaim(ctx, rec)
 			}
-			return &channel.Error{Reason: channel.ReasonWaitForReceiptFailed, Message: fmt.Sprintf("claim %s: %v", tx.Hex(), err)}
+			return false, &channel.Error{Reason: channel.ReasonWaitForReceiptFailed, Message: fmt.Sprintf("claim %s: %v", tx.Hex(), err)}
 		}
 	}
 	res.Txs = append(res.Txs, tx)
 	rec.Tx = tx
 	if err := s.finishClaim(ctx, rec, err); err != nil {
-		return err
+		return false, err
 	}
 	s.stats.claimTxs.Add(1)
 	s.stats.claimedChannels.Add(int64(len(rows)))
 	res.Channels += len(rows)
 	res.Claimed.Add(res.Claimed, total)
 	s.log.Info("channel: claimed and swept", "tx", tx.Hex(), "channels", len(rows), "amount", total.String())
-	return nil
+	return false, nil
 }
 
 // forgetClaim drops a journaled claim that was never broadcast.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/big"
+	"time"
 
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/channel"
@@ -31,6 +32,9 @@ func (s *Service) Refund(ctx context.Context, p *channel.Payload, req *x402.Requ
 	if err != nil {
 		return nil, err
 	}
+	if rec.Quarantine != nil {
+		return nil, quarantined(rec)
+	}
 	st := rec.State
 	if !st.Fresh(s.cfg.Now(), s.cfg.MaxStaleness) {
 		if st, err = s.mirror(ctx, st); err != nil {
@@ -41,8 +45,11 @@ func (s *Service) Refund(ctx context.Context, p *channel.Payload, req *x402.Requ
 	remote := true
 	if errors.Is(err, channel.ErrNeedsChain) {
 		if err, remote = s.verifyOnChain(ctx, p, req), false; err == nil {
-			amount, err = refundAmount(p, st)
+			amount, err = s.verifier.RefundAmount(p, st)
 		}
+	}
+	if err == nil {
+		err = s.refundAllowed(rec, st, amount)
 	}
 	var ce *channel.Error
 	if errors.As(err, &ce) && ce.Reason == channel.ReasonCumulativeAmountMismatch {
@@ -58,9 +65,24 @@ func (s *Service) Refund(ctx context.Context, p *channel.Payload, req *x402.Requ
 			return nil, err
 		}
 	}
+	// Recorded before the transaction: a replay of this refund while it
+	// is mined, or after, is refused without one.
+	before := rec.RefundedAt
+	refunded := rec.with(st)
+	refunded.RefundedAt = s.cfg.Now().UnixMilli()
+	if err := s.save(ctx, rec, refunded); err != nil {
+		return nil, &channel.Error{Reason: channel.ReasonVerificationStateUnavailable, Message: "channel state is unavailable"}
+	}
+	rec = refunded
 	op := RefundOp{Payload: p, Requirement: req, Accepted: channel.Accept(req, &s.terms, nil), State: st, Amount: amount}
 	tx, err := s.cfg.Backend.Refund(ctx, op)
 	if err != nil {
+		if sg, _ := stage(err); errors.As(err, &ce) || sg == StageSimulate || sg == StageSend {
+			// Nothing was sent: the refund may be asked again at once.
+			restored := rec.with(st)
+			restored.RefundedAt = before
+			_ = s.save(ctx, rec, restored)
+		}
 		if errors.As(err, &ce) {
 			return nil, err
 		}
@@ -83,7 +105,7 @@ func (s *Service) Refund(ctx context.Context, p *channel.Payload, req *x402.Requ
 	if after.Refundable().Sign() == 0 {
 		err = s.save(ctx, rec, nil)
 	} else {
-		err = s.save(ctx, rec, &Record{State: after})
+		err = s.save(ctx, rec, rec.with(after))
 	}
 	if err != nil {
 		s.log.Warn("channel: recording a refund", "channel", channelKey(st.ChannelID), "err", err)
@@ -91,15 +113,28 @@ func (s *Service) Refund(ctx context.Context, p *channel.Payload, req *x402.Requ
 	return after.RefundReceipt(req.Network.CAIP2, tx.Hex(), amount), nil
 }
 
-// refundAmount is VerifyRefund's amount for a payload whose signature the
-// chain had to check.
-func refundAmount(p *channel.Payload, st *channel.State) (*big.Int, error) {
-	left := st.Refundable()
-	if left.Sign() == 0 {
-		return nil, &channel.Error{Reason: channel.ReasonRefundNoBalance, Message: "nothing is left to refund"}
+// refundAllowed refuses a partial refund that would cost a transaction
+// for too little: below MinRefund, or within RefundInterval of the
+// channel's last refund. A refund of everything left is always served (a
+// replay of it finds nothing left and is refused without a transaction). The refund voucher does not sign the amount and
+// stays valid while nothing is charged, so without these a payer could
+// replay one voucher for a transaction each time.
+func (s *Service) refundAllowed(rec *Record, st *channel.State, amount *big.Int) error {
+	if amount.Cmp(st.Refundable()) >= 0 {
+		return nil // everything left: the last refund this balance can have
 	}
-	if p.RefundAmount != nil && p.RefundAmount.Cmp(left) < 0 {
-		return new(big.Int).Set(p.RefundAmount), nil
+	if rec.RefundedAt != 0 && s.cfg.RefundInterval > 0 {
+		next := time.UnixMilli(rec.RefundedAt).Add(s.cfg.RefundInterval)
+		if s.cfg.Now().Before(next) {
+			s.stats.refundsRefused.Add(1)
+			return &channel.Error{Reason: channel.ReasonRefundTooSoon,
+				Message: "this channel was refunded less than " + s.cfg.RefundInterval.String() + " ago; ask again after " + next.UTC().Format(time.RFC3339)}
+		}
 	}
-	return left, nil
+	if s.cfg.MinRefund != nil && amount.Cmp(s.cfg.MinRefund) < 0 {
+		s.stats.refundsRefused.Add(1)
+		return &channel.Error{Reason: channel.ReasonRefundAmountInvalid,
+			Message: "a partial refund must be at least " + s.cfg.MinRefund.String() + " (or omit the amount to refund everything left)"}
+	}
+	return nil
 }

@@ -78,22 +78,32 @@ func (s *Service) begin(ctx context.Context, p *channel.Payload, req *x402.Requi
 	if err != nil {
 		return nil, err
 	}
+	if rec.Quarantine != nil {
+		return nil, quarantined(rec)
+	}
 	st := rec.State
 	if p.Type == channel.TypeDeposit && !st.Fresh(s.cfg.Now(), s.cfg.MaxStaleness) {
 		if st, err = s.mirror(ctx, st); err != nil {
 			return nil, err
 		}
 	}
-	err = s.verifier.Verify(p, req, &s.terms, st)
+	verify := s.verifier.Verify
+	err = verify(p, req, &s.terms, st)
+	remote := p.Type == channel.TypeDeposit
+	if errors.Is(err, channel.ErrNeedsChain) {
+		// The signatures first: nothing about the channel is told to a
+		// payload nobody signed.
+		if err = s.verifyOnChain(ctx, p, req); err != nil {
+			return nil, err
+		}
+		verify, remote = s.verifier.VerifySigned, false
+		err = verify(p, req, &s.terms, st)
+	}
 	if errors.Is(err, channel.ErrStale) {
 		if st, err = s.mirror(ctx, st); err != nil {
 			return nil, err
 		}
-		err = s.verifier.Verify(p, req, &s.terms, st)
-	}
-	remote := p.Type == channel.TypeDeposit
-	if errors.Is(err, channel.ErrNeedsChain) {
-		err, remote = s.verifyOnChain(ctx, p, req), false
+		err = verify(p, req, &s.terms, st)
 	}
 	var ce *channel.Error
 	if errors.As(err, &ce) && ce.Reason == channel.ReasonCumulativeAmountMismatch {
@@ -112,6 +122,13 @@ func (s *Service) begin(ctx context.Context, p *channel.Payload, req *x402.Requi
 	rec.State = st
 	c := &Call{s: s, p: p, req: req, rec: rec}
 	if p.Type == channel.TypeDeposit {
+		if p.Voucher.MaxClaimable.Cmp(st.Balance) <= 0 {
+			// The channel already covers the voucher: the deposit would
+			// only cost gas. Served as a voucher; the payer's authorization
+			// stays unused.
+			s.stats.depositsSkipped.Add(1)
+			return c, nil
+		}
 		if err := s.deposit(ctx, c, sponsoring); err != nil {
 			return nil, err
 		}
@@ -121,12 +138,14 @@ func (s *Service) begin(ctx context.Context, p *channel.Payload, req *x402.Requi
 
 // verifyOnChain finishes the verification of a payload whose signature
 // the chain must check (an EIP-1271 payer): through the backend's /verify
-// when it has one (the spec's rule for a delegating server), else by an
-// eth_call of the contract's signature check.
+// when it has one (the spec's rule for a delegating server), and always by
+// eth_calls of the wallet asked as the contracts will ask it (a facilitator
+// asks from no particular address, and a hostile wallet can tell).
 func (s *Service) verifyOnChain(ctx context.Context, p *channel.Payload, req *x402.Requirement) error {
 	if rv, ok := s.cfg.Backend.(RemoteVerifier); ok {
-		_, err := rv.VerifyRemote(ctx, p, channel.Accept(req, &s.terms, nil))
-		return err
+		if _, err := rv.VerifyRemote(ctx, p, channel.Accept(req, &s.terms, nil)); err != nil {
+			return err
+		}
 	}
 	return s.verifier.VerifyOnChain(ctx, s.cfg.Chain, p, req)
 }
@@ -145,7 +164,8 @@ func (s *Service) deposit(ctx context.Context, c *Call, sponsoring *eip712.GasSp
 	}
 	rec := c.rec
 	journal := func(tx common.Hash) error {
-		next := &Record{State: rec.State, Deposit: &PendingTx{Tx: tx, Amount: p.Deposit.Amount.String()}}
+		next := rec.with(rec.State)
+		next.Deposit = &PendingTx{Tx: tx, Amount: p.Deposit.Amount.String()}
 		if err := s.save(ctx, rec, next); err != nil {
 			return err
 		}
@@ -192,7 +212,7 @@ func (s *Service) settleDepositRecord(ctx context.Context, rec *Record) {
 	if err != nil {
 		return
 	}
-	next := &Record{State: st}
+	next := rec.with(st)
 	if err := s.save(ctx, rec, next); err != nil {
 		s.log.Warn("channel: recording a deposit's outcome", "channel", channelKey(st.ChannelID), "err", err)
 		return
@@ -219,7 +239,7 @@ func (c *Call) Commit(ctx context.Context, charge *big.Int) (*channel.Receipt, e
 	if err != nil {
 		return nil, err
 	}
-	rec := &Record{State: next}
+	rec := c.rec.with(next)
 	if err := s.save(ctx, c.rec, rec); err != nil {
 		return nil, &channel.Error{Reason: channel.ReasonVerificationStateUnavailable, Message: "the charge could not be recorded"}
 	}

@@ -3,6 +3,8 @@ package service
 import (
 	"context"
 	"errors"
+
+	"github.com/farebox/farebox/x402/channel"
 )
 
 // save writes next over read (the record as this request read it, under
@@ -37,6 +39,9 @@ func (s *Service) save(ctx context.Context, read, next *Record) error {
 		if next != nil && cur.State.OnchainSyncedAt.After(next.State.OnchainSyncedAt) {
 			next.State = next.State.Mirror(cur.State.Onchain, cur.State.OnchainSyncedAt)
 		}
+		if next != nil && cur.Quarantine != nil {
+			next.Quarantine = cur.Quarantine // the claimer quarantined it meanwhile
+		}
 		prev = cur.Rev
 	}
 	return ErrConflict
@@ -53,4 +58,11 @@ func onlyMirrored(read, cur *Record) bool {
 	a, b := read.State, cur.State
 	return a.Charged.Cmp(b.Charged) == 0 && a.SignedMaxClaimable.Cmp(b.SignedMaxClaimable) == 0 &&
 		(read.Deposit == nil) == (cur.Deposit == nil)
+}
+
+// with is the record's next version holding st: what the record says
+// about the channel beyond its state (quarantine, last refund) carries
+// over; a journaled deposit does not.
+func (r *Record) with(st *channel.State) *Record {
+	return &Record{State: st, Quarantine: r.Quarantine, RefundedAt: r.RefundedAt}
 }

@@ -50,9 +50,19 @@ type Config struct {
 	WithdrawDelay uint64
 	// AssetTransferMethod is announced in the offer (channel.MethodEIP3009 by default).
 	AssetTransferMethod string
-	// MinDeposit, when set, is announced as extra.minDeposit (not enforced:
-	// the spec advises against refusing smaller deposits).
+	// MinDeposit, when set, is announced as extra.minDeposit and enforced:
+	// a smaller deposit is refused (ReasonDepositBelowMinDeposit) before
+	// anything is sent, since every deposit is a transaction.
 	MinDeposit *big.Int
+	// RefundInterval is the least time between a cooperative refund of one
+	// channel and a partial refund after it (default 10 minutes; negative:
+	// no limit; a refund of everything left is always served). A refund voucher
+	// does not sign its amount and stays valid while nothing is charged, so
+	// each replay would otherwise be a transaction.
+	RefundInterval time.Duration
+	// MinRefund, when set, is the least a partial refund may return (a
+	// refund of everything left is always served).
+	MinRefund *big.Int
 	// MaxStaleness is how old the on-chain mirror may be when a voucher is
 	// verified locally (default 30 s).
 	MaxStaleness time.Duration
@@ -77,6 +87,9 @@ type Config struct {
 	Logger  *slog.Logger     // default slog.Default()
 	Now     func() time.Time // default time.Now
 }
+
+// DefaultRefundInterval is Config.RefundInterval's default.
+const DefaultRefundInterval = 10 * time.Minute
 
 // Service is the batch-settlement server. It is safe for concurrent use.
 type Service struct {
@@ -115,6 +128,9 @@ func New(cfg Config) (*Service, error) {
 	if cfg.ClaimPoll == 0 {
 		cfg.ClaimPoll = 5 * time.Second
 	}
+	if cfg.RefundInterval == 0 {
+		cfg.RefundInterval = DefaultRefundInterval
+	}
 	if cfg.LockTTL == 0 {
 		cfg.LockTTL = 30 * time.Second
 	}
@@ -143,10 +159,16 @@ type Stats struct {
 	Deposits, Vouchers, Refunds, Aborts, Busy, Mismatches int64
 	// ClaimTxs are claim-and-settle transactions; ClaimedChannels their rows.
 	ClaimTxs, ClaimedChannels int64
+	// DepositsSkipped are deposits not sent because the channel already
+	// covered the voucher; RefundsRefused refunds refused as too soon or too small.
+	DepositsSkipped, RefundsRefused int64
+	// Quarantined are channels quarantined because the contract refused their voucher.
+	Quarantined int64
 }
 
 type counters struct {
 	deposits, vouchers, refunds, aborts, busy, mismatches, claimTxs, claimedChannels atomic.Int64
+	depositsSkipped, refundsRefused, quarantined                                     atomic.Int64
 }
 
 // Stats returns the counters.
@@ -154,7 +176,15 @@ func (s *Service) Stats() Stats {
 	c := &s.stats
 	return Stats{Deposits: c.deposits.Load(), Vouchers: c.vouchers.Load(), Refunds: c.refunds.Load(),
 		Aborts: c.aborts.Load(), Busy: c.busy.Load(), Mismatches: c.mismatches.Load(),
-		ClaimTxs: c.claimTxs.Load(), ClaimedChannels: c.claimedChannels.Load()}
+		ClaimTxs: c.claimTxs.Load(), ClaimedChannels: c.claimedChannels.Load(),
+		DepositsSkipped: c.depositsSkipped.Load(), RefundsRefused: c.refundsRefused.Load(), Quarantined: c.quarantined.Load()}
+}
+
+// quarantined is the refusal of a request on a quarantined channel.
+func quarantined(rec *Record) error {
+	return &channel.Error{Reason: channel.ReasonChannelQuarantined,
+		Message: "this channel is no longer served: the settlement contract refused its voucher (" + rec.Quarantine.Reason +
+			"); withdraw its balance on chain and pay from another channel"}
 }
 
 // MismatchError is the spec's corrective 402: the payer's cumulative
@@ -217,7 +247,7 @@ func (s *Service) load(ctx context.Context, p *channel.Payload) (*Record, error)
 		}
 		s.log.Info("channel: resolved a journaled deposit", "channel", channelKey(st.ChannelID), "tx", rec.Deposit.Tx.Hex(),
 			"balance", st.Balance.String())
-		next := &Record{State: st}
+		next := rec.with(st)
 		if err := s.save(ctx, rec, next); err != nil {
 			return nil, &channel.Error{Reason: channel.ReasonVerificationStateUnavailable, Message: "channel state is unavailable"}
 		}

@@ -22,6 +22,19 @@ type Record struct {
 	// the chain was read after it: a process that died in between reads the
 	// chain before trusting the record.
 	Deposit *PendingTx `json:"deposit,omitempty"`
+	// Quarantine is set when the settlement contract refused the channel's
+	// voucher at claim time: the channel is served no more and left out of
+	// claims, so its payer cannot hold up anyone else's.
+	Quarantine *Quarantine `json:"quarantine,omitempty"`
+	// RefundedAt is when the last cooperative refund of the channel was sent
+	// (unix milliseconds, 0 for never): refunds are rate-limited per channel.
+	RefundedAt int64 `json:"refundedAt,omitempty"`
+}
+
+// Quarantine says why and since when a channel is no longer served.
+type Quarantine struct {
+	Reason string `json:"reason"`
+	At     int64  `json:"at"` // unix milliseconds
 }
 
 // PendingTx is a relayer transaction signed and maybe broadcast, whose
