@@ -55,12 +55,20 @@ type LimitsConfig struct {
 	// MaxInFlight caps calls being served (default 4,096); over it a call
 	// gets 503 with Retry-After. Probes and /metrics are not counted.
 	MaxInFlight int `yaml:"max_in_flight"`
-	// BodyTimeout is the time a request body gets before its bytes must
-	// keep up with BodyMinRate (default 10 s).
+	// BodyTimeout is the time a request body gets for its first
+	// BodyMinRate x BodyRateWindow bytes (default 10 s).
 	BodyTimeout Duration `yaml:"body_timeout"`
 	// BodyMinRate is the slowest a body may arrive, in bytes per second
-	// (default 4096): each byte received extends the deadline by 1/rate.
+	// (default 4096), judged over each BodyRateWindow: a window that
+	// brings fewer than rate x window bytes cuts the body off (408). Bytes
+	// sent early buy no later idleness.
 	BodyMinRate int64 `yaml:"body_min_rate"`
+	// BodyRateWindow is the interval BodyMinRate is judged over (default 2 s).
+	BodyRateWindow Duration `yaml:"body_rate_window"`
+	// MaxBodyBytes caps the bytes of all request bodies being read or held
+	// at once (default 256 MiB); a body that would pass it gets 503 with
+	// Retry-After.
+	MaxBodyBytes int64 `yaml:"max_body_bytes"`
 	// MaxHeaderBytes caps the request line and headers (default 64 KiB);
 	// larger gets 431.
 	MaxHeaderBytes int `yaml:"max_header_bytes"`
@@ -375,6 +383,12 @@ func (l LimitsConfig) withDefaults() LimitsConfig {
 	}
 	if l.BodyMinRate == 0 {
 		l.BodyMinRate = 4096
+	}
+	if l.BodyRateWindow == 0 {
+		l.BodyRateWindow = Duration(2 * time.Second)
+	}
+	if l.MaxBodyBytes == 0 {
+		l.MaxBodyBytes = 256 << 20
 	}
 	if l.MaxHeaderBytes == 0 {
 		l.MaxHeaderBytes = 64 << 10

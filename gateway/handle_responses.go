@@ -17,15 +17,16 @@ import (
 // take the payment, call the model, stream or accumulate, settle, receipt.
 // Every error it returns is written by writeError.
 func (s *Server) handleResponses(c echo.Context) error {
-	body, err := readBody(c.Request(), s.cfg.BodyLimit)
-	if err != nil {
-		return err
-	}
+	// Admitted before the body is read: a refused call holds no body.
 	release, err := s.admit()
 	if err != nil {
 		return err
 	}
 	defer release()
+	body, err := readBody(c.Request(), s.cfg.BodyLimit)
+	if err != nil {
+		return err
+	}
 	if refundRequested(c.Request().Header) {
 		// A refund pays for nothing: its body is not a call (any is taken).
 		if o := s.refundOffer(s.resourceURL(c)); o != nil {
