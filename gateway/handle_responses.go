@@ -75,6 +75,9 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	ctx := c.Request().Context()
 	mctx, stopModel := context.WithCancel(ctx)
 	defer stopModel()
+	if ch != nil && ch.check != nil {
+		defer stopOnRefusal(ch.check, stopModel)()
+	}
 	var sink responses.Sink = responses.Discard{}
 	var sse *responses.SSEWriter
 	var gate *gatedSink
@@ -82,11 +85,18 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	if req.Stream {
 		sse = responses.NewSSEWriter(c.Response())
 		sink = sse
-		if ch != nil && ch.check != nil {
-			// Nothing, keep-alives included, is written before the chain's
-			// check passed: a refusal is still a 402.
+		first := s.settlesFirst(ch, true)
+		if ch != nil && (ch.check != nil || first) {
+			// No event is written before the chain's check passed and, for
+			// exact, the transfer was broadcast: a refusal is still a 402.
 			gate = &gatedSink{Sink: sse, gate: func() error { return s.pay.passed(ctx, ch) }, cancel: stopModel}
+			if first {
+				gate.settle = func() error { return s.settleFirst(mctx, ch, stopModel) }
+			}
 			sink = gate
+		}
+		if ch != nil && ch.check != nil {
+			// Nor keep-alives, before the check passed.
 			stopKeepAlive = keepAliveAfter(ch.check, sse, time.Duration(s.cfg.Keepalive), s.metrics.keepalive.Inc)
 		} else {
 			stopKeepAlive = sse.KeepAlive(time.Duration(s.cfg.Keepalive), s.metrics.keepalive.Inc)
@@ -106,7 +116,10 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	err := rt.model.Respond(mctx, req, out)
 	s.metrics.upstream.WithLabelValues(rt.name).Observe(time.Since(start).Seconds())
 	if gate != nil {
-		if rerr := gate.refusal(); rerr != nil {
+		if rerr := gate.refusal(false); rerr != nil {
+			if sse.Started() { // a keep-alive sent the headers: the refusal is an event
+				return gate.failInBand(em, rerr)
+			}
 			return rerr
 		}
 	} else if rerr := s.pay.passed(ctx, ch); rerr != nil {
@@ -124,6 +137,10 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	// A keep-alive may have sent the stream's headers before any event:
 	// from then on every ending is an event, not an HTTP error.
 	started := em.Started() || (sse != nil && sse.Started())
+	if cerr := ch.chainRefusal(); cerr != nil && started && d.stream {
+		em.Fail(cerr, receiptField(ch)) // the transfer failed on chain mid-stream: no further content
+		return sse.Done()
+	}
 	switch {
 	case d.clientGone && d.produced:
 		return nil // nobody to tell; a stream's charge is settled above

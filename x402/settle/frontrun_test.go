@@ -47,8 +47,8 @@ func TestHostileFrontRunIsPaid(t *testing.T) {
 			if err != nil || rc == nil || !rc.Success || rc.Transaction != front.Transaction {
 				t.Fatalf("Settle = %+v, %v; want success naming %s", rc, err, front.Transaction)
 			}
-			if st := p.Entry().State; st != settle.Confirmed {
-				t.Errorf("entry %s, want confirmed", st)
+			if en, err := j.Get(ctx, pay.Key(chain.Network)); err != nil || en.State != settle.Confirmed || en.Tx.Hex() != front.Transaction {
+				t.Errorf("journal entry %+v, %v; want confirmed in %s", en, err, front.Transaction)
 			}
 			if debts, err := j.Debts(ctx, b.addr); err != nil || len(debts) != 0 {
 				t.Errorf("debts %v, %v; want none", debts, err)
