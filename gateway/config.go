@@ -157,6 +157,10 @@ type PaymentsConfig struct {
 	MaxTimeoutSeconds int64 `yaml:"max_timeout_seconds"`
 	// Settle is "after" (default: settle once the model answered) or "before".
 	Settle string `yaml:"settle"`
+	// Streams is which payments may buy a stream: "any" (default) or
+	// "escrow_only" (batch-settlement channels and upto, whose funds are
+	// held before the first byte; exact is refused for stream: true).
+	Streams string `yaml:"streams"`
 	// Confirm is when a settlement counts as done: "broadcast" (the node
 	// accepted the transfer, simulated against pending state; the default
 	// with settler chain) or "mined" (its block is in; the default with a

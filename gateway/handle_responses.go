@@ -55,6 +55,9 @@ func (s *Server) handleResponses(c echo.Context) error {
 		return err
 	}
 	c.Set(chargeKey, ch)
+	if err := s.escrowOnly(c.Request().Context(), ch, req.Stream); err != nil {
+		return err
+	}
 	if s.pay.before {
 		// Paid before the model runs: whatever happens next, the answer
 		// must not be retried into a second payment.

@@ -29,6 +29,7 @@ type payments struct {
 	networks   []*x402.Network
 	maxTimeout int64
 	before     bool // settle before calling the model
+	escrowOnly bool // streams are sold only against escrow (payments.streams)
 	overlap    bool // the chain check runs alongside the model (payments.chain.overlap)
 	verifier   *x402.Verifier
 	settler    x402.Settler
@@ -134,6 +135,13 @@ func newPayments(cfg Config, opts Options, log *slog.Logger) (*payments, error) 
 		p.before = true
 	default:
 		return nil, fmt.Errorf("payments.settle: want \"after\" or \"before\", got %q", pc.Settle)
+	}
+	switch pc.Streams {
+	case "", "any":
+	case "escrow_only":
+		p.escrowOnly = true
+	default:
+		return nil, fmt.Errorf("payments.streams: want \"any\" or \"escrow_only\", got %q", pc.Streams)
 	}
 	if pc.PayTo != "" {
 		if !common.IsHexAddress(pc.PayTo) {

@@ -73,3 +73,18 @@ func (ch *charge) chainRefusal() *responses.Error {
 	}
 	return errSettleFailedAfterAnswer(xe.Reason)
 }
+
+// escrowOnly refuses an exact payment for a stream when payments.streams
+// is escrow_only: its 402 offers only the escrow schemes (channels and
+// upto hold the funds before the first byte), and the exact authorization
+// is released, unspent.
+func (s *Server) escrowOnly(ctx context.Context, ch *charge, stream bool) error {
+	if !stream || !s.pay.escrowOnly || ch.metered() || ch.pay.replay() {
+		return nil
+	}
+	s.pay.finish(ctx, ch, released)
+	o := ch.offer
+	escrow := &offer{resource: o.resource, others: o.others, extensions: o.extensions, v1: []byte("[]")}
+	msg := "Payment refused: this server sells streams only against escrow (batch-settlement or upto, where offered); exact pays for calls with stream: false."
+	return refuse(escrow, x402.ReasonUnsupportedScheme, msg)
+}
