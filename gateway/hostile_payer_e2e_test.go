@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"bufio"
+	"encoding/base64"
 	"context"
 	"crypto/ecdsa"
 	"math/big"
@@ -213,5 +214,43 @@ func TestHostileStreamPayerMovesFundsAfterFirstDelta(t *testing.T) {
 	}
 	if paid := usdcBalance(t, f.a, f.payTo); paid.Int64() != atomics {
 		t.Fatalf("payTo received %s on chain, want %d: the payer read the stream for free", paid, atomics)
+	}
+}
+
+// payments.streams: escrow_only sells streams only against escrow: an
+// exact payment for stream: true is a 402 (unsupported_scheme) whose offer
+// lists no exact requirement, its authorization unspent; the same kind of
+// payment buys a non-streaming call.
+func TestHostileStreamEscrowOnlyRefusesExact(t *testing.T) {
+	a := sharedAnvil(t)
+	key, err := a.NewRelayer(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc := usdcPayments(a)
+	pc.Settler = "chain"
+	pc.Streams = "escrow_only"
+	pc.Chain = gateway.ChainConfig{RPCURL: a.RPCURL, RelayerKeyEnv: relayerEnv}
+	f := startUSDCFarebox(t, a, pc, map[string]string{relayerEnv: hexutil.Encode(crypto.FromECDSA(key))})
+	req := f.offer(t, 2)
+	signer := payer.NewSigner(a.PayerKey)
+	name, value, err := signer.PaymentHeader(req, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, b := post(t, f.URL+"/responses", `{"model":"`+usdcModel+`","input":"stream me","stream":true}`, name, value)
+	if res.StatusCode != http.StatusPaymentRequired || gjson.GetBytes(b, "error.code").String() != x402.ReasonUnsupportedScheme {
+		t.Fatalf("exact stream: %d %s, want 402 %s", res.StatusCode, b, x402.ReasonUnsupportedScheme)
+	}
+	pr, err := base64.StdEncoding.DecodeString(res.Header.Get(x402.HeaderPaymentRequired))
+	if err != nil || !gjson.ValidBytes(pr) || strings.Contains(string(pr), `"exact"`) {
+		t.Errorf("the refusal's offer: %s %v, want no exact requirement", pr, err)
+	}
+	if n := f.model.calls.Load(); n != 0 {
+		t.Errorf("the model ran %d times", n)
+	}
+	res, b = post(t, f.URL+"/responses", `{"model":"`+usdcModel+`","input":"no stream"}`, name, value)
+	if res.StatusCode != 200 {
+		t.Fatalf("the same authorization for a non-streaming call: %d %s", res.StatusCode, b)
 	}
 }
