@@ -60,6 +60,11 @@ func errTooLarge(limit int64) *responses.Error {
 }
 
 func errUnreadableBody(cause error) *responses.Error {
+	if errors.Is(cause, errBodiesFull) {
+		e := errOverloaded("request body bytes in flight")
+		e.Cause = cause
+		return e
+	}
 	if errors.Is(cause, errSlowBody) {
 		return &responses.Error{Status: http.StatusRequestTimeout, Type: typeInvalidRequest, Code: codeBodyTimeout,
 			Message: "The request body arrived too slowly; send it at once.", Cause: cause}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"math/big"
+	"sync/atomic"
 
 	"github.com/farebox/farebox/x402"
 )
@@ -26,6 +27,10 @@ type charge struct {
 	// the model (payments.chain.overlap); nil once passed or when it ran
 	// before the model.
 	check *pendingCheck
+
+	// failedOnChain is the chain's refusal of a stream's transfer found
+	// after it was broadcast, while the stream runs (see settleFirst).
+	failedOnChain atomic.Pointer[x402.Error]
 
 	receipt *x402.Receipt // the settlement's receipt, once settled (or failed to)
 	outcome outcome       // reserved until finish

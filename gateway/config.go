@@ -77,12 +77,20 @@ type LimitsConfig struct {
 	// MaxInFlight caps calls being served (default 4,096); over it a call
 	// gets 503 with Retry-After. Probes and /metrics are not counted.
 	MaxInFlight int `yaml:"max_in_flight"`
-	// BodyTimeout is the time a request body gets before its bytes must
-	// keep up with BodyMinRate (default 10 s).
+	// BodyTimeout is the time a request body gets for its first
+	// BodyMinRate x BodyRateWindow bytes (default 10 s).
 	BodyTimeout Duration `yaml:"body_timeout"`
 	// BodyMinRate is the slowest a body may arrive, in bytes per second
-	// (default 4096): each byte received extends the deadline by 1/rate.
+	// (default 4096), judged over each BodyRateWindow: a window that
+	// brings fewer than rate x window bytes cuts the body off (408). Bytes
+	// sent early buy no later idleness.
 	BodyMinRate int64 `yaml:"body_min_rate"`
+	// BodyRateWindow is the interval BodyMinRate is judged over (default 2 s).
+	BodyRateWindow Duration `yaml:"body_rate_window"`
+	// MaxBodyBytes caps the bytes of all request bodies being read or held
+	// at once (default 256 MiB); a body that would pass it gets 503 with
+	// Retry-After.
+	MaxBodyBytes int64 `yaml:"max_body_bytes"`
 	// MaxHeaderBytes caps the request line and headers (default 64 KiB);
 	// larger gets 431.
 	MaxHeaderBytes int `yaml:"max_header_bytes"`
@@ -171,6 +179,10 @@ type PaymentsConfig struct {
 	MaxTimeoutSeconds int64 `yaml:"max_timeout_seconds"`
 	// Settle is "after" (default: settle once the model answered) or "before".
 	Settle string `yaml:"settle"`
+	// Streams is which payments may buy a stream: "any" (default) or
+	// "escrow_only" (batch-settlement channels and upto, whose funds are
+	// held before the first byte; exact is refused for stream: true).
+	Streams string `yaml:"streams"`
 	// Confirm is when a settlement counts as done: "broadcast" (the node
 	// accepted the transfer, simulated against pending state; the default
 	// with settler chain) or "mined" (its block is in; the default with a
@@ -411,6 +423,12 @@ func (l LimitsConfig) withDefaults() LimitsConfig {
 	}
 	if l.BodyMinRate == 0 {
 		l.BodyMinRate = 4096
+	}
+	if l.BodyRateWindow == 0 {
+		l.BodyRateWindow = Duration(2 * time.Second)
+	}
+	if l.MaxBodyBytes == 0 {
+		l.MaxBodyBytes = 256 << 20
 	}
 	if l.MaxHeaderBytes == 0 {
 		l.MaxHeaderBytes = 64 << 10

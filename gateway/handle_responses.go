@@ -18,15 +18,16 @@ import (
 // take the payment, call the model, stream or accumulate, settle, receipt.
 // Every error it returns is written by writeError.
 func (s *Server) handleResponses(c echo.Context) error {
-	body, err := readBody(c.Request(), s.cfg.BodyLimit)
-	if err != nil {
-		return err
-	}
+	// Admitted before the body is read: a refused call holds no body.
 	release, err := s.admit()
 	if err != nil {
 		return err
 	}
 	defer release()
+	body, err := readBody(c.Request(), s.cfg.BodyLimit)
+	if err != nil {
+		return err
+	}
 	if refundRequested(c.Request().Header) {
 		// A refund pays for nothing: its body is not a call (any is taken).
 		if o := s.refundOffer(s.resourceURL(c)); o != nil {
@@ -58,6 +59,9 @@ func (s *Server) handleResponses(c echo.Context) error {
 		return err
 	}
 	c.Set(chargeKey, ch)
+	if err := s.escrowOnly(c.Request().Context(), ch, req.Stream); err != nil {
+		return err
+	}
 	if s.pay.before {
 		// Paid before the model runs: whatever happens next, the answer
 		// must not be retried into a second payment.
@@ -91,6 +95,9 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	ctx := c.Request().Context()
 	mctx, stopModel := context.WithCancel(ctx)
 	defer stopModel()
+	if ch != nil && ch.check != nil {
+		defer stopOnRefusal(ch.check, stopModel)()
+	}
 	var sink responses.Sink = responses.Discard{}
 	var sse *responses.SSEWriter
 	var gate *gatedSink
@@ -98,11 +105,18 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	if req.Stream {
 		sse = responses.NewSSEWriter(c.Response())
 		sink = sse
-		if ch != nil && ch.check != nil {
-			// Nothing, keep-alives included, is written before the chain's
-			// check passed: a refusal is still a 402.
+		first := s.settlesFirst(ch, true)
+		if ch != nil && (ch.check != nil || first) {
+			// No event is written before the chain's check passed and, for
+			// exact, the transfer was broadcast: a refusal is still a 402.
 			gate = &gatedSink{Sink: sse, gate: func() error { return s.pay.passed(ctx, ch) }, cancel: stopModel}
+			if first {
+				gate.settle = func() error { return s.settleFirst(mctx, ch, stopModel) }
+			}
 			sink = gate
+		}
+		if ch != nil && ch.check != nil {
+			// Nor keep-alives, before the check passed.
 			stopKeepAlive = keepAliveAfter(ch.check, sse, time.Duration(s.cfg.Keepalive), s.metrics.keepalive.Inc)
 		} else {
 			stopKeepAlive = sse.KeepAlive(time.Duration(s.cfg.Keepalive), s.metrics.keepalive.Inc)
@@ -122,7 +136,10 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	err := rt.model.Respond(mctx, req, out)
 	s.metrics.upstream.WithLabelValues(rt.name).Observe(time.Since(start).Seconds())
 	if gate != nil {
-		if rerr := gate.refusal(); rerr != nil {
+		if rerr := gate.refusal(false); rerr != nil {
+			if sse.Started() { // a keep-alive sent the headers: the refusal is an event
+				return gate.failInBand(em, rerr)
+			}
 			return rerr
 		}
 	} else if rerr := s.pay.passed(ctx, ch); rerr != nil {
@@ -140,6 +157,10 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	// A keep-alive may have sent the stream's headers before any event:
 	// from then on every ending is an event, not an HTTP error.
 	started := em.Started() || (sse != nil && sse.Started())
+	if cerr := ch.chainRefusal(); cerr != nil && started && d.stream {
+		em.Fail(cerr, receiptField(ch)) // the transfer failed on chain mid-stream: no further content
+		return sse.Done()
+	}
 	switch {
 	case d.clientGone && d.produced:
 		return nil // nobody to tell; a stream's charge is settled above

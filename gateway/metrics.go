@@ -134,6 +134,8 @@ func (m *metrics) registerServer(s *Server) {
 		func() float64 { return float64(s.pay.inflight.count()) })
 	f.gaugeFunc("farebox_requests_in_flight", "Calls being served (counted against limits.max_in_flight).",
 		func() float64 { return float64(s.busy.Load()) })
+	f.gaugeFunc("farebox_request_body_bytes", "Bytes of request bodies read and held (counted against limits.max_body_bytes).",
+		func() float64 { return float64(s.bodyBytes.Load()) })
 	f.gaugeFunc("farebox_open_connections", "Open client connections (counted against limits.max_connections).",
 		func() float64 { return float64(s.conns.Load()) })
 }

@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/farebox/farebox/responses"
@@ -25,6 +27,23 @@ func startCheck(ctx context.Context, v *x402.Verifier, pay *x402.Payment, req *x
 	return c
 }
 
+// stopOnRefusal cancels the model the moment the chain refuses the
+// payment being checked: the answer is then a 402, and nothing the model
+// does is wanted. The returned func ends the watch.
+func stopOnRefusal(check *pendingCheck, stopModel context.CancelFunc) func() {
+	quit := make(chan struct{})
+	go func() {
+		select {
+		case <-check.done:
+			if check.err != nil {
+				stopModel()
+			}
+		case <-quit:
+		}
+	}()
+	return func() { close(quit) }
+}
+
 // passed waits for the check of ch, if one is running, and reports the
 // refusal the client gets when the chain refused the payment: the
 // purchase is released (nothing was written, nothing moved).
@@ -44,18 +63,24 @@ func (p *payments) passed(ctx context.Context, ch *charge) error {
 }
 
 // gatedSink holds a stream's first event until the payment's check
-// passed: a refused payment leaves the response unwritten (a 402 can
+// passed and, for a stream that settles first, its transfer was
+// broadcast: a refused payment leaves the response unwritten (a 402 can
 // still be answered) and stops the model.
 type gatedSink struct {
 	responses.Sink
 	once   sync.Once
-	gate   func() error
+	gate   func() error // the check; nil when none runs
+	settle func() error // run once, before the first event; nil when none
 	cancel context.CancelFunc
 	err    error // the refusal, once the gate closed
+	open   atomic.Bool
 }
 
 func (g *gatedSink) Event(typ string, data []byte) error {
-	if err := g.refusal(); err != nil {
+	if g.open.Load() {
+		return g.Sink.Event(typ, data)
+	}
+	if err := g.refusal(true); err != nil {
 		return err
 	}
 	return g.Sink.Event(typ, data)
@@ -63,13 +88,37 @@ func (g *gatedSink) Event(typ string, data []byte) error {
 
 // refusal waits for the gate once and is its refusal: asked by the first
 // event, and once the model returned (a model may end before any event).
-func (g *gatedSink) refusal() error {
+// The settlement runs only for an event: a model that produced nothing
+// is not charged.
+func (g *gatedSink) refusal(event bool) error {
 	g.once.Do(func() {
-		if g.err = g.gate(); g.err != nil {
+		if g.gate != nil {
+			g.err = g.gate()
+		}
+		if g.err == nil && g.settle != nil && event {
+			g.err = g.settle()
+		}
+		if g.err != nil {
 			g.cancel()
 		}
 	})
 	return g.err
+}
+
+// failInBand ends a stream whose headers are out (a keep-alive) with the
+// gate's refusal as its terminal event: no content passed the gate.
+func (g *gatedSink) failInBand(em *responses.Emitter, refused error) error {
+	g.open.Store(true)
+	e := errUpstream(refused)
+	var r *refusal
+	if errors.As(refused, &r) {
+		e = r.err
+	}
+	em.Fail(e, nil)
+	if sse, ok := g.Sink.(*responses.SSEWriter); ok {
+		return sse.Done()
+	}
+	return nil
 }
 
 // keepAliveAfter starts the stream's keep-alives once check passed (a

@@ -29,6 +29,7 @@ type payments struct {
 	networks   []*x402.Network
 	maxTimeout int64
 	before     bool // settle before calling the model
+	escrowOnly bool // streams are sold only against escrow (payments.streams)
 	overlap    bool // the chain check runs alongside the model (payments.chain.overlap)
 	verifier   *x402.Verifier
 	settler    x402.Settler
@@ -134,6 +135,13 @@ func newPayments(cfg Config, opts Options, log *slog.Logger) (*payments, error) 
 		p.before = true
 	default:
 		return nil, fmt.Errorf("payments.settle: want \"after\" or \"before\", got %q", pc.Settle)
+	}
+	switch pc.Streams {
+	case "", "any":
+	case "escrow_only":
+		p.escrowOnly = true
+	default:
+		return nil, fmt.Errorf("payments.streams: want \"any\" or \"escrow_only\", got %q", pc.Streams)
 	}
 	if pc.PayTo != "" {
 		if !common.IsHexAddress(pc.PayTo) {
@@ -298,7 +306,10 @@ func (p *payments) authorize(ctx context.Context, h http.Header, rt *route, reso
 	// The chain is asked once the journal knows the purchase: a paid one
 	// is served again even though its nonce is used on chain.
 	ch := &charge{route: rt, payment: pay, req: req, offer: o, pay: journaled{pu: pu}}
-	if !pu.Replay() && p.overlap && !p.before && p.verifier.Checker != nil {
+	// A contract wallet's signature (longer than 65 bytes) was not checked
+	// locally at all: it is checked before the model starts, or anyone
+	// could run the model for nothing by sending junk.
+	if !pu.Replay() && p.overlap && !p.before && p.verifier.Checker != nil && len(pay.Signature) <= 65 {
 		ch.check = startCheck(ctx, p.verifier, pay, req)
 		return ch, nil
 	}

@@ -39,6 +39,7 @@ type Server struct {
 	maxConns      int
 	conns         atomic.Int64 // open connections
 	busy          atomic.Int64 // calls in flight
+	bodyBytes     atomic.Int64 // bytes of request bodies read and not yet released
 }
 
 // New builds a server from cfg. opts supplies what cannot come from a file

@@ -103,6 +103,9 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 	})
 	if err != nil {
 		if !signed.Load() {
+			if prc, ok := e.paidElsewhere(context.WithoutCancel(ctx), f, reasonOf(err)); ok {
+				return prc, nil
+			}
 			e.release(context.WithoutCancel(ctx), f)
 			return rc, err
 		}
@@ -136,6 +139,9 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 		// Nobody was answered yet, so the payer owes nothing; an authorization
 		// still unused is released so that the client may pay with it again.
 		wctx := context.WithoutCancel(ctx)
+		if prc, ok := e.paidElsewhere(wctx, f, xe.Reason); ok {
+			return prc, nil
+		}
 		if used, uerr := e.chain.AuthorizationUsed(wctx, p.Payment, req); uerr == nil && !used {
 			e.release(wctx, f)
 		} else {

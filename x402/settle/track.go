@@ -76,6 +76,9 @@ func (e *Engine) follow(ctx context.Context, f *flight, resubmit bool) {
 			e.confirm(ctx, f, "authorization used on chain")
 			return
 		case used:
+			if _, ok := e.paidElsewhere(ctx, f, failed); ok {
+				return
+			}
 			e.fail(ctx, f, failed, en.State == Broadcast)
 			return
 		case expired || !resubmit || attempts >= e.cfg.MaxResubmits:
@@ -357,4 +360,53 @@ func (e *Engine) rebuild(en *Entry) (*x402.Payment, *x402.Requirement, error) {
 		req.Amount = en.Charge
 	}
 	return pay, req, nil
+}
+
+// paidByFinder names a transaction, whoever sent it, that used an
+// authorization and paid its requirement in full (*evm.Settler), with the
+// time of its block.
+type paidByFinder interface {
+	PaidBy(ctx context.Context, p *x402.Payment, req *x402.Requirement) (common.Hash, time.Time, error)
+}
+
+// paidElsewhere confirms f when the chain refused its transfer because the
+// authorization was already used, by a transaction farebox did not send
+// that paid the requirement in full (a front-run: anyone may submit a
+// signed transferWithAuthorization): the money reached payTo, so the
+// purchase is paid and the payer owes nothing. It returns the client's
+// receipt, naming that transaction. A transaction mined before the
+// purchase began paid for something else (an authorization replayed to a
+// process that lost its journal), and does not count.
+func (e *Engine) paidElsewhere(ctx context.Context, f *flight, reason string) (*x402.Receipt, bool) {
+	pf, ok := e.chain.(paidByFinder)
+	if !ok || reason != x402.ReasonNonceAlreadyUsed {
+		return nil, false
+	}
+	tx, at, err := pf.PaidBy(ctx, f.pay, f.req)
+	if err != nil {
+		e.cfg.Logger.Warn("settle: looking for the transaction that used an authorization", "entry", f.name(), "err", err)
+		return nil, false
+	}
+	// Block times are whole seconds: a block of the purchase's own second
+	// may carry a time just before it.
+	if tx == (common.Hash{}) || at.Add(time.Second).Before(f.snapshot().Created) {
+		return nil, false
+	}
+	e.confirmIn(ctx, f, "paid by a transaction another sender submitted", tx)
+	en := f.snapshot()
+	if en.State != Confirmed || en.Receipt == nil {
+		return nil, false
+	}
+	rc := *en.Receipt
+	rc.Success, rc.ErrorReason = true, ""
+	return &rc, true
+}
+
+// reasonOf is the x402 reason an error carries, "" when none.
+func reasonOf(err error) string {
+	var xe *x402.Error
+	if errors.As(err, &xe) {
+		return xe.Reason
+	}
+	return ""
 }

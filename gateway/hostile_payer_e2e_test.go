@@ -1,0 +1,256 @@
+package gateway_test
+
+import (
+	"bufio"
+	"encoding/base64"
+	"context"
+	"crypto/ecdsa"
+	"math/big"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/farebox/farebox/gateway"
+	fb "github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/evm"
+	"github.com/farebox/farebox/x402/evm/token"
+	"github.com/farebox/farebox/x402/payer"
+	"github.com/tidwall/gjson"
+)
+
+// heldModel writes its first delta, then waits for hold to close (or
+// its call to end) before writing the rest: the test acts on chain in
+// between. started is closed when it is called.
+type heldModel struct {
+	started, hold chan struct{}
+	once          sync.Once
+}
+
+func newHeldModel() *heldModel {
+	return &heldModel{started: make(chan struct{}), hold: make(chan struct{})}
+}
+
+func (m *heldModel) Respond(ctx context.Context, req *fb.Request, out fb.Output) error {
+	m.once.Do(func() { close(m.started) })
+	if err := out.Text("first delta. "); err != nil {
+		return err
+	}
+	select {
+	case <-m.hold:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	for _, d := range []string{"second delta. ", "the end."} {
+		if err := out.Text(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// startHeldFarebox is farebox settling on anvil with its own relayer,
+// serving m under settle: after.
+func startHeldFarebox(t *testing.T, m fb.Model) *usdcFarebox {
+	t.Helper()
+	a := sharedAnvil(t)
+	key, err := a.NewRelayer(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc := usdcPayments(a)
+	pc.Settler = "chain"
+	pc.Chain = gateway.ChainConfig{RPCURL: a.RPCURL, RelayerKeyEnv: relayerEnv}
+	env := map[string]string{relayerEnv: hexutil.Encode(crypto.FromECDSA(key))}
+	cfg := gateway.Config{
+		Models:   []gateway.ModelConfig{{Name: usdcModel, Upstream: "inprocess", Price: price}},
+		Payments: pc,
+	}
+	ts := startServer(t, cfg, gateway.Options{Models: map[string]fb.Model{usdcModel: m}, Getenv: func(k string) string { return env[k] }})
+	return &usdcFarebox{testServer: ts, a: a, payTo: common.HexToAddress(pc.PayTo)}
+}
+
+// fundedPayer is a key with gas money and exactly funds USDC.
+func fundedPayer(t *testing.T, f *usdcFarebox, funds int64) (*ecdsa.PrivateKey, common.Address) {
+	t.Helper()
+	key, err := f.a.NewRelayer(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := crypto.PubkeyToAddress(key.PublicKey)
+	if err := f.a.Fund(context.Background(), addr, funds); err != nil {
+		t.Fatal(err)
+	}
+	return key, addr
+}
+
+// A third party copies the payer's transferWithAuthorization and submits it
+// before farebox's relayer does (while the model runs): the money reached
+// payTo, so farebox answers, its receipt names the third party's
+// transaction, and the payer owes nothing (its next call is served).
+func TestHostileFrontRunIsPaid(t *testing.T) {
+	m := newHeldModel()
+	f := startHeldFarebox(t, m)
+	key, from := fundedPayer(t, f, 2*atomics)
+	req := f.offer(t, 2)
+	p, err := payer.NewSigner(key).Sign(req, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	value, err := x402.EncodePayment(p, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		res  *http.Response
+		body []byte
+	}
+	done := make(chan answer, 1)
+	go func() {
+		res, b := postBounded(t, f.URL+"/responses", `{"model":"`+usdcModel+`","input":"front-run me"}`, x402.HeaderPaymentSignature, value)
+		done <- answer{res, b}
+	}()
+	<-m.started
+	third, err := f.a.NewRelayer(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := evm.NewSettler(context.Background(), f.a.Client, third)
+	if err != nil {
+		t.Fatal(err)
+	}
+	front, err := st.Settle(context.Background(), p, req)
+	if err != nil || !front.Success {
+		t.Fatalf("the front-run: %+v %v", front, err)
+	}
+	close(m.hold)
+	got := <-done
+	if got.res.StatusCode != 200 || !strings.Contains(string(got.body), "the end.") {
+		t.Fatalf("front-run call: %d %s", got.res.StatusCode, got.body)
+	}
+	rc, err := x402.DecodeReceipt(got.res.Header.Get(x402.HeaderPaymentResponse))
+	if err != nil || !rc.Success || !strings.EqualFold(rc.Transaction, front.Transaction) {
+		t.Fatalf("receipt %+v %v, want success naming %s", rc, err, front.Transaction)
+	}
+	if spent, paid := new(big.Int).Sub(big.NewInt(2*atomics), usdcBalance(t, f.a, from)), usdcBalance(t, f.a, f.payTo); spent.Int64() != atomics || paid.Int64() != atomics {
+		t.Fatalf("payer spent %s, payTo received %s, want %d each", spent, paid, atomics)
+	}
+	// No debt: the same payer's next call is served.
+	name, next, err := payer.NewSigner(key).PaymentHeader(req, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, b := postBounded(t, f.URL+"/responses", `{"model":"`+usdcModel+`","input":"again"}`, name, next); res.StatusCode != 200 {
+		t.Fatalf("the payer's next call: %d %s", res.StatusCode, b)
+	}
+}
+
+// A payer that moves its funds away after the first delta of a stream paid
+// with exact does not get the rest for free: the transfer went to the
+// chain before the first delta left, so payTo has the price on chain and
+// the stream ends completed with a successful receipt.
+func TestHostileStreamPayerMovesFundsAfterFirstDelta(t *testing.T) {
+	m := newHeldModel()
+	f := startHeldFarebox(t, m)
+	key, from := fundedPayer(t, f, atomics)
+	name, value, err := payer.NewSigner(key).PaymentHeader(f.offer(t, 2), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hreq, _ := http.NewRequest(http.MethodPost, f.URL+"/responses", strings.NewReader(`{"model":"`+usdcModel+`","input":"stream me","stream":true}`))
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set(name, value)
+	res, err := http.DefaultClient.Do(hreq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Fatalf("stream: %d", res.StatusCode)
+	}
+	sc := bufio.NewScanner(res.Body)
+	var events []string
+	next := func() string { // the next event's data
+		for sc.Scan() {
+			if line := sc.Text(); strings.HasPrefix(line, "data: ") {
+				events = append(events, line[6:])
+				return line[6:]
+			}
+		}
+		t.Fatalf("the stream ended after %d events: %v", len(events), sc.Err())
+		return ""
+	}
+	for gjson.Get(next(), "type").String() != "response.output_text.delta" {
+	}
+	// The payer moves everything it holds elsewhere, from its own key.
+	own, err := evm.NewSettler(context.Background(), f.a.Client, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asset := f.a.Network.Asset
+	tx, err := own.Call(context.Background(), asset, token.NewFareboxUSD().PackTransfer(common.HexToAddress(freshAddress()), usdcBalance(t, f.a, from)), nil)
+	if err == nil {
+		_, err = own.AwaitCall(context.Background(), tx)
+	}
+	if err != nil {
+		// A transfer of everything can only fail when it is already gone
+		// to payTo: that is the point.
+		t.Logf("moving the funds away: %v", err)
+	}
+	close(m.hold)
+	last := ""
+	for {
+		last = next()
+		if typ := gjson.Get(last, "type").String(); typ == "response.completed" || typ == "response.failed" {
+			break
+		}
+	}
+	if typ := gjson.Get(last, "type").String(); typ != "response.completed" || !gjson.Get(last, "response.x402.success").Bool() {
+		t.Errorf("the stream ended with %s", last)
+	}
+	if paid := usdcBalance(t, f.a, f.payTo); paid.Int64() != atomics {
+		t.Fatalf("payTo received %s on chain, want %d: the payer read the stream for free", paid, atomics)
+	}
+}
+
+// payments.streams: escrow_only sells streams only against escrow: an
+// exact payment for stream: true is a 402 (unsupported_scheme) whose offer
+// lists no exact requirement, its authorization unspent; the same kind of
+// payment buys a non-streaming call.
+func TestHostileStreamEscrowOnlyRefusesExact(t *testing.T) {
+	a := sharedAnvil(t)
+	key, err := a.NewRelayer(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc := usdcPayments(a)
+	pc.Settler = "chain"
+	pc.Streams = "escrow_only"
+	pc.Chain = gateway.ChainConfig{RPCURL: a.RPCURL, RelayerKeyEnv: relayerEnv}
+	f := startUSDCFarebox(t, a, pc, map[string]string{relayerEnv: hexutil.Encode(crypto.FromECDSA(key))})
+	req := f.offer(t, 2)
+	signer := payer.NewSigner(a.PayerKey)
+	name, value, err := signer.PaymentHeader(req, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, b := post(t, f.URL+"/responses", `{"model":"`+usdcModel+`","input":"stream me","stream":true}`, name, value)
+	if res.StatusCode != http.StatusPaymentRequired || gjson.GetBytes(b, "error.code").String() != x402.ReasonUnsupportedScheme {
+		t.Fatalf("exact stream: %d %s, want 402 %s", res.StatusCode, b, x402.ReasonUnsupportedScheme)
+	}
+	pr, err := base64.StdEncoding.DecodeString(res.Header.Get(x402.HeaderPaymentRequired))
+	if err != nil || !gjson.ValidBytes(pr) || strings.Contains(string(pr), `"exact"`) {
+		t.Errorf("the refusal's offer: %s %v, want no exact requirement", pr, err)
+	}
+	if n := f.model.calls.Load(); n != 0 {
+		t.Errorf("the model ran %d times", n)
+	}
+	res, b = post(t, f.URL+"/responses", `{"model":"`+usdcModel+`","input":"no stream"}`, name, value)
+	if res.StatusCode != 200 {
+		t.Fatalf("the same authorization for a non-streaming call: %d %s", res.StatusCode, b)
+	}
+}

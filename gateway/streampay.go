@@ -1,0 +1,90 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/evm"
+)
+
+// An exact payment moves its whole price or nothing, so a stream paid with
+// it under settle: after would otherwise be read to its end before the
+// transfer is tried, and a payer who moved its funds after the first delta
+// would have its answer for free. Such a stream settles when its first
+// event is ready, before a byte of content leaves: a payment that no
+// longer pays is refused with a 402 (nothing written), and one that pays
+// is in the chain's hands before the client sees anything.
+
+// settlesFirst reports whether ch's stream settles before its first
+// event: an exact payment (a journaled one that is not metered), not a
+// replay, under settle: after.
+func (s *Server) settlesFirst(ch *charge, stream bool) bool {
+	return stream && ch != nil && !s.pay.before && !ch.metered() && !ch.pay.replay()
+}
+
+// settleFirst settles ch before the stream's first event and reports the
+// refusal the client gets when it did not settle (the purchase is then
+// released: nothing was written). A transfer that was broadcast but then
+// fails on chain stops the model (stop) while the stream runs: no further
+// content, and the engine records the payer's debt for what was sent.
+func (s *Server) settleFirst(ctx context.Context, ch *charge, stop context.CancelFunc) error {
+	s.pay.settle(ctx, ch, false)
+	if ch.settleFailed() {
+		return refuseUnsettled(ch)
+	}
+	st, ok := s.pay.settler.(*evm.Settler)
+	if !ok || ch.receipt == nil || ch.receipt.Transaction == "" || !ch.receipt.Success {
+		return nil
+	}
+	tx := common.HexToHash(ch.receipt.Transaction)
+	go func() {
+		// Bounded by the stream: once it has ended the engine alone follows
+		// the transfer.
+		err := st.Await(ctx, tx, ch.payment)
+		var xe *x402.Error
+		if !errors.As(err, &xe) {
+			return
+		}
+		if xe.Reason == x402.ReasonNonceAlreadyUsed {
+			// Someone else's transaction used the authorization first: if
+			// it paid payTo in full, the call is paid all the same.
+			if tx, _, perr := st.PaidBy(ctx, ch.payment, ch.req); perr == nil && tx != (common.Hash{}) {
+				return
+			}
+		}
+		ch.failedOnChain.Store(xe)
+		stop()
+	}()
+	return nil
+}
+
+// chainRefusal is the in-band error of a stream whose transfer failed on
+// chain after it was broadcast, nil when it did not.
+func (ch *charge) chainRefusal() *responses.Error {
+	if ch == nil {
+		return nil
+	}
+	xe := ch.failedOnChain.Load()
+	if xe == nil {
+		return nil
+	}
+	return errSettleFailedAfterAnswer(xe.Reason)
+}
+
+// escrowOnly refuses an exact payment for a stream when payments.streams
+// is escrow_only: its 402 offers only the escrow schemes (channels and
+// upto hold the funds before the first byte), and the exact authorization
+// is released, unspent.
+func (s *Server) escrowOnly(ctx context.Context, ch *charge, stream bool) error {
+	if !stream || !s.pay.escrowOnly || ch.metered() || ch.pay.replay() {
+		return nil
+	}
+	s.pay.finish(ctx, ch, released)
+	o := ch.offer
+	escrow := &offer{resource: o.resource, others: o.others, extensions: o.extensions, v1: []byte("[]")}
+	msg := "Payment refused: this server sells streams only against escrow (batch-settlement or upto, where offered); exact pays for calls with stream: false."
+	return refuse(escrow, x402.ReasonUnsupportedScheme, msg)
+}
