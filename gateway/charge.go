@@ -67,14 +67,18 @@ type delivery struct {
 	failed     bool // the model returned an error
 	stream     bool // the answer is a stream (output reaches the client as it is made)
 	clientGone bool // the client left before the end
+	// committed: the model spent money for this request that cannot be
+	// taken back (a reseller's upstream purchase) and ran to its end.
+	committed bool
 }
 
 // due decides, from what happened, whether a charge settled after the
 // answer is owed: the one rule for "is this call charged".
 //   - Nothing produced (the model failed first, or only produced calls the
 //     client may not get): not owed.
-//   - A non-streaming answer that failed or whose client left was never
-//     received: not owed.
+//   - A non-streaming answer that failed, or whose client left before the
+//     model committed (responses.Commit), was never received: not owed.
+//     Once committed, it is owed whole, and kept for the client's retry.
 //   - A stream the upstream broke while the client listened is not whole:
 //     not owed.
 //   - Otherwise output reached the client (whole, or in part before it
@@ -84,7 +88,7 @@ func due(d delivery) bool {
 	case !d.produced:
 		return false
 	case !d.stream:
-		return !d.failed && !d.clientGone
+		return !d.failed && (!d.clientGone || d.committed)
 	case d.failed && !d.clientGone:
 		return false
 	}

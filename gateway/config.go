@@ -152,6 +152,13 @@ type ModelConfig struct {
 	// MaxSpendPerDay (upstream x402) caps what the wallet signs for the
 	// upstream per UTC day, in USDC; empty = no cap.
 	MaxSpendPerDay string `yaml:"max_spend_per_day"`
+	// MaxUpstreamDeposit (upstream x402) is the most one batch-settlement
+	// deposit may lock in the upstream's channel, in USDC; default 10 x
+	// max_upstream_price. A seller asking a larger minimum is not paid.
+	MaxUpstreamDeposit string `yaml:"max_upstream_deposit"`
+	// MaxUpstreamWithdrawDelay (upstream x402) is the longest withdraw
+	// delay of an upstream channel the wallet deposits into (default 24h).
+	MaxUpstreamWithdrawDelay Duration `yaml:"max_upstream_withdraw_delay"`
 	// RPCURL (upstream x402) is a chain endpoint to read the wallet's
 	// balance, so a call it cannot pay is refused before anything is
 	// signed; default payments.chain.rpc_url.

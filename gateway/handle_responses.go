@@ -8,9 +8,11 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/x402/settle"
 	"github.com/labstack/echo/v4"
 )
 
@@ -62,6 +64,22 @@ func (s *Server) handleResponses(c echo.Context) error {
 	if err := s.escrowOnly(c.Request().Context(), ch, req.Stream); err != nil {
 		return err
 	}
+	if a, ok := ch.pay.(answered); ok {
+		defer a.keep(c.Request().Context(), nil)
+		if ch.pay.replay() {
+			// Paid already: the answer it bought, not another model run.
+			stored, err := a.answer(c.Request().Context())
+			switch {
+			case errors.Is(err, settle.ErrNoAnswer):
+				s.pay.finish(c.Request().Context(), ch, replayed)
+				return refuseNonceUsed(ch.offer)
+			case err != nil:
+				return err // the client left while the first request made the answer
+			case stored != nil:
+				return s.replayAnswer(c, ch, stored)
+			}
+		}
+	}
 	if s.pay.before {
 		// Paid before the model runs: whatever happens next, the answer
 		// must not be retried into a second payment.
@@ -93,7 +111,7 @@ func (s *Server) droppedTools(c echo.Context, req *responses.Request) {
 // charges for what was delivered and writes the end of the answer.
 func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *charge, bodyLen int) error {
 	ctx := c.Request().Context()
-	mctx, stopModel := context.WithCancel(ctx)
+	mctx, stopModel, committed := modelContext(ctx)
 	defer stopModel()
 	if ch != nil && ch.check != nil {
 		defer stopOnRefusal(ch.check, stopModel)()
@@ -101,6 +119,7 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	var sink responses.Sink = responses.Discard{}
 	var sse *responses.SSEWriter
 	var gate *gatedSink
+	var rec *recordingSink
 	stopKeepAlive := func() {}
 	if req.Stream {
 		sse = responses.NewSSEWriter(c.Response())
@@ -122,6 +141,10 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 			stopKeepAlive = sse.KeepAlive(time.Duration(s.cfg.Keepalive), s.metrics.keepalive.Inc)
 		}
 		defer stopKeepAlive()
+		if ch != nil {
+			rec = newRecordingSink(sink)
+			sink = rec
+		}
 		s.metrics.streams.Inc()
 		defer s.metrics.streams.Dec()
 	}
@@ -149,7 +172,8 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 		ch.amount = rt.perToken.charge(m.used(bodyLen))
 	}
 	denied := em.Denied() // the model only called tools the client may not get
-	d := delivery{produced: em.Started() && denied == nil, failed: err != nil, stream: req.Stream, clientGone: ctx.Err() != nil}
+	d := delivery{produced: em.Started() && denied == nil, failed: err != nil, stream: req.Stream, clientGone: ctx.Err() != nil,
+		committed: committed()}
 	if ch != nil {
 		s.charge(c, ch, d)
 	}
@@ -163,6 +187,11 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	}
 	switch {
 	case d.clientGone && d.produced:
+		if err == nil && denied == nil && ch != nil && !ch.settleFailed() {
+			// Owed whole (a resold answer): kept for the client's retry.
+			em.Complete(receiptField(ch))
+			keepAnswer(ctx, ch, rec, em.Response())
+		}
 		return nil // nobody to tell; a stream's charge is settled above
 	case err != nil && (!started || !d.stream):
 		return errUpstream(err)
@@ -182,12 +211,47 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	}
 	em.Complete(receiptField(ch))
 	if sse != nil {
+		if ch != nil {
+			keepAnswer(ctx, ch, rec, nil)
+		}
 		return sse.Done()
 	}
+	object := em.Response()
 	if ch != nil {
+		keepAnswer(ctx, ch, nil, object)
 		receiptHeader(c.Response().Header(), ch)
 	}
-	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, em.Response())
+	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, object)
+}
+
+// modelContext is the model call's context: it ends when the client
+// leaves, unless the model committed (responses.Commit: it spent money for
+// this request that cannot be taken back, as a reseller buying upstream),
+// after which it runs to its end so that the answer owed is whole and kept.
+func modelContext(ctx context.Context) (mctx context.Context, stop context.CancelFunc, committed func() bool) {
+	mctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	var mu sync.Mutex
+	var done, gone bool
+	unwatch := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !done {
+			gone = true
+			cancel()
+		}
+	})
+	mctx = responses.WithCommit(mctx, func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		if gone {
+			return context.Canceled
+		}
+		done = true
+		return nil
+	})
+	stop = func() { unwatch(); cancel() }
+	committed = func() bool { mu.Lock(); defer mu.Unlock(); return done }
+	return mctx, stop, committed
 }
 
 // charge decides a charge's outcome from what happened to the answer: the

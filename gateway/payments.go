@@ -299,7 +299,7 @@ func (p *payments) authorize(ctx context.Context, h http.Header, rt *route, reso
 		xe := asX402(err, x402.ReasonUnexpectedVerifyError)
 		return nil, refuse(o, xe.Reason, "Payment refused: "+xe.Message)
 	}
-	pu, err := p.engine.Begin(ctx, settle.Purchase{Payment: pay, Requirement: req, BodyHash: sha256.Sum256(body), PaymentID: id})
+	pu, err := p.engine.BeginWait(ctx, settle.Purchase{Payment: pay, Requirement: req, BodyHash: sha256.Sum256(body), PaymentID: id})
 	if err != nil {
 		return nil, p.beginError(o, err)
 	}

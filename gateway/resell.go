@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -44,6 +45,12 @@ func (s *Server) newResold(mc ModelConfig, opts Options) (responses.Model, error
 			return nil, fmt.Errorf("max_spend_per_day: %w", err)
 		}
 	}
+	var maxDeposit *big.Int
+	if mc.MaxUpstreamDeposit != "" {
+		if maxDeposit, err = x402.ParseUSDC(mc.MaxUpstreamDeposit); err != nil {
+			return nil, fmt.Errorf("max_upstream_deposit: %w", err)
+		}
+	}
 	reg, err := registry(s.cfg.Payments, opts.Networks)
 	if err != nil {
 		return nil, err
@@ -53,7 +60,8 @@ func (s *Server) newResold(mc ModelConfig, opts Options) (responses.Model, error
 		name = mc.Name
 	}
 	cfg := upx402.Config{BaseURL: mc.BaseURL, Model: name, Signer: payer.NewSigner(key), Networks: reg,
-		MaxPrice: maxPrice, MaxSpendPerDay: perDay, Timeouts: mc.Timeouts.upstream(), Log: s.log.With("model", mc.Name)}
+		MaxPrice: maxPrice, MaxSpendPerDay: perDay, MaxDeposit: maxDeposit, MaxWithdrawDelay: time.Duration(mc.MaxUpstreamWithdrawDelay),
+		Timeouts: mc.Timeouts.upstream(), Log: s.log.With("model", mc.Name)}
 	if url := firstNonEmpty(mc.RPCURL, s.cfg.Payments.Chain.RPCURL); url != "" {
 		client, err := dialChain(url)
 		if err != nil {

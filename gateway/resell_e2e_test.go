@@ -55,7 +55,8 @@ func chainSettled(t *testing.T, a *chaintest.Anvil) (gateway.PaymentsConfig, map
 // startResale runs the pair; sellerURL overrides where the reseller buys
 // (a seller that is down), maxUpstream is the reseller's limit in USDC and
 // walletFunds what its wallet holds.
-func startResale(t *testing.T, sellerURL, maxUpstream string, walletFunds int64) *resale {
+// edit, when given, changes the reseller's model config.
+func startResale(t *testing.T, sellerURL, maxUpstream string, walletFunds int64, edit ...func(*gateway.ModelConfig)) *resale {
 	a := sharedAnvil(t)
 	r := &resale{a: a}
 	pc, env := chainSettled(t, a)
@@ -76,8 +77,12 @@ func startResale(t *testing.T, sellerURL, maxUpstream string, walletFunds int64)
 	pc, env = chainSettled(t, a)
 	env["RESELLER_WALLET_KEY"] = hexutil.Encode(crypto.FromECDSA(walletKey))
 	r.resellerPayTo = common.HexToAddress(pc.PayTo)
-	r.reseller = startServer(t, gateway.Config{Models: []gateway.ModelConfig{{Name: resoldModel, Upstream: "x402", BaseURL: sellerURL,
-		UpstreamModel: sellerModel, PayerKeyEnv: "RESELLER_WALLET_KEY", MaxUpstreamPrice: maxUpstream, Price: "0.002"}}, Payments: pc},
+	mc := gateway.ModelConfig{Name: resoldModel, Upstream: "x402", BaseURL: sellerURL,
+		UpstreamModel: sellerModel, PayerKeyEnv: "RESELLER_WALLET_KEY", MaxUpstreamPrice: maxUpstream, Price: "0.002"}
+	for _, f := range edit {
+		f(&mc)
+	}
+	r.reseller = startServer(t, gateway.Config{Models: []gateway.ModelConfig{mc}, Payments: pc},
 		gateway.Options{Getenv: func(k string) string { return env[k] }})
 
 	r.userKey, _ = crypto.GenerateKey()

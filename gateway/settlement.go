@@ -52,3 +52,19 @@ func (j journaled) settle(ctx context.Context, amount *big.Int) (*x402.Receipt, 
 func (j journaled) release(ctx context.Context) error { return j.pu.Release(ctx) }
 
 func (j journaled) owe(ctx context.Context, reason string) error { return j.pu.Owe(ctx, reason) }
+
+// answered is a settlement that keeps the answer it paid for, so a paid
+// retry gets that answer without running the model again (journaled
+// payments: exact, upto).
+type answered interface {
+	// answer is the stored answer of a replay (nil: none, run the model
+	// and keep its answer); it waits while the first request makes it.
+	answer(ctx context.Context) ([]byte, error)
+	// keep stores the answer this request made (nil: nothing to store)
+	// and wakes the requests waiting for it; later calls do nothing.
+	keep(ctx context.Context, answer []byte)
+}
+
+func (j journaled) answer(ctx context.Context) ([]byte, error) { return j.pu.Answer(ctx) }
+
+func (j journaled) keep(ctx context.Context, answer []byte) { j.pu.Keep(ctx, answer) }

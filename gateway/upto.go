@@ -88,7 +88,7 @@ func (p *payments) authorizeUpto(ctx context.Context, pay *x402.Payment, rt *rou
 		p.counts.refused.Add(1)
 		return nil, err
 	}
-	pu, err := p.engine.Begin(ctx, settle.Purchase{Payment: pay, Requirement: req, BodyHash: sha256.Sum256(body), PaymentID: id})
+	pu, err := p.engine.BeginWait(ctx, settle.Purchase{Payment: pay, Requirement: req, BodyHash: sha256.Sum256(body), PaymentID: id})
 	if err != nil {
 		return nil, p.beginError(o, err)
 	}

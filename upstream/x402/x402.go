@@ -41,9 +41,17 @@ type Config struct {
 	Networks *fx.Registry
 	// MaxPrice is the most one call may cost upstream, in atomic units.
 	MaxPrice *big.Int
-	// MaxSpendPerDay caps what the wallet pays upstream per UTC day; nil
-	// is no cap.
+	// MaxSpendPerDay caps what the wallet pays upstream per UTC day,
+	// channel deposits included; nil is no cap.
 	MaxSpendPerDay *big.Int
+	// MaxDeposit is the most one batch-settlement deposit may lock in a
+	// seller's channel (default DepositPrices x MaxPrice): a seller whose
+	// minimum deposit is larger is not paid.
+	MaxDeposit *big.Int
+	// MaxWithdrawDelay is the longest withdraw delay of a seller's channel
+	// the wallet deposits into (default DefaultMaxWithdrawDelay): the time
+	// a deposit stays locked should the seller stop answering.
+	MaxWithdrawDelay time.Duration
 	// Balance, when set, reads the wallet's balance of the token an offer
 	// asks for, so a call the wallet cannot pay is refused before anything
 	// is signed.
@@ -55,6 +63,14 @@ type Config struct {
 	// Now is the clock for the daily cap (default time.Now).
 	Now func() time.Time
 }
+
+// Defaults of the deposit limits.
+const (
+	// DepositPrices is the default MaxDeposit in upstream prices.
+	DepositPrices = 10
+	// DefaultMaxWithdrawDelay is the default MaxWithdrawDelay.
+	DefaultMaxWithdrawDelay = 24 * time.Hour
+)
 
 // Model is a paid upstream; it implements responses.Model.
 type Model struct {
@@ -86,10 +102,16 @@ func New(cfg Config) (*Model, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.MaxDeposit == nil {
+		cfg.MaxDeposit = new(big.Int).Mul(cfg.MaxPrice, big.NewInt(DepositPrices))
+	}
+	if cfg.MaxWithdrawDelay == 0 {
+		cfg.MaxWithdrawDelay = DefaultMaxWithdrawDelay
+	}
 	m := &Model{cfg: cfg, today: new(big.Int), paid: new(big.Int), signed: new(big.Int), inflight: new(big.Int)}
 	// The price is checked by authorize, which names the cause; the
 	// transport's own cap would only say "no acceptable offer".
-	opts := []payer.Option{payer.WithSpendCap(nil)}
+	opts := []payer.Option{payer.WithSpendCap(nil), payer.WithMaxDeposit(cfg.MaxDeposit)}
 	if cfg.Networks != nil {
 		opts = append(opts, payer.WithNetworks(cfg.Networks))
 	}
@@ -110,6 +132,8 @@ type purchase struct {
 	refused error       // why a 402 was not paid
 	signed  *fx.Payment // the authorization sent, if any
 	req     *fx.Requirement
+	cost    *big.Int // what the signed authorization may move: its ceiling and any deposit
+	deposit *big.Int // the deposit authorized for the next signature, if any
 	receipt *fx.Receipt
 }
 
@@ -118,12 +142,36 @@ type purchase struct {
 func (m *Model) Respond(ctx context.Context, req *responses.Request, out responses.Output) error {
 	p := &purchase{}
 	ctx = payer.WithHooks(ctx, &payer.Hooks{
-		Authorize: func(r *fx.Requirement) error { return m.authorize(ctx, r) },
+		Authorize: func(r *fx.Requirement) error {
+			if err := m.authorize(ctx, r, nil); err != nil {
+				return err
+			}
+			// From the signature on, the client's charge is owed.
+			return responses.Commit(ctx)
+		},
+		AuthorizeDeposit: func(d *payer.DepositOffer) error {
+			if err := m.authorizeDeposit(ctx, d); err != nil {
+				return err
+			}
+			if err := responses.Commit(ctx); err != nil {
+				return err
+			}
+			p.mu.Lock()
+			p.deposit = d.Amount
+			p.mu.Unlock()
+			return nil
+		},
 		Signed: func(r *fx.Requirement, pay *fx.Payment) {
 			p.mu.Lock()
 			p.signed, p.req = pay, r
+			p.cost = new(big.Int).Set(r.Amount)
+			if p.deposit != nil {
+				p.cost.Add(p.cost, p.deposit)
+				p.deposit = nil
+			}
+			cost := p.cost
 			p.mu.Unlock()
-			m.spend(r.Amount)
+			m.spend(cost)
 		},
 		Receipt: func(r *fx.Receipt) { p.mu.Lock(); p.receipt = r; p.mu.Unlock() },
 		Refused: func(err error) { p.mu.Lock(); p.refused = err; p.mu.Unlock() },
@@ -166,6 +214,12 @@ const (
 	CodeWalletLow = "reseller_wallet_low"
 	// CodeOfferUnacceptable: the upstream offers no payment farebox can make.
 	CodeOfferUnacceptable = "upstream_offer_unacceptable"
+	// CodeDepositTooHigh: the upstream's channel asks a larger deposit
+	// than max_upstream_deposit.
+	CodeDepositTooHigh = "upstream_deposit_too_high"
+	// CodeWithdrawDelayTooLong: the upstream's channel would lock a
+	// deposit longer than max_upstream_withdraw_delay.
+	CodeWithdrawDelayTooLong = "upstream_withdraw_delay_too_long"
 	// CodePaymentRefused: the upstream refused farebox's payment.
 	CodePaymentRefused = "upstream_payment_refused"
 )
@@ -181,7 +235,12 @@ func (e *limitError) Error() string { return e.msg }
 
 // authorize runs before an authorization is signed: it is the only place
 // the operator's limits are checked, so nothing over them is ever signed.
-func (m *Model) authorize(ctx context.Context, r *fx.Requirement) error {
+// deposit, when set, is what a channel deposit signed with it moves.
+func (m *Model) authorize(ctx context.Context, r *fx.Requirement, deposit *big.Int) error {
+	cost := r.Amount
+	if deposit != nil {
+		cost = new(big.Int).Add(r.Amount, deposit)
+	}
 	if r.Amount.Cmp(m.cfg.MaxPrice) > 0 {
 		return &limitError{http.StatusBadGateway, CodePriceTooHigh, fmt.Sprintf(
 			"The upstream model asks %s USDC per call, more than this server's limit of %s USDC.",
@@ -190,7 +249,7 @@ func (m *Model) authorize(ctx context.Context, r *fx.Requirement) error {
 	if max := m.cfg.MaxSpendPerDay; max != nil {
 		m.mu.Lock()
 		m.rollDay()
-		over := new(big.Int).Add(m.today, r.Amount).Cmp(max) > 0
+		over := new(big.Int).Add(m.today, cost).Cmp(max) > 0
 		m.mu.Unlock()
 		if over {
 			return &limitError{http.StatusServiceUnavailable, CodeDailyLimit,
@@ -204,7 +263,7 @@ func (m *Model) authorize(ctx context.Context, r *fx.Requirement) error {
 		}
 		m.mu.Lock()
 		// Calls signed for and still running may not have moved yet.
-		low := new(big.Int).Sub(bal, m.inflight).Cmp(r.Amount) < 0
+		low := new(big.Int).Sub(bal, m.inflight).Cmp(cost) < 0
 		m.walletLow = low
 		m.mu.Unlock()
 		if low {
@@ -215,13 +274,33 @@ func (m *Model) authorize(ctx context.Context, r *fx.Requirement) error {
 	return nil
 }
 
+// authorizeDeposit runs before a channel deposit is signed: a seller's
+// channel may not lock more of the wallet than MaxDeposit, nor for longer
+// than MaxWithdrawDelay, and the deposit counts against the daily cap and
+// the balance like any payment.
+func (m *Model) authorizeDeposit(ctx context.Context, d *payer.DepositOffer) error {
+	for _, amount := range []*big.Int{d.MinDeposit, d.Amount} {
+		if amount != nil && amount.Cmp(m.cfg.MaxDeposit) > 0 {
+			return &limitError{http.StatusBadGateway, CodeDepositTooHigh, fmt.Sprintf(
+				"The upstream model asks for a deposit of %s USDC, more than this server's limit of %s USDC.",
+				fx.FormatUSDC(amount), fx.FormatUSDC(m.cfg.MaxDeposit))}
+		}
+	}
+	if delay := time.Duration(d.WithdrawDelay) * time.Second; delay > m.cfg.MaxWithdrawDelay {
+		return &limitError{http.StatusBadGateway, CodeWithdrawDelayTooLong, fmt.Sprintf(
+			"The upstream model's channel locks deposits for %s, longer than this server's limit of %s.",
+			delay, m.cfg.MaxWithdrawDelay)}
+	}
+	return m.authorize(ctx, d.Requirement, d.Amount)
+}
+
 // spend counts a signed authorization toward today's cap: once signed, the
 // amount may move, so it counts whether or not it settles.
 func (m *Model) spend(amount *big.Int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.rollDay()
-	m.today.Add(m.today, amount)
+	m.today.Add(m.today, amount) // a deposit counts whole: it leaves the wallet
 	m.signed.Add(m.signed, amount)
 	m.inflight.Add(m.inflight, amount)
 }
@@ -238,7 +317,7 @@ func (m *Model) record(p *purchase, err error) {
 		return
 	}
 	m.mu.Lock()
-	m.inflight.Sub(m.inflight, p.req.Amount)
+	m.inflight.Sub(m.inflight, p.cost)
 	m.mu.Unlock()
 	attrs := []any{"upstream", m.cfg.BaseURL, "amount", p.req.Amount.String(), "network", p.req.Network.CAIP2,
 		"payer", p.signed.Authorization.From.Hex(), "nonce", common.Hash(p.signed.Authorization.Nonce).Hex()}

@@ -251,7 +251,8 @@ func (t *Transport) depositFor(ctx context.Context, c candidate, pr *paymentRequ
 		return d, nil // the same authorization again: at most one of them can land
 	}
 	target := new(big.Int).Mul(b.ceiling, big.NewInt(t.multiplier))
-	if m := atomic(c.o.extra.Get("minDeposit").String()); m != nil && m.Sign() > 0 && m.Cmp(b.ceiling) >= 0 {
+	minDeposit := atomic(c.o.extra.Get("minDeposit").String())
+	if m := minDeposit; m != nil && m.Sign() > 0 && m.Cmp(b.ceiling) >= 0 {
 		target = m
 	}
 	amount := target
@@ -265,6 +266,12 @@ func (t *Transport) depositFor(ctx context.Context, c candidate, pr *paymentRequ
 		}
 		if amount.Cmp(bound) > 0 {
 			amount = new(big.Int).Set(bound)
+		}
+	}
+	if h := hooksFrom(ctx); h != nil && h.AuthorizeDeposit != nil {
+		if err := h.AuthorizeDeposit(&DepositOffer{Requirement: c.req, Amount: new(big.Int).Set(amount),
+			MinDeposit: minDeposit, WithdrawDelay: b.cfg.WithdrawDelay}); err != nil {
+			return nil, err // another offer of the 402 may still be acceptable
 		}
 	}
 	now := t.signer.now()

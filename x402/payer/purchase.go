@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"slices"
 	"time"
@@ -281,6 +282,11 @@ type Hooks struct {
 	// error refuses to pay (the caller gets the server's 402) and is passed
 	// to Refused.
 	Authorize func(req *x402.Requirement) error
+	// AuthorizeDeposit is called before a batch-settlement deposit is
+	// signed: money leaving the wallet for the seller's escrow, locked
+	// until a refund or the channel's withdraw delay. An error refuses to
+	// pay, as with Authorize.
+	AuthorizeDeposit func(d *DepositOffer) error
 	// Signed is called once per authorization signed, before it is sent:
 	// from then on the amount may be spent.
 	Signed func(req *x402.Requirement, p *x402.Payment)
@@ -293,6 +299,16 @@ type Hooks struct {
 	Settled func(*Settlement)
 	// Refused is told why a 402 was not paid.
 	Refused func(error)
+}
+
+// DepositOffer is a batch-settlement deposit about to be signed.
+type DepositOffer struct {
+	Requirement *x402.Requirement // the call's offer (Amount: its ceiling)
+	Amount      *big.Int          // what the deposit would move
+	// MinDeposit is the seller's extra.minDeposit (nil when it names none):
+	// a deposit cut below it would be refused.
+	MinDeposit    *big.Int
+	WithdrawDelay uint64 // seconds the payer waits to withdraw unilaterally
 }
 
 type hooksKey struct{}

@@ -107,6 +107,18 @@ type Config struct {
 	// authorization again (default 3), so a transfer that keeps failing
 	// does not keep costing gas.
 	MaxResubmits int
+	// Answers keeps paid answers for retries; nil: the Journal when it is
+	// an AnswerStore (redisjournal), else NewMemoryAnswers(DefaultAnswerBytes).
+	Answers AnswerStore
+	// AnswerWait bounds how long a request waits for another replica to
+	// finish the same purchase (its answer, or its turn) before it is
+	// refused (in progress) or runs the model again (default 30 s). Within
+	// one process a request waits as long as the first one runs.
+	AnswerWait time.Duration
+	// MaxReruns bounds how often the retries of a paid purchase whose
+	// answer is not stored (lost in a crash, evicted, a stream cut short)
+	// run the model again (default 2); then they get ErrNoAnswer.
+	MaxReruns int
 	// OnEvent, when set, is called for every step of every purchase (turn
 	// it into metrics); it must not block.
 	OnEvent func(Event)
@@ -125,6 +137,10 @@ type Engine struct {
 	closed bool
 	counts [numEvents]atomic.Int64
 	bals   *balanceCache // nil: read every balance
+
+	answers AnswerStore
+	shared  bool // answers may be made by another replica
+	ans     answering
 }
 
 // NewEngine checks cfg and fills its defaults.
@@ -164,6 +180,19 @@ func NewEngine(cfg Config) (*Engine, error) {
 	if cfg.MaxResubmits == 0 {
 		cfg.MaxResubmits = 3
 	}
+	cfg.AnswerWait = orDefault(cfg.AnswerWait, 30*time.Second)
+	if cfg.MaxReruns == 0 {
+		cfg.MaxReruns = 2
+	}
+	e.answers = cfg.Answers
+	if e.answers == nil {
+		e.answers, _ = cfg.Journal.(AnswerStore)
+	}
+	if e.answers == nil {
+		e.answers = NewMemoryAnswers(DefaultAnswerBytes)
+	}
+	_, local := e.answers.(*MemoryAnswers)
+	e.shared = !local
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -227,7 +256,9 @@ func (e *Engine) Begin(ctx context.Context, p Purchase) (*Purchase, error) {
 		return nil, fmt.Errorf("settle: journal: %w", err)
 	}
 	e.emit(EventReserved, pu.entry, nil)
+	pu.making = e.ans.start(pu.entry.Name())
 	if err := e.hold(ctx, pu); err != nil {
+		pu.keepNothing()
 		if derr := e.cfg.Journal.Delete(context.WithoutCancel(ctx), pu.entry.Key(), Reserved); derr != nil {
 			e.cfg.Logger.Error("settle: releasing a refused reservation", "entry", pu.entry.Name(), "err", derr)
 		}

@@ -35,6 +35,7 @@ type Purchase struct {
 	replay bool
 	f      *flight
 	ended  bool
+	making bool // this request makes the purchase's answer (see Keep)
 }
 
 // Replay reports whether this purchase was already paid by an earlier
@@ -210,11 +211,14 @@ func (p *Purchase) settlePlain(ctx context.Context) (*x402.Receipt, error) {
 // Releasing a replay or an ended purchase does nothing.
 func (p *Purchase) Release(ctx context.Context) error {
 	if p.replay || p.ended {
+		p.keepNothing()
 		return nil
 	}
 	p.ended = true
 	p.f = &flight{e: p.engine, entry: p.entry, pay: p.Payment, req: p.Requirement}
-	return p.engine.release(context.WithoutCancel(ctx), p.f)
+	err := p.engine.release(context.WithoutCancel(ctx), p.f)
+	p.keepNothing()
+	return err
 }
 
 // flight is an entry in motion: every state change goes through move, a

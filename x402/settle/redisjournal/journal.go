@@ -9,6 +9,7 @@
 //	<prefix>open               set of unfinished KeyNames (for Resume)
 //	<prefix>debt:<payer>       hash KeyName -> DebtItem (JSON)
 //	<prefix>hold:<account>     hash hold id -> "amount|expiresMs"
+//	<prefix>answer:<KeyName>   a paid answer, until its authorization expires
 //
 // Settled entries are never deleted: size Redis for them (about 1 KiB per
 // purchase) and give it persistence (AOF), or the journal is only as
