@@ -17,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/channel"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/evm/devchain"
 	"github.com/farebox/farebox/x402/payer"
@@ -265,8 +266,19 @@ func callError(err error) error {
 		if reason != "" {
 			out += " (x402 reason: " + reason + ")"
 		}
+		out += channelHint(reason)
 	}
 	return errors.New(out)
+}
+
+// channelHint names the fix for a channel the client could not resync by
+// itself: its record disagrees with the server's, and only the chain can
+// settle who is right.
+func channelHint(reason string) string {
+	if reason != channel.ReasonCumulativeAmountMismatch && reason != channel.ReasonCumulativeBelowClaimed {
+		return ""
+	}
+	return ": this payer's channel record (--channels) is behind the server's; pass --rpc-url with the chain's JSON-RPC (farebox dev prints it as \"chain RPC\") to recover it from chain"
 }
 
 func failedReceiptReason(res *http.Response) string {

@@ -239,9 +239,19 @@ func (m *DevMain) banner(w io.Writer) {
   address         %s
   private key     0x%s
 
-Try it:  FAREBOX_PAYER_KEY=0x%s %s call --base-url %s "hello"
+Try it:  FAREBOX_PAYER_KEY=0x%s %s call --base-url %s%s "hello"
 `, m.BaseURL, m.Config.Models[0].Price, DevMeteredModel, DevMeteredPrice.Input, DevMeteredPrice.Output, DevMeteredPrice.MaxPerCall, n.about, orNone(n.rpcURL), n.network.Asset.Hex(), n.network.Name, n.network.Version,
-		DevPayTo, public, n.payer().Hex(), key, key, selfCommand(), m.BaseURL)
+		DevPayTo, public, n.payer().Hex(), key, key, selfCommand(), m.BaseURL, rpcFlag(n.rpcURL))
+}
+
+// rpcFlag is the --rpc-url of the Try-it line: with the chain at hand a
+// client recovers its channel records from chain instead of trusting a
+// local file that another client (or a refund elsewhere) made stale.
+func rpcFlag(rpcURL string) string {
+	if rpcURL == "" {
+		return ""
+	}
+	return " --rpc-url " + rpcURL
 }
 
 // selfCommand is how to run this farebox again: `go run ./cmd/farebox`
