@@ -202,6 +202,8 @@ func (v *validation) payments(pc PaymentsConfig, priced bool) {
 		v.add("payments.pay_to", "required for priced models: the address that receives the payments (or FAREBOX_PAY_TO)")
 	case common.IsHexAddress(pc.PayTo) && common.HexToAddress(pc.PayTo) == (common.Address{}):
 		v.add("payments.pay_to", "the zero address burns every payment: set your own address (or FAREBOX_PAY_TO)")
+	case common.IsHexAddress(pc.PayTo) && publicTestAccounts[common.HexToAddress(pc.PayTo)] && acceptsMainnet(pc.Networks):
+		v.add("payments.pay_to", "%s is a test account whose key is public (farebox.example.yaml's): anyone could take real USDC paid to it; set your own address (or FAREBOX_PAY_TO)", pc.PayTo)
 	}
 	if nets == 0 {
 		v.add("payments.networks", "required for priced models, e.g. [base-sepolia]")
@@ -301,4 +303,24 @@ func (v *validation) batch(pc PaymentsConfig) {
 	if bc.ReceiverAuthorizer != "" && pc.Settler == "chain" {
 		v.add("payments.batch_settlement.receiver_authorizer", "only with settler facilitator (settler chain: the relayer authorizes)")
 	}
+}
+
+// publicTestAccounts are addresses whose keys every developer has (anvil
+// and hardhat's default accounts the examples use): fine for test USDC,
+// never for real money.
+var publicTestAccounts = map[common.Address]bool{
+	common.HexToAddress("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"): true,
+	common.HexToAddress("0x70997970C51812dc3A010C7d01b50e0d17dc79C8"): true,
+	common.HexToAddress("0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"): true,
+	common.HexToAddress("0x90F79bf6EB2c4f870365E785982E1f101E93b906"): true,
+}
+
+// acceptsMainnet reports whether networks include a chain with real money.
+func acceptsMainnet(networks []string) bool {
+	for _, n := range networks {
+		if n = strings.TrimSpace(n); n == "base" || n == "eip155:8453" {
+			return true
+		}
+	}
+	return false
 }

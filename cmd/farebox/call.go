@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math/big"
@@ -29,8 +28,7 @@ import (
 
 // runCall makes one paid call: openai-go over the paying transport.
 func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	fs := flag.NewFlagSet("call", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("call", "[flags] PROMPT", "Make one paid call and print the answer and the receipt. The payer key comes from\nFAREBOX_PAYER_KEY (hex); without it, the publicly known dev payer key of\n`farebox dev` is used.", stderr)
 	base := fs.String("base-url", getenvOr(getenv, "FAREBOX_BASE_URL", "http://127.0.0.1:8402/v1"), "farebox's base URL (env FAREBOX_BASE_URL)")
 	model := fs.String("model", "farebox-scripted", "model to call")
 	stream := fs.Bool("stream", false, "stream the answer")
@@ -42,17 +40,12 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	refund := fs.Bool("refund", false, "instead of calling the model, ask the server for a cooperative refund of the payer's batch-settlement channel (no PROMPT)")
 	var tools fundFlags
 	fs.Var(&tools, "tool", "declare a function tool NAME, or NAME(param,...) with string parameters (repeatable); its calls are printed, not run")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: farebox call [flags] PROMPT\n\nThe payer key comes from FAREBOX_PAYER_KEY (hex); without it, the publicly\nknown dev payer key of `farebox dev` is used.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	prompt := strings.Join(fs.Args(), " ")
 	if prompt == "" && !*refund {
-		fs.Usage()
-		return errors.New("a prompt is required")
+		return errors.New(`a prompt is required: farebox call [flags] "PROMPT" (farebox call -h lists the flags)`)
 	}
 	key, err := payerKey(getenv, stderr, "farebox call")
 	if err != nil {

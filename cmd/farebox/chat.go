@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math/big"
@@ -52,8 +51,7 @@ func (e *errNotApproved) Error() string {
 // runChat is `farebox chat`: an interactive terminal client of the agent
 // loop, or one run with -p.
 func runChat(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("chat", "[flags]", "Talk to a model through farebox; every turn is paid, every tool runs here (MCP\ntoo). The payer key comes from FAREBOX_PAYER_KEY (hex); without it, the\npublicly known dev payer key of `farebox dev` is used.", stderr)
 	var f chatFlags
 	fs.StringVar(&f.base, "base-url", getenvOr(getenv, "FAREBOX_BASE_URL", "http://127.0.0.1:8402/v1"), "the Responses endpoint's base URL (env FAREBOX_BASE_URL)")
 	fs.StringVar(&f.model, "model", "farebox-scripted", "model to talk to")
@@ -67,15 +65,10 @@ func runChat(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	fs.IntVar(&f.maxTurns, "max-turns", agent.DefaultMaxTurns, "the most model turns per prompt")
 	fs.DurationVar(&f.maxTime, "max-time", 0, "the longest one prompt may run, e.g. 2m (default: no limit)")
 	fs.StringVar(&f.rpcURL, "rpc-url", getenv("FAREBOX_RPC_URL"), "a JSON-RPC endpoint of the payment chain, to prove an expired payment unused before paying anew (env FAREBOX_RPC_URL)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: farebox chat [flags]\n\nTalk to a model through farebox; every turn is paid, every tool runs here.\nThe payer key comes from FAREBOX_PAYER_KEY (hex); without it, the publicly\nknown dev payer key of `farebox dev` is used.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		fs.Usage()
 		return fmt.Errorf("unexpected arguments %q (the prompt goes after -p)", fs.Args())
 	}
 	s, err := newChatSession(ctx, &f, stdout, stderr, getenv)

@@ -2,6 +2,7 @@
 //
 //	farebox dev                      everything on one machine: gateway, dev chain, scripted model
 //	farebox serve --config FILE      production: real upstreams, a real chain or facilitator
+//	farebox init --upstream URL ...  a minimal farebox.yaml
 //	farebox call "prompt"            a paid call from the command line
 //	farebox chat                     an agent in the terminal: tools, approvals, a budget
 package main
@@ -40,7 +41,8 @@ const usage = `farebox: a paid, OpenAI-Responses-compatible gateway (x402, USDC 
 
 Usage:
   farebox dev   [flags]            run everything on one machine (in-memory chain or --chain URL, scripted model)
-  farebox serve --config FILE      run the gateway from a config file (see farebox.example.yaml)
+  farebox serve --config FILE      run the gateway from a config file (--check: only validate it)
+  farebox init  --upstream URL --pay-to 0xADDRESS   write a minimal farebox.yaml
   farebox call  [flags] PROMPT     make one paid call and print the answer and the receipt
   farebox chat  [flags]            talk to a model, run its tools here (MCP too), pay each turn
 
@@ -51,7 +53,7 @@ Run "farebox COMMAND -h" for the flags of a command.
 // arguments, output and environment. Asking for help (-h) is not an error.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	err := dispatch(ctx, args, stdout, stderr, getenv)
-	if errors.Is(err, flag.ErrHelp) {
+	if errors.Is(err, flag.ErrHelp) || errors.Is(err, errChecked) {
 		return nil
 	}
 	return err
@@ -72,6 +74,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return runCall(ctx, args[1:], stdout, stderr, getenv)
 	case "chat":
 		return runChat(ctx, args[1:], stdout, stderr, getenv)
+	case "init":
+		return runInit(args[1:], stdout, stderr, getenv)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
