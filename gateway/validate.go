@@ -286,8 +286,13 @@ func (v *validation) batch(pc PaymentsConfig) {
 	if bc.WithdrawDelay != 0 && (bc.WithdrawDelay < channel.MinWithdrawDelay || bc.WithdrawDelay > channel.MaxWithdrawDelay) {
 		v.add("payments.batch_settlement.withdraw_delay", "%d is out of range [%d, %d] seconds", bc.WithdrawDelay, channel.MinWithdrawDelay, channel.MaxWithdrawDelay)
 	}
-	if _, err := bc.claimPolicy(); err != nil {
+	lead := bc
+	lead.ClaimThreshold = "" // checked on its own: claimPolicy stops at its first problem
+	if _, err := lead.claimPolicy(); err != nil {
 		v.errs = append(v.errs, err)
+	}
+	if bc.ClaimThreshold != "" {
+		v.usdc("payments.batch_settlement.claim_threshold", bc.ClaimThreshold)
 	}
 	switch bc.ReceiverAuthorizer {
 	case "", "facilitator":
