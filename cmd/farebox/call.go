@@ -117,7 +117,7 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	}
 	if receipt != nil {
 		fmt.Fprintf(stdout, "\nreceipt: success=%v transaction=%s amount=%s USDC payer=%s network=%s%s\n",
-			receipt.Success, receipt.Transaction, x402.FormatUSDC(charged(ctx, settlement, res, *base, *model)),
+			receipt.Success, orVoucher(receipt.Transaction), x402.FormatUSDC(charged(ctx, settlement, res, *base, *model)),
 			receipt.Payer, receipt.Network, schemeNote(settlement))
 	}
 	return nil

@@ -92,6 +92,7 @@ type chatSession struct {
 	lines          *lineReader
 	history        []agent.Item
 	asks           bool
+	toolSources    []string // "a, b (mcp: node server.js)", per source
 }
 
 func newChatSession(ctx context.Context, f *chatFlags, stdout, stderr io.Writer, getenv func(string) string) (*chatSession, error) {
@@ -141,6 +142,11 @@ func newChatSession(ctx context.Context, f *chatFlags, stdout, stderr io.Writer,
 			return nil, fmt.Errorf("--mcp %q: %w", line, err)
 		}
 		s.servers = append(s.servers, srv)
+		var names []string
+		for _, t := range srv.Tools() {
+			names = append(names, t.Name)
+		}
+		s.toolSources = append(s.toolSources, fmt.Sprintf("%s (mcp: %s)", strings.Join(names, ", "), line))
 		tools = append(tools, srv.Tools()...)
 	}
 	cfg := agent.Config{Client: agent.NewClient(strings.TrimSuffix(f.base, "/")+"/", pay), Model: f.model, Tools: tools,
@@ -215,10 +221,25 @@ func (s *chatSession) spentLine(res *agent.Result) {
 	}
 	last := ""
 	if n := len(res.Receipts); n > 0 {
-		last = "; last transaction " + res.Receipts[n-1].Transaction
+		last = "; last transaction " + orVoucher(res.Receipts[n-1].Transaction)
 	}
-	fmt.Fprintf(s.stderr, "[paid %s USDC for %d turn(s)%s; session total %s USDC]\n",
-		x402.FormatUSDC(res.Spent), len(res.Receipts), last, x402.FormatUSDC(s.agent.Spent()))
+	cut := ""
+	if c := cutOff(res); c.Sign() > 0 {
+		// The payment went out but its answer was cut off: the server
+		// settles a stream it started, and releases one it had not.
+		cut = fmt.Sprintf(", plus %s USDC signed for the cancelled turn (settled if its answer had started, released if not; no answer was kept)", x402.FormatUSDC(c))
+	}
+	fmt.Fprintf(s.stderr, "[paid %s USDC for %d answered turn(s)%s%s; session total %s USDC]\n",
+		x402.FormatUSDC(new(big.Int).Sub(res.Spent, cutOff(res))), len(res.Receipts), cut, last, x402.FormatUSDC(s.agent.Spent()))
+}
+
+// orVoucher names a payment without a transaction of its own: a
+// batch-settlement voucher is claimed on chain later, with others.
+func orVoucher(tx string) string {
+	if tx == "" {
+		return "none (voucher)"
+	}
+	return tx
 }
 
 // show prints the loop's events: the answer on stdout as it streams, calls
@@ -251,10 +272,13 @@ func (s *chatSession) approve(ctx context.Context, c agent.Call) (agent.Decision
 	}
 	for {
 		fmt.Fprintf(s.stderr, "  ? run %s %s — [y] once, [a] always, [n] no, [N] never: ", c.Name, c.Arguments)
-		line, err := s.lines.next(ctx)
+		line, err := s.lines.key(ctx)
 		if err != nil {
 			fmt.Fprintln(s.stderr)
 			return 0, err
+		}
+		if s.lines.tty != nil {
+			fmt.Fprintln(s.stderr, line) // single keys are not echoed
 		}
 		switch strings.TrimSpace(line) {
 		case "y", "Y", "yes":
