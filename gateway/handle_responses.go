@@ -39,7 +39,7 @@ func (s *Server) handleResponses(c echo.Context) error {
 	c.Set(modelKey, req.Model)
 	rt, ok := s.routes[req.Model]
 	if !ok {
-		return errModelNotFound(req.Model)
+		return errModelNotFound(req.Model, s.order)
 	}
 	if rt.perToken != nil {
 		if err := rt.perToken.boundOutput(req, len(body)); err != nil {
