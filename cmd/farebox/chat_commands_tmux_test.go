@@ -41,7 +41,8 @@ func startChatPane(t *testing.T, base string) *pane {
 // command and /retry with nothing unfinished are answered here and leave
 // the payer's balance on chain untouched; an approval takes one key
 // (no Enter); a turn cancelled mid-answer says what was signed for it,
-// and /retry resumes it saying what it costs. The chain judges every step.
+// and /retry resumes it saying what it costs; "//" sends a prompt starting
+// with "/". The chain judges every step.
 func TestChatSlashCommandsNeverPay(t *testing.T) {
 	d := startChatDev(t, "--pace", "150ms")
 	before := d.balance(t)
@@ -75,6 +76,10 @@ func TestChatSlashCommandsNeverPay(t *testing.T) {
 	if n := spent(); n != 2000 {
 		t.Fatalf("after one answered prompt (two turns) and /retry the chain shows %d spent, want 2000", n)
 	}
+	// "//" sends a prompt that starts with "/": a paid turn, asked for.
+	p.send("//etc/hosts is a file", "Enter")
+	p.waitCount("You said: /etc/hosts is a file", 1)
+	p.waitCount("session total 0.003 USDC", 1)
 
 	// Ctrl-C mid-answer: the line says what was signed for the cut-off turn.
 	p.send("tell me everything you know about paying for language models by the token", "Enter")
@@ -89,8 +94,8 @@ func TestChatSlashCommandsNeverPay(t *testing.T) {
 	p.waitCount("[paid 0.001 USDC for 1 answered turn(s)", 1)
 	p.send("/exit", "Enter")
 	p.waitCount("CHAT-EXITED=0", 1)
-	// Two turns, the cancelled stream (settled: its answer had started), the retry.
-	if n := spent(); n != 4000 {
-		t.Fatalf("the chain shows %d spent, want 4000", n)
+	// Three turns, the cancelled stream (settled: its answer had started), the retry.
+	if n := spent(); n != 5000 {
+		t.Fatalf("the chain shows %d spent, want 5000", n)
 	}
 }

@@ -42,20 +42,19 @@ func (s *chatSession) interactive(ctx context.Context) error {
 			return nil
 		}
 		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "//") {
-			line = line[1:]
-		} else if strings.HasPrefix(line, "/") {
+		switch {
+		case line == "":
+			continue
+		case strings.HasPrefix(line, "/") && !strings.HasPrefix(line, "//"):
 			switch s.command(ctx, line) {
 			case cmdQuit:
 				return nil
 			case cmdLocal:
 				continue
 			}
-		} else if line == "" {
-			continue
-		} else {
+		default:
 			s.closePending()
-			s.history = append(s.history, agent.UserMessage(line))
+			s.history = append(s.history, agent.UserMessage(strings.TrimPrefix(line, "/")))
 		}
 		if s.turn(ctx, signals) {
 			return nil
