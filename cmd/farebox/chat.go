@@ -184,8 +184,10 @@ func (s *chatSession) once(ctx context.Context) error {
 		return na
 	case errors.Is(err, agent.ErrBudget):
 		return fmt.Errorf("stopped before paying more than --budget %s USDC: %w", s.f.budget, err)
+	case err != nil:
+		return callError(err)
 	}
-	return err
+	return nil
 }
 
 // chatJSON is the --json output.

@@ -184,7 +184,7 @@ func (s *chatSession) turn(ctx context.Context, signals <-chan os.Signal) (quit 
 	case errors.Is(err, agent.ErrBudget):
 		fmt.Fprintf(s.stderr, "[stopped: %v]\n", err)
 	case err != nil:
-		fmt.Fprintf(s.stderr, "[error: %v]\n", err)
+		fmt.Fprintf(s.stderr, "[error: %v]\n", callError(err))
 	}
 	return quit
 }
