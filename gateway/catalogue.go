@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/farebox/farebox/responses"
@@ -49,9 +50,22 @@ func errUnknownURL(method, path string) *responses.Error {
 		Message: "Unknown request URL: " + method + " " + path + "."}
 }
 
-func errModelNotFound(name string) *responses.Error {
-	return &responses.Error{Status: http.StatusNotFound, Type: typeInvalidRequest, Param: "model", Code: codeModelNotFound,
-		Message: "The model '" + name + "' does not exist or you do not have access to it."}
+// errModelNotFound keeps OpenAI's wording (clients match on it) and adds
+// what this server does serve, so a typo is fixed without a second request.
+func errModelNotFound(name string, served []string) *responses.Error {
+	msg := "The model '" + name + "' does not exist or you do not have access to it."
+	if len(served) > 0 {
+		list := served
+		if len(list) > 10 {
+			list = list[:10]
+		}
+		msg += " This server serves: " + strings.Join(list, ", ")
+		if len(served) > len(list) {
+			msg += ", ..."
+		}
+		msg += " (GET /v1/models lists them with their prices)."
+	}
+	return &responses.Error{Status: http.StatusNotFound, Type: typeInvalidRequest, Param: "model", Code: codeModelNotFound, Message: msg}
 }
 
 func errTooLarge(limit int64) *responses.Error {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/x402/channel"
 	"gopkg.in/yaml.v3"
 )
 
@@ -393,15 +394,6 @@ func (c Config) withDefaults() Config {
 	if c.BodyLimit == 0 {
 		c.BodyLimit = 20 << 20
 	}
-	if c.Payments.MaxTimeoutSeconds == 0 {
-		c.Payments.MaxTimeoutSeconds = 300
-	}
-	if c.Payments.Settle == "" {
-		c.Payments.Settle = "after"
-	}
-	if c.Payments.Chain.RelayerKeyEnv == "" {
-		c.Payments.Chain.RelayerKeyEnv = "FAREBOX_RELAYER_KEY"
-	}
 	if c.LogLevel == "" {
 		c.LogLevel = "info"
 	}
@@ -415,7 +407,36 @@ func (c Config) withDefaults() Config {
 		c.Keepalive = Duration(15 * time.Second)
 	}
 	c.Limits = c.Limits.withDefaults()
+	c.Payments = c.Payments.withDefaults()
 	return c
+}
+
+// withDefaults fills the payment keys the operator left out; the code
+// that reads them keeps a fallback only for configs built in tests.
+func (pc PaymentsConfig) withDefaults() PaymentsConfig {
+	if pc.MaxTimeoutSeconds == 0 {
+		pc.MaxTimeoutSeconds = 300
+	}
+	if pc.Settle == "" {
+		pc.Settle = "after"
+	}
+	if pc.Chain.RelayerKeyEnv == "" {
+		pc.Chain.RelayerKeyEnv = "FAREBOX_RELAYER_KEY"
+	}
+	if pc.SettleTimeout == 0 {
+		pc.SettleTimeout = Duration(30 * time.Second)
+	}
+	bc := &pc.BatchSettlement
+	if bc.WithdrawDelay == 0 {
+		bc.WithdrawDelay = channel.MinWithdrawDelay
+	}
+	if bc.ClaimInterval == 0 {
+		bc.ClaimInterval = Duration(defaultClaimInterval)
+	}
+	if bc.ClaimWithdrawLead == 0 {
+		bc.ClaimWithdrawLead = Duration(defaultClaimWithdrawLead)
+	}
+	return pc
 }
 
 func (l LimitsConfig) withDefaults() LimitsConfig {

@@ -26,7 +26,7 @@ func (s *Server) handleModels(c echo.Context) error {
 func (s *Server) handleModel(c echo.Context) error {
 	rt, ok := s.routes[c.Param("model")]
 	if !ok {
-		return errModelNotFound(c.Param("model"))
+		return errModelNotFound(c.Param("model"), s.order)
 	}
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, rt.appendModel(nil))
 }

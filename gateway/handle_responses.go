@@ -46,7 +46,7 @@ func (s *Server) handleResponses(c echo.Context) error {
 	}
 	rt, ok := s.routes[req.Model]
 	if !ok {
-		return errModelNotFound(req.Model)
+		return errModelNotFound(req.Model, s.order)
 	}
 	if rt.perToken != nil {
 		if err := rt.perToken.boundOutput(req, len(body)); err != nil {

@@ -267,6 +267,10 @@ func TestSDKSeesOpenAIErrors(t *testing.T) {
 	if apiErr.StatusCode != 404 || apiErr.Code != "model_not_found" || apiErr.Param != "model" {
 		t.Errorf("status %d code %q param %q", apiErr.StatusCode, apiErr.Code, apiErr.Param)
 	}
+	// The message finishes the thought: what is served, and where the list is.
+	if !strings.Contains(apiErr.Message, "This server serves: "+free) || !strings.Contains(apiErr.Message, "GET /v1/models") {
+		t.Errorf("unknown model message %q names neither the served models nor GET /v1/models", apiErr.Message)
+	}
 	_, err = c.Responses.New(context.Background(), oresponses.ResponseNewParams{Model: free, Input: userText("hi"),
 		PreviousResponseID: openai.String("resp_123")})
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != 400 || apiErr.Code != "previous_response_not_found" {

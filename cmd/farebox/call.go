@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math/big"
@@ -17,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/channel"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/payer"
 	"github.com/openai/openai-go/v3"
@@ -27,8 +27,7 @@ import (
 
 // runCall makes one paid call: openai-go over the paying transport.
 func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	fs := flag.NewFlagSet("call", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("call", "[flags] PROMPT", "Make one paid call and print the answer and the receipt. The payer key comes from\nFAREBOX_PAYER_KEY (hex); without it, the publicly known dev payer key of\n`farebox dev` is used.", stderr)
 	base := fs.String("base-url", getenvOr(getenv, "FAREBOX_BASE_URL", "http://127.0.0.1:8402/v1"), "farebox's base URL (env FAREBOX_BASE_URL)")
 	model := fs.String("model", "farebox-scripted", "model to call")
 	stream := fs.Bool("stream", false, "stream the answer")
@@ -40,17 +39,12 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	refund := fs.Bool("refund", false, "instead of calling the model, ask the server for a cooperative refund of the payer's batch-settlement channel (no PROMPT)")
 	var tools fundFlags
 	fs.Var(&tools, "tool", "declare a function tool NAME, or NAME(param,...) with string parameters (repeatable); its calls are printed, not run")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: farebox call [flags] PROMPT\n\nThe payer key comes from FAREBOX_PAYER_KEY (hex); without it, the publicly\nknown dev payer key of `farebox dev` is used.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	prompt := strings.Join(fs.Args(), " ")
 	if prompt == "" && !*refund {
-		fs.Usage()
-		return errors.New("a prompt is required")
+		return errors.New(`a prompt is required: farebox call [flags] "PROMPT" (farebox call -h lists the flags)`)
 	}
 	key, err := payerKey(getenv, stderr, "farebox call")
 	if err != nil {
@@ -122,7 +116,7 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	}
 	if receipt != nil {
 		fmt.Fprintf(stdout, "\nreceipt: success=%v transaction=%s amount=%s USDC payer=%s network=%s%s\n",
-			receipt.Success, receipt.Transaction, x402.FormatUSDC(charged(ctx, settlement, res, *base, *model)),
+			receipt.Success, orVoucher(receipt.Transaction), x402.FormatUSDC(charged(ctx, settlement, res, *base, *model)),
 			receipt.Payer, receipt.Network, schemeNote(settlement))
 	}
 	return nil
@@ -264,8 +258,19 @@ func callError(err error) error {
 		if reason != "" {
 			out += " (x402 reason: " + reason + ")"
 		}
+		out += channelHint(reason)
 	}
 	return errors.New(out)
+}
+
+// channelHint names the fix for a channel the client could not resync by
+// itself: its record disagrees with the server's, and only the chain can
+// settle who is right.
+func channelHint(reason string) string {
+	if reason != channel.ReasonCumulativeAmountMismatch && reason != channel.ReasonCumulativeBelowClaimed {
+		return ""
+	}
+	return ": this payer's channel record (--channels) is behind the server's; pass --rpc-url with the chain's JSON-RPC (farebox dev prints it as \"chain RPC\") to recover it from chain"
 }
 
 func failedReceiptReason(res *http.Response) string {

@@ -94,3 +94,63 @@ func TestFareboxCallRefundGetsTheRestBack(t *testing.T) {
 		t.Errorf("channel on chain: balance %s, totalClaimed %s: want nothing left in escrow and %s claimed", o.Balance, o.TotalClaimed, charged)
 	}
 }
+
+// TestFareboxCallAfterRefundJustWorks: on one `farebox dev`, a payer with
+// no chain access of its own (no --rpc-url) pays twice, takes its refund,
+// then calls again: the channel record followed the refund, so the next
+// call deposits afresh on top of what was claimed instead of being refused
+// with a cumulative-amount mismatch; a second refund then leaves the payer
+// short of exactly the three charges, judged on chain.
+func TestFareboxCallAfterRefundJustWorks(t *testing.T) {
+	ctx := context.Background()
+	key, _ := crypto.GenerateKey()
+	payerAddr := crypto.PubkeyToAddress(key.PublicKey)
+	_, banner := startDevCommand(t, "--fund", payerAddr.Hex()+"=1")
+	base := field(t, banner, `base URL\s+(\S+)`)
+	rpcURL := field(t, banner, `chain RPC\s+(\S+)`)
+	token := common.HexToAddress(field(t, banner, `token \(USDC\)\s+(0x[0-9a-fA-F]{40})`))
+	rpc, err := ethclientDial(ctx, rpcURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	balance := func(who common.Address) *big.Int {
+		awaitRelayer(t, rpc, devRelayer)
+		return tokenBalance(t, rpc, token, who)
+	}
+	payerBefore := balance(payerAddr)
+	keyHex := hex.EncodeToString(crypto.FromECDSA(key))
+	dir := t.TempDir()
+	call := func(args ...string) string {
+		t.Helper()
+		out, err := callWith(t, keyHex, append([]string{"--base-url", base, "--channels", dir, "--model", DevMeteredModel}, args...)...)
+		if err != nil {
+			t.Fatalf("farebox call %v: %v", args, err)
+		}
+		return out
+	}
+	amountRe := regexp.MustCompile(`amount=([0-9.]+) USDC`)
+	charged := new(big.Int)
+	pay := func(prompt string) {
+		t.Helper()
+		out := call("--scheme", "batch-settlement", "--max-price", "0.01", "--max-deposit", "0.05", prompt)
+		m := amountRe.FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("call printed %q", out)
+		}
+		c, err := x402.ParseUSDC(m[1])
+		if err != nil || c.Sign() <= 0 {
+			t.Fatalf("call charged %q: %v", m[1], err)
+		}
+		charged.Add(charged, c)
+	}
+	pay("hello")
+	pay("hello again, by voucher")
+	call("--refund")
+	pay("hello after the refund")
+	if out := call("--refund"); !strings.Contains(out, "refund: amount=") {
+		t.Fatalf("the second refund printed %q", out)
+	}
+	if spent := new(big.Int).Sub(payerBefore, balance(payerAddr)); spent.Cmp(charged) != 0 {
+		t.Errorf("payer is short of %s after two refunds, want exactly the three charges %s", spent, charged)
+	}
+}

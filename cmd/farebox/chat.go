@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math/big"
@@ -52,8 +51,7 @@ func (e *errNotApproved) Error() string {
 // runChat is `farebox chat`: an interactive terminal client of the agent
 // loop, or one run with -p.
 func runChat(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("chat", "[flags]", "Talk to a model through farebox; every turn is paid, every tool runs here (MCP\ntoo). The payer key comes from FAREBOX_PAYER_KEY (hex); without it, the\npublicly known dev payer key of `farebox dev` is used.", stderr)
 	var f chatFlags
 	fs.StringVar(&f.base, "base-url", getenvOr(getenv, "FAREBOX_BASE_URL", "http://127.0.0.1:8402/v1"), "the Responses endpoint's base URL (env FAREBOX_BASE_URL)")
 	fs.StringVar(&f.model, "model", "farebox-scripted", "model to talk to")
@@ -67,15 +65,10 @@ func runChat(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	fs.IntVar(&f.maxTurns, "max-turns", agent.DefaultMaxTurns, "the most model turns per prompt")
 	fs.DurationVar(&f.maxTime, "max-time", 0, "the longest one prompt may run, e.g. 2m (default: no limit)")
 	fs.StringVar(&f.rpcURL, "rpc-url", getenv("FAREBOX_RPC_URL"), "a JSON-RPC endpoint of the payment chain, to prove an expired payment unused before paying anew (env FAREBOX_RPC_URL)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: farebox chat [flags]\n\nTalk to a model through farebox; every turn is paid, every tool runs here.\nThe payer key comes from FAREBOX_PAYER_KEY (hex); without it, the publicly\nknown dev payer key of `farebox dev` is used.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		fs.Usage()
 		return fmt.Errorf("unexpected arguments %q (the prompt goes after -p)", fs.Args())
 	}
 	s, err := newChatSession(ctx, &f, stdout, stderr, getenv)
@@ -99,6 +92,7 @@ type chatSession struct {
 	lines          *lineReader
 	history        []agent.Item
 	asks           bool
+	toolSources    []string // "a, b (mcp: node server.js)", per source
 }
 
 func newChatSession(ctx context.Context, f *chatFlags, stdout, stderr io.Writer, getenv func(string) string) (*chatSession, error) {
@@ -148,6 +142,11 @@ func newChatSession(ctx context.Context, f *chatFlags, stdout, stderr io.Writer,
 			return nil, fmt.Errorf("--mcp %q: %w", line, err)
 		}
 		s.servers = append(s.servers, srv)
+		var names []string
+		for _, t := range srv.Tools() {
+			names = append(names, t.Name)
+		}
+		s.toolSources = append(s.toolSources, fmt.Sprintf("%s (mcp: %s)", strings.Join(names, ", "), line))
 		tools = append(tools, srv.Tools()...)
 	}
 	cfg := agent.Config{Client: agent.NewClient(strings.TrimSuffix(f.base, "/")+"/", pay), Model: f.model, Tools: tools,
@@ -185,8 +184,10 @@ func (s *chatSession) once(ctx context.Context) error {
 		return na
 	case errors.Is(err, agent.ErrBudget):
 		return fmt.Errorf("stopped before paying more than --budget %s USDC: %w", s.f.budget, err)
+	case err != nil:
+		return callError(err)
 	}
-	return err
+	return nil
 }
 
 // chatJSON is the --json output.
@@ -222,10 +223,25 @@ func (s *chatSession) spentLine(res *agent.Result) {
 	}
 	last := ""
 	if n := len(res.Receipts); n > 0 {
-		last = "; last transaction " + res.Receipts[n-1].Transaction
+		last = "; last transaction " + orVoucher(res.Receipts[n-1].Transaction)
 	}
-	fmt.Fprintf(s.stderr, "[paid %s USDC for %d turn(s)%s; session total %s USDC]\n",
-		x402.FormatUSDC(res.Spent), len(res.Receipts), last, x402.FormatUSDC(s.agent.Spent()))
+	cut := ""
+	if c := cutOff(res); c.Sign() > 0 {
+		// The payment went out but its answer was cut off: the server
+		// settles a stream it started, and releases one it had not.
+		cut = fmt.Sprintf(", plus %s USDC signed for the cancelled turn (settled if its answer had started, released if not; no answer was kept)", x402.FormatUSDC(c))
+	}
+	fmt.Fprintf(s.stderr, "[paid %s USDC for %d answered turn(s)%s%s; session total %s USDC]\n",
+		x402.FormatUSDC(new(big.Int).Sub(res.Spent, cutOff(res))), len(res.Receipts), cut, last, x402.FormatUSDC(s.agent.Spent()))
+}
+
+// orVoucher names a payment without a transaction of its own: a
+// batch-settlement voucher is claimed on chain later, with others.
+func orVoucher(tx string) string {
+	if tx == "" {
+		return "none (voucher)"
+	}
+	return tx
 }
 
 // show prints the loop's events: the answer on stdout as it streams, calls
@@ -258,10 +274,13 @@ func (s *chatSession) approve(ctx context.Context, c agent.Call) (agent.Decision
 	}
 	for {
 		fmt.Fprintf(s.stderr, "  ? run %s %s — [y] once, [a] always, [n] no, [N] never: ", c.Name, c.Arguments)
-		line, err := s.lines.next(ctx)
+		line, err := s.lines.key(ctx)
 		if err != nil {
 			fmt.Fprintln(s.stderr)
 			return 0, err
+		}
+		if s.lines.tty != nil {
+			fmt.Fprintln(s.stderr, line) // single keys are not echoed
 		}
 		switch strings.TrimSpace(line) {
 		case "y", "Y", "yes":

@@ -22,10 +22,11 @@ type chatDev struct {
 	payer common.Address
 }
 
-// startChatDev runs `farebox dev` (ephemeral ports) until the test ends.
-func startChatDev(t *testing.T) *chatDev {
+// startChatDev runs `farebox dev` (ephemeral ports, plus extra flags)
+// until the test ends.
+func startChatDev(t *testing.T, extra ...string) *chatDev {
 	t.Helper()
-	_, banner := startDevCommand(t)
+	_, banner := startDevCommand(t, extra...)
 	ctx := context.Background()
 	rpc, err := ethclientDial(ctx, field(t, banner, `chain RPC\s+(\S+)`))
 	if err != nil {

@@ -98,7 +98,7 @@ func TestChatInteractiveInTmux(t *testing.T) {
 	p.send("a", "Enter")
 	p.waitCount("? run lookup_city", 1)
 	p.send("n", "Enter")
-	p.waitCount("[paid 0.002 USDC for 2 turn(s)", 1)
+	p.waitCount("[paid 0.002 USDC for 2 answered turn(s)", 1)
 	s := p.screen()
 	for _, want := range []string{"secret_code returned: the secret code is 7421", "lookup_city returned: Tool error: the user denied this call of lookup_city",
 		"session total 0.002 USDC"} {

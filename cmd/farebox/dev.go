@@ -57,8 +57,7 @@ func NewDevMain(stdout, stderr io.Writer, getenv func(string) string) *DevMain {
 
 // ParseFlags reads `farebox dev`'s flags; -h prints them and is no error.
 func (m *DevMain) ParseFlags(args []string) error {
-	fs := flag.NewFlagSet("dev", flag.ContinueOnError)
-	fs.SetOutput(m.Stderr)
+	fs := newFlagSet("dev", "[flags]", "Run everything on one machine with nothing installed: the gateway, a chain (in\nprocess, or --chain URL) with a test USDC and a funded payer, and scripted models.", m.Stderr)
 	f := &m.flags
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8402", "listen address")
 	fs.Int64Var(&f.chainID, "chain-id", 1337, "chain id of the in-process dev chain (CAIP-2 eip155:<id>)")
@@ -66,7 +65,8 @@ func (m *DevMain) ParseFlags(args []string) error {
 	fs.DurationVar(&f.blockTime, "block-time", 0, "mine the in-process chain at this interval, like a real chain (e.g. 2s; 0 = a block per transaction)")
 	fs.StringVar(&f.chain, "chain", "", "JSON-RPC URL of an external chain (anvil, a testnet fork) to deploy the dev token on and settle on, instead of the in-process chain")
 	fs.StringVar(&f.dataDir, "data", "", "keep the --chain deployment (token, generated keys, who was funded) and the gateway's settlement journal in this directory")
-	fs.StringVar(&f.deployerKey, "deployer-key", m.getenv("FAREBOX_DEPLOYER_KEY"), "hex key that deploys the dev token on --chain and funds (env FAREBOX_DEPLOYER_KEY; default: the node's eth_accounts[0])")
+	deployerFile := fs.String("deployer-key-file", "", "file holding the hex key that deploys the dev token on --chain and funds (or env FAREBOX_DEPLOYER_KEY; default: the node's eth_accounts[0])")
+	deployerFlag := fs.String("deployer-key", "", "deprecated: a key on the command line ends up in shell history and ps; use FAREBOX_DEPLOYER_KEY or --deployer-key-file")
 	fs.StringVar(&f.price, "price", "0.001", "USDC per call of farebox-scripted")
 	fs.DurationVar(&f.pace, "pace", 0, "the scripted model's delay between deltas (e.g. 30ms)")
 	fs.DurationVar(&f.claimInterval, "claim-interval", 5*time.Second, "claim the batch-settlement channels' vouchers on chain this often")
@@ -75,13 +75,17 @@ func (m *DevMain) ParseFlags(args []string) error {
 	fs.DurationVar(&f.keepalive, "keepalive", 15*time.Second, "SSE keep-alive comment interval while a stream waits")
 	var funds fundFlags
 	fs.Var(&funds, "fund", "fund another payer with test USDC: 0xADDR=AMOUNT (repeatable)")
-	if err := fs.Parse(args); err != nil {
+	err := fs.parse(args)
+	if err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("dev takes no arguments, got %q (flags go before them)", strings.Join(fs.Args(), " "))
 	}
 	f.funds = funds
+	if f.deployerKey, err = deployerKey(*deployerFile, *deployerFlag, m.getenv, m.Stderr); err != nil {
+		return err
+	}
 	for _, spec := range funds {
 		if _, _, err := parseFund(spec); err != nil {
 			return err
@@ -239,9 +243,19 @@ func (m *DevMain) banner(w io.Writer) {
   address         %s
   private key     0x%s
 
-Try it:  FAREBOX_PAYER_KEY=0x%s %s call --base-url %s "hello"
+Try it:  FAREBOX_PAYER_KEY=0x%s %s call --base-url %s%s "hello"
 `, m.BaseURL, m.Config.Models[0].Price, DevMeteredModel, DevMeteredPrice.Input, DevMeteredPrice.Output, DevMeteredPrice.MaxPerCall, n.about, orNone(n.rpcURL), n.network.Asset.Hex(), n.network.Name, n.network.Version,
-		DevPayTo, public, n.payer().Hex(), key, key, selfCommand(), m.BaseURL)
+		DevPayTo, public, n.payer().Hex(), key, key, selfCommand(), m.BaseURL, rpcFlag(n.rpcURL))
+}
+
+// rpcFlag is the --rpc-url of the Try-it line: with the chain at hand a
+// client recovers its channel records from chain instead of trusting a
+// local file that another client (or a refund elsewhere) made stale.
+func rpcFlag(rpcURL string) string {
+	if rpcURL == "" {
+		return ""
+	}
+	return " --rpc-url " + rpcURL
 }
 
 // selfCommand is how to run this farebox again: `go run ./cmd/farebox`
@@ -260,4 +274,21 @@ func orNone(s string) string {
 		return "(not served)"
 	}
 	return s
+}
+
+// deployerKey is the --chain deployer's key: from a file, the environment,
+// or (deprecated, with a warning) the command line.
+func deployerKey(file, flagValue string, getenv func(string) string, stderr io.Writer) (string, error) {
+	switch {
+	case file != "":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("--deployer-key-file: %w", err)
+		}
+		return strings.TrimSpace(string(b)), nil
+	case flagValue != "":
+		fmt.Fprintln(stderr, "farebox dev: --deployer-key is deprecated (the key shows in ps and shell history): use FAREBOX_DEPLOYER_KEY or --deployer-key-file")
+		return flagValue, nil
+	}
+	return getenv("FAREBOX_DEPLOYER_KEY"), nil
 }

@@ -66,7 +66,7 @@ func startInProcess(ctx context.Context, f devFlags) (*devNet, error) {
 func attachRemote(ctx context.Context, f devFlags, getenv func(string) string) (*devNet, error) {
 	rc := devchain.RemoteConfig{RPCURL: f.chain, DataDir: f.dataDir, V1Name: devV1Name}
 	var err error
-	if rc.DeployerKey, err = keyFrom(f.deployerKey, "--deployer-key (or FAREBOX_DEPLOYER_KEY)"); err != nil {
+	if rc.DeployerKey, err = keyFrom(f.deployerKey, "the deployer key (FAREBOX_DEPLOYER_KEY or --deployer-key-file)"); err != nil {
 		return nil, err
 	}
 	if rc.RelayerKey, err = keyFrom(getenv("FAREBOX_RELAYER_KEY"), "FAREBOX_RELAYER_KEY"); err != nil {
@@ -92,7 +92,7 @@ func attachRemote(ctx context.Context, f devFlags, getenv func(string) string) (
 func remoteError(f devFlags, err error) error {
 	switch {
 	case errors.Is(err, devchain.ErrNoDeployer):
-		return fmt.Errorf("--chain %s: %w: pass a funded key with --deployer-key or FAREBOX_DEPLOYER_KEY", f.chain, err)
+		return fmt.Errorf("--chain %s: %w: pass a funded key in FAREBOX_DEPLOYER_KEY or --deployer-key-file", f.chain, err)
 	case errors.Is(err, syscall.ECONNREFUSED) || strings.Contains(err.Error(), "no such host"):
 		return fmt.Errorf("--chain %s is unreachable (%s): start the node or fix --chain", f.chain, rootCause(err))
 	}

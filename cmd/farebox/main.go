@@ -2,6 +2,7 @@
 //
 //	farebox dev                      everything on one machine: gateway, dev chain, scripted model
 //	farebox serve --config FILE      production: real upstreams, a real chain or facilitator
+//	farebox init --upstream URL ...  write a minimal farebox.yaml
 //	farebox call "prompt"            a paid call from the command line
 //	farebox chat                     an agent in the terminal: tools, approvals, a budget
 //	farebox proxy --upstream URL     a local OpenAI base URL that pays, for clients that cannot
@@ -41,7 +42,8 @@ const usage = `farebox: a paid, OpenAI-Responses-compatible gateway (x402, USDC 
 
 Usage:
   farebox dev   [flags]            run everything on one machine (in-memory chain or --chain URL, scripted model)
-  farebox serve --config FILE      run the gateway from a config file (see farebox.example.yaml)
+  farebox serve --config FILE      run the gateway from a config file (--check: only validate it)
+  farebox init  --upstream URL --pay-to 0xADDRESS   write a minimal farebox.yaml
   farebox call  [flags] PROMPT     make one paid call and print the answer and the receipt
   farebox chat  [flags]            talk to a model, run its tools here (MCP too), pay each turn
   farebox proxy [flags]            a local OpenAI base URL that pays a paid endpoint (for Codex, any SDK)
@@ -53,7 +55,7 @@ Run "farebox COMMAND -h" for the flags of a command.
 // arguments, output and environment. Asking for help (-h) is not an error.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	err := dispatch(ctx, args, stdout, stderr, getenv)
-	if errors.Is(err, flag.ErrHelp) {
+	if errors.Is(err, flag.ErrHelp) || errors.Is(err, errChecked) {
 		return nil
 	}
 	return err
@@ -76,6 +78,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return runChat(ctx, args[1:], stdout, stderr, getenv)
 	case "proxy":
 		return runMain(ctx, NewProxyMain(stdout, stderr, getenv), args[1:])
+	case "init":
+		return runInit(args[1:], stdout, stderr, getenv)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

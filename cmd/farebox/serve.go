@@ -2,9 +2,10 @@ package main
 
 import (
 	"context"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
+	fs2 "io/fs"
 	"strings"
 
 	"github.com/farebox/farebox/gateway"
@@ -28,12 +29,12 @@ func NewServeMain(stdout, stderr io.Writer, getenv func(string) string) *ServeMa
 // ParseFlags reads the flags, the config file and the FAREBOX_* variables,
 // in that order of increasing precedence: file < environment < flags.
 func (m *ServeMain) ParseFlags(args []string) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(m.Stderr)
+	fs := newFlagSet("serve", "[flags]", "Run the gateway from a config file, the FAREBOX_* environment and flags (in\nincreasing precedence); --check only validates them.", m.Stderr)
 	path := fs.String("config", getenvOr(m.getenv, "FAREBOX_CONFIG", "farebox.yaml"), "config file (env FAREBOX_CONFIG)")
 	addr := fs.String("addr", "", "listen address, overrides the config (env FAREBOX_ADDR)")
 	logLevel := fs.String("log-level", "", "debug, info, warn or error (env FAREBOX_LOG_LEVEL)")
-	if err := fs.Parse(args); err != nil {
+	check := fs.Bool("check", false, "validate the config (file, environment, flags) and exit: 0 when it is sound, else every problem listed")
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -41,6 +42,9 @@ func (m *ServeMain) ParseFlags(args []string) error {
 	}
 	m.ConfigPath = *path
 	cfg, err := gateway.LoadConfig(*path)
+	if errors.Is(err, fs2.ErrNotExist) {
+		return noConfigError(*path)
+	}
 	if err != nil {
 		return configError(*path, err)
 	}
@@ -52,6 +56,13 @@ func (m *ServeMain) ParseFlags(args []string) error {
 	}
 	if *logLevel != "" {
 		cfg.LogLevel = *logLevel
+	}
+	if err := cfg.Validate(m.getenv); err != nil {
+		return invalidConfig(*path, err, *check, m.Stderr)
+	}
+	if *check {
+		fmt.Fprintf(m.Stdout, "config %s: ok\n", *path)
+		return errChecked
 	}
 	m.Config = cfg
 	m.Options.Getenv = m.getenv
@@ -83,4 +94,34 @@ func getenvOr(getenv func(string) string, name, def string) string {
 		return v
 	}
 	return def
+}
+
+// errChecked ends `serve --check` after a config that passed: no error.
+var errChecked = errors.New("config checked")
+
+// noConfigError says what to do when there is no config file at all.
+func noConfigError(path string) error {
+	return fmt.Errorf("no config file at %s: copy the example (cp farebox.example.yaml farebox.yaml), "+
+		"write a minimal one (farebox init --upstream URL --pay-to 0xADDRESS), or run everything locally with farebox dev", path)
+}
+
+// invalidConfig reports every problem Validate found: one line for a
+// start-up (the terminal's one-line error), one per problem for --check.
+func invalidConfig(path string, err error, check bool, stderr io.Writer) error {
+	var problems []string
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			problems = append(problems, e.Error())
+		}
+	} else {
+		problems = []string{err.Error()}
+	}
+	if check {
+		fmt.Fprintf(stderr, "config %s has %d problem(s):\n", path, len(problems))
+		for _, p := range problems {
+			fmt.Fprintln(stderr, "  "+p)
+		}
+		return fmt.Errorf("config %s: %d problem(s) (farebox.example.yaml documents every key)", path, len(problems))
+	}
+	return fmt.Errorf("config %s: %s (farebox.example.yaml documents every key)", path, strings.Join(problems, "; "))
 }

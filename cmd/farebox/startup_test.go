@@ -191,7 +191,7 @@ func TestDevFlagMistakesAreOneLine(t *testing.T) {
 		{"data without chain", []string{"--data", t.TempDir()}, []string{"--data", "--chain"}},
 		{"block time with chain", []string{"--chain", down, "--block-time", "2s"}, []string{"--block-time", "anvil --block-time"}},
 		{"unreachable chain", []string{"--chain", down}, []string{"--chain " + down, "unreachable", "connection refused"}},
-		{"bad deployer key", []string{"--chain", down, "--deployer-key", "0xnothex"}, []string{"--deployer-key"}},
+		{"bad deployer key", []string{"--chain", down, "--deployer-key-file", writeFile(t, "0xnothex")}, []string{"deployer key", "FAREBOX_DEPLOYER_KEY"}},
 		{"bad fund", []string{"--fund", "0x12=1"}, []string{"--fund", "0xADDRESS=AMOUNT"}},
 	}
 	for _, c := range cases {
@@ -204,4 +204,14 @@ func TestDevFlagMistakesAreOneLine(t *testing.T) {
 			assertOneLineFailure(t, code, stderr, c.want...)
 		})
 	}
+}
+
+// writeFile writes s to a new file and returns its path.
+func writeFile(t *testing.T, s string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -21,8 +21,8 @@ var errNotBatch = errors.New("payer: the server offers no batch-settlement chann
 // offering batch-settlement, e.g. the POST of a paid route): amount, or
 // everything left when nil. The payload is a zero-charge voucher at the
 // charged amount (spec); a corrective 402 is resynchronised once. The
-// channel record is updated from the receipt (deleted after a full
-// refund); Settlement.Refunded is what came back.
+// channel record is updated from the receipt (after a full refund it
+// holds only what was charged); Settlement.Refunded is what came back.
 func (t *Transport) Refund(req *http.Request, amount *big.Int) (*Settlement, error) {
 	ctx := req.Context()
 	body, err := readBody(req)
@@ -151,10 +151,15 @@ func (t *Transport) refunded(p *purchase, resp *http.Response, amount *big.Int) 
 	if err != nil || rec == nil {
 		return s, err
 	}
+	// The channel outlives a refund: its id is fixed by its config, and the
+	// receiver keeps what it claimed (totalClaimed = charged). The record
+	// is kept with the balance the chain now holds, so the next payment
+	// deposits on top and signs from the charged amount, as the server expects.
 	left := new(big.Int).Sub(rec.Balance, rec.Charged)
 	if amount == nil || s.Refunded == nil || s.Refunded.Cmp(left) >= 0 {
-		return s, t.store.Delete(b.key, b.id)
+		rec.Balance.Set(rec.Charged)
+	} else {
+		rec.Balance.Sub(rec.Balance, s.Refunded)
 	}
-	rec.Balance.Sub(rec.Balance, s.Refunded)
 	return s, t.store.Put(b.key, rec)
 }

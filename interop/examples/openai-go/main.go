@@ -26,10 +26,14 @@ func main() {
 	baseURL := envOr("FAREBOX_BASE_URL", "http://127.0.0.1:8402/v1")
 	key, err := crypto.HexToECDSA(strings.TrimPrefix(os.Getenv("FAREBOX_PAYER_KEY"), "0x"))
 	if err != nil {
-		log.Fatalf("FAREBOX_PAYER_KEY: %v", err)
+		log.Fatalf("FAREBOX_PAYER_KEY: want the hex private key farebox dev prints under DEV PAYER (%v)", err)
 	}
 	// farebox dev's chain and token, as its banner prints them.
-	devUSDC := x402.NewNetwork("eip155:1337", "", big.NewInt(1337), common.HexToAddress(os.Getenv("FAREBOX_TOKEN")), "USDC", "2")
+	token := os.Getenv("FAREBOX_TOKEN")
+	if !common.IsHexAddress(token) {
+		log.Fatalf("FAREBOX_TOKEN: want the address farebox dev prints as \"token (USDC)\", got %q", token)
+	}
+	devUSDC := x402.NewNetwork("eip155:1337", "", big.NewInt(1337), common.HexToAddress(token), "USDC", "2")
 	networks, err := x402.NewRegistry(devUSDC)
 	if err != nil {
 		log.Fatal(err)

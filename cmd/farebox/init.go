@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/farebox/farebox/gateway"
+	"gopkg.in/yaml.v3"
+)
+
+// runInit is `farebox init`: a minimal working farebox.yaml for one
+// upstream, validated before it is written.
+func runInit(args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	fs := newFlagSet("init", "--upstream URL --pay-to 0xADDRESS [flags]", "Write a minimal farebox.yaml: one priced model in front of an upstream, paid on\nBase Sepolia through the x402.org facilitator. farebox.example.yaml documents\nevery other key.", stderr)
+	upstream := fs.String("upstream", "", "base URL of the upstream API, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1 (required)")
+	payTo := fs.String("pay-to", "", "the address that receives the payments (required)")
+	model := fs.String("model", "gpt-4.1-mini", "the model name clients send, and the upstream's")
+	kind := fs.String("kind", "", "the upstream's API: openai (Responses) or chat (Chat Completions); default openai for api.openai.com, else chat")
+	price := fs.String("price", "0.001", "USDC per call")
+	keyEnv := fs.String("api-key-env", "", "the environment variable holding the upstream's API key (default OPENAI_API_KEY for api.openai.com, else none)")
+	network := fs.String("network", "base-sepolia", "the network payments are made on: base-sepolia (test USDC) or base")
+	out := fs.String("config", "farebox.yaml", "the file to write")
+	force := fs.Bool("force", false, "overwrite the file when it exists")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	var missing []string
+	if *upstream == "" {
+		missing = append(missing, "--upstream URL")
+	}
+	if *payTo == "" {
+		missing = append(missing, "--pay-to 0xADDRESS")
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("farebox init needs %s (farebox init -h lists the flags)", strings.Join(missing, " and "))
+	}
+	if !common.IsHexAddress(*payTo) {
+		return fmt.Errorf("--pay-to %q is not an address", *payTo)
+	}
+	u, err := url.Parse(*upstream)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("--upstream %q: want the API's base URL, e.g. https://api.openai.com/v1", *upstream)
+	}
+	openAI := u.Host == "api.openai.com"
+	if *kind == "" {
+		*kind = "chat"
+		if openAI {
+			*kind = "openai"
+		}
+	}
+	if *keyEnv == "" && openAI {
+		*keyEnv = "OPENAI_API_KEY"
+	}
+	cfg := initConfig(*upstream, *payTo, *model, *kind, *price, *keyEnv, *network)
+	if err := cfg.Validate(getenv); err != nil {
+		if *keyEnv == "" || getenv(*keyEnv) != "" || strings.Count(err.Error(), "\n") > 0 || !strings.Contains(err.Error(), "$"+*keyEnv) {
+			return fmt.Errorf("the config would not start: %s", oneLine(err))
+		}
+		// Only the API key is missing: that is for the environment, not the file.
+	}
+	b, err := encodeInit(cfg)
+	if err != nil {
+		return err
+	}
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if *force {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(*out, flags, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("%s exists: pass --force to overwrite it, or --config to write elsewhere", *out)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s: %s (%s at %s) for %s USDC per call, paid to %s on %s.\n", *out, *model, *kind, *upstream, *price, *payTo, *network)
+	if *keyEnv != "" && getenv(*keyEnv) == "" {
+		fmt.Fprintf(stdout, "Set %s in the environment, then: ", *keyEnv)
+	} else {
+		fmt.Fprint(stdout, "Next: ")
+	}
+	fmt.Fprintf(stdout, "farebox serve --check --config %s && farebox serve --config %s\n", *out, *out)
+	return nil
+}
+
+// initConfig is the smallest config that serves one priced model.
+func initConfig(upstream, payTo, model, kind, price, keyEnv, network string) gateway.Config {
+	return gateway.Config{
+		Addr:    "127.0.0.1:8402",
+		DataDir: "farebox-data",
+		Payments: gateway.PaymentsConfig{PayTo: payTo, Networks: []string{network}, Settler: "facilitator",
+			Facilitator: gateway.FacilitatorConfig{URL: "https://x402.org/facilitator"}},
+		Models: []gateway.ModelConfig{{Name: model, Upstream: kind, BaseURL: upstream, APIKeyEnv: keyEnv, Price: price}},
+	}
+}
+
+// encodeInit writes cfg as YAML without the keys left at their zero value.
+func encodeInit(cfg gateway.Config) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteString("# Written by farebox init; farebox.example.yaml documents every key.\n")
+	buf.WriteString("# Secrets are never in this file: only the names of the variables holding them.\n")
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(pruned(cfg)); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), enc.Close()
+}
+
+// pruned is cfg as a YAML tree with every empty value dropped.
+func pruned(cfg gateway.Config) *yaml.Node {
+	var n yaml.Node
+	if err := n.Encode(cfg); err != nil {
+		return &n
+	}
+	prune(&n)
+	return &n
+}
+
+func prune(n *yaml.Node) bool {
+	switch n.Kind {
+	case yaml.MappingNode:
+		var kept []*yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if !prune(n.Content[i+1]) {
+				kept = append(kept, n.Content[i], n.Content[i+1])
+			}
+		}
+		n.Content = kept
+		return len(kept) == 0
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			prune(c)
+		}
+		return len(n.Content) == 0
+	case yaml.ScalarNode:
+		return n.Value == "" || n.Value == "0" && n.Tag == "!!int" || n.Value == "false" || n.Value == "0s" || n.Tag == "!!null"
+	}
+	return false
+}

@@ -1,0 +1,10 @@
+//go:build !linux
+
+package main
+
+import "os"
+
+// singleKeys is not available here: approvals read a line.
+func singleKeys(*os.File) (func(), bool) { return nil, false }
+
+func isTerminal(*os.File) bool { return false }
