@@ -145,30 +145,56 @@ func TestErrorFailsOnlyItsCaller(t *testing.T) {
 	}
 }
 
-// BenchmarkUpdate is one durable write per call from parallel callers;
-// commits/op is the share of a commit (two fdatasyncs in bbolt) each cost.
+// BenchmarkUpdate is one durable write per call from parallel callers,
+// through a Committer and, for comparison, bbolt's own DB.Update (a commit
+// per call) and DB.Batch (shared commits after a timer). commits/op is the
+// share of a commit (two fdatasyncs in bbolt) each call cost.
 func BenchmarkUpdate(b *testing.B) {
 	for _, par := range []int{1, 8, 64} {
-		b.Run(fmt.Sprintf("callers=%d", par*runtime.GOMAXPROCS(0)), func(b *testing.B) {
-			db := openDB(b)
-			c := New(db)
-			var mu sync.Mutex
-			i := 0
-			b.SetParallelism(par)
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					mu.Lock()
-					i++
-					k := fmt.Sprint(i)
-					mu.Unlock()
-					if _, err := c.Update(put(k)); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			})
+		callers := par * runtime.GOMAXPROCS(0)
+		b.Run(fmt.Sprintf("groupcommit/callers=%d", callers), func(b *testing.B) {
+			c := New(openDB(b))
+			benchWrites(b, par, func(k string) error { _, err := c.Update(put(k)); return err })
 			s := c.Stats()
 			b.ReportMetric(float64(s.Commits)/float64(s.Calls), "commits/op")
 		})
+		for _, how := range []string{"Update", "Batch"} {
+			b.Run(fmt.Sprintf("bolt.%s/callers=%d", how, callers), func(b *testing.B) {
+				db := openDB(b)
+				commit := db.Update
+				if how == "Batch" {
+					commit = db.Batch
+				}
+				var mu sync.Mutex
+				txs := map[int]bool{} // a write transaction's id is its commit's
+				benchWrites(b, par, func(k string) error {
+					return commit(func(tx *bolt.Tx) error {
+						mu.Lock()
+						txs[tx.ID()] = true
+						mu.Unlock()
+						return tx.Bucket(bucket).Put([]byte(k), []byte(k))
+					})
+				})
+				b.ReportMetric(float64(len(txs))/float64(b.N), "commits/op")
+			})
+		}
 	}
+}
+
+func benchWrites(b *testing.B, par int, write func(k string) error) {
+	var mu sync.Mutex
+	i := 0
+	b.SetParallelism(par)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			mu.Lock()
+			i++
+			k := fmt.Sprint(i)
+			mu.Unlock()
+			if err := write(k); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
 }
