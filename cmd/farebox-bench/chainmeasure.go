@@ -22,7 +22,7 @@ type chainParams struct {
 
 var (
 	fullChain = chainParams{warm: 3, rounds: 3, calls: 10, cpuRate: 300, cpuDur: 4 * time.Second,
-		steps: []float64{50, 100, 250, 500, 750, 1000, 1500}, stepDur: 2 * time.Second}
+		steps: []float64{10, 25, 50, 100, 250, 500, 750, 1000, 1500}, stepDur: 2 * time.Second}
 	smokeChain = chainParams{warm: 2, rounds: 1, calls: 3, cpuRate: 5, cpuDur: time.Second}
 )
 
@@ -246,7 +246,7 @@ func (r *Report) writeChainTable(w io.Writer) {
 		case c.HeldPerSec == 0:
 			rate = "0; first step failed: " + c.FailedAt
 		}
-		p("| %s | %s / %s | %s | %s | %s | %s | %s | %s at %.0f/s | %.0f | %.1f | %s | %.0f | %d / %d / %d | %s | %s |\n", c.Arm, c.Settler, c.Confirm, c.Chain,
+		p("| %s | %s / %s | %s | %s | %s | %s | %s | %s at %.0f/s | %.0f | %.2f | %s | %.0f | %d / %d / %d | %s | %s |\n", c.Arm, c.Settler, c.Confirm, c.Chain,
 			sp(c.P50us), sp(c.P99us), sp(c.AddedP50us), sp(c.AddedP99us), sp(c.CPUPerCallUs)+"; "+sp(c.SchedPerCallUs), c.CPUOfferedPer, c.AllocsPerCall, c.IdleMsPerSec, rate, c.GasPerSettlement,
 			c.Settlements, c.Transactions, c.Reverted, c.Verdict, strings.ReplaceAll(c.CPUFailed, "|", "/"))
 	}

@@ -207,7 +207,7 @@ func (r *Report) writeTable(w io.Writer) {
 			if c.AllocsPerCall != nil {
 				allocs = sp(*c.AllocsPerCall)
 			}
-			p("| %s | %s | %s | %s | %.1f | %d | %v |\n", c.Arm, sp(c.PerCallUs), sp(c.SchedPerCallUs), allocs, c.IdleMsPerSec, c.Calls, c.RSSKiB)
+			p("| %s | %s | %s | %s | %.2f | %d | %v |\n", c.Arm, sp(c.PerCallUs), sp(c.SchedPerCallUs), allocs, c.IdleMsPerSec, c.Calls, c.RSSKiB)
 		}
 		p("\nAllocations are farebox's heap allocations (go_memstats_mallocs_total on its /metrics, one scrape's own taken out). Idle CPU is each process with no calls offered, before its loaded rounds, and is not in the per-call figures.\n")
 	}

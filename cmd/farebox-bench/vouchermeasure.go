@@ -21,7 +21,7 @@ type voucherParams struct {
 
 var (
 	fullVoucher = voucherParams{warm: chainPayers, rounds: 5, calls: 40, cpuRate: 300, cpuDur: 4 * time.Second,
-		steps: []float64{50, 100, 250, 500, 750, 1000, 1500}, stepDur: 2 * time.Second}
+		steps: []float64{10, 25, 50, 100, 250, 500, 750, 1000, 1500}, stepDur: 2 * time.Second}
 	smokeVoucher = voucherParams{warm: chainPayers, rounds: 1, calls: 6, cpuRate: 10, cpuDur: time.Second}
 )
 
@@ -240,7 +240,7 @@ func (r *Report) writeVoucherTable(w io.Writer) {
 	p("\n%d calls, %d samples in the latency phase.\n\n", v.Calls, v.Samples)
 	p("| farebox at %.0f calls/s | voucher | free |\n|---|---|---|\n| CPU µs/call (utime+stime; schedstat) | %s; %s | %s; %s |\n| allocations per call | %.0f | %.0f |\n\n",
 		v.CPUOfferedPer, sp(v.CPUPerCallUs), sp(v.SchedPerCallUs), sp(v.FreeCPUPerCallUs), sp(v.FreeSchedPerCallUs), v.AllocsPerCall, v.FreeAllocsPerCall)
-	p("Idle CPU of the process (no calls, claim loop and chain heads running): %.1f ms per s.\n\n", v.IdleMsPerSec)
+	p("Idle CPU of the process (no calls, claim loop and chain heads running): %.2f ms per s.\n\n", v.IdleMsPerSec)
 	switch {
 	case v.HeldPerSec > 0:
 		p("Highest rate of voucher calls held with p99 < 20 ms: %.0f/s (p99 %.1f ms); next: %s\n\n", v.HeldPerSec, v.P99AtHeldUs/1000, v.FailedAt)
