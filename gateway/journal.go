@@ -40,9 +40,9 @@ func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
 		}
 		ec.Journal = j
 		p.closers = append(p.closers, func() { j.Close() })
-		// The channels live in the journal's file (unused buckets when no
-		// batch-settlement is offered).
-		if p.chanStore, err = service.NewBoltStore(j.DB()); err != nil {
+		// The channels live in the journal's file and share its commits
+		// (unused buckets when no batch-settlement is offered).
+		if p.chanStore, err = service.NewBoltStoreSharing(j.Committer()); err != nil {
 			return fmt.Errorf("data_dir: %w", err)
 		}
 	case pc.RedisURL != "":

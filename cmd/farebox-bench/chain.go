@@ -164,7 +164,7 @@ func (h *harness) addChainArm(ctx context.Context, bin, name string, a *chaintes
 	if facURL == "" {
 		env = append(env, "FAREBOX_BENCH_RELAYER_KEY="+hexutil.Encode(crypto.FromECDSA(gasKey)))
 	}
-	p, err := startProcess(name, h.tmp, env, bin, "serve", "--config", cfg)
+	p, err := h.serveFarebox(name, env, bin, cfg, addr)
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,7 @@ type harness struct {
 	voucher                *voucherArm
 	fareboxBin, kind       string
 	logLevel, outDir       string
+	profDir                string // CPU profiles of the farebox processes ("" = none)
 	root, tmp              string
 	fake                   *fakeupstream.Server
 	standIn                *settleStandIn
@@ -70,6 +71,8 @@ func (h *harness) run(ctx context.Context) error {
 		h.outDir = filepath.Join(h.root, "bench")
 		if h.smoke || h.chainOnly || h.voucherOnly {
 			h.outDir = filepath.Join(h.tmp, "out")
+		} else if h.profDir == "" {
+			h.profDir = filepath.Join(h.outDir, "profiles")
 		}
 	}
 	h.report = Report{Generated: stamp(), Smoke: h.smoke, Command: "go run ./cmd/farebox-bench " + strings.Join(os.Args[1:], " "), Machine: machine(ctx)}
@@ -222,7 +225,7 @@ func (h *harness) startFarebox(ctx context.Context) (*process, string, error) {
 	if err := os.WriteFile(cfg, []byte(h.fareboxConfig(addr)), 0o644); err != nil {
 		return nil, "", err
 	}
-	p, err := startProcess("farebox", h.tmp, []string{"FAREBOX_BENCH_UPSTREAM_KEY=sk-bench-unused"}, bin, "serve", "--config", cfg)
+	p, err := h.serveFarebox("farebox", []string{"FAREBOX_BENCH_UPSTREAM_KEY=sk-bench-unused"}, bin, cfg, addr)
 	if err != nil {
 		return nil, "", err
 	}

@@ -87,6 +87,13 @@ type CPUResult struct {
 	Calls          int     `json:"calls"`
 	// RSSKiB after each round: flat means no growth under sustained load.
 	RSSKiB []int64 `json:"rss_kib_after_each_round"`
+	// AllocsPerCall is farebox's heap allocations per call
+	// (go_memstats_mallocs_total); nil for the other gateways.
+	AllocsPerCall *Spread `json:"allocs_per_call,omitempty"`
+	// IdleMsPerSec is the process's CPU with no calls offered (ms per s,
+	// schedstat), measured before the loaded rounds and not in PerCallUs's
+	// denominator.
+	IdleMsPerSec float64 `json:"idle_cpu_ms_per_s"`
 }
 
 // measureCPU offers rate calls/s for dur to each gateway arm in turn, for
@@ -95,8 +102,9 @@ func measureCPU(ctx context.Context, c *http.Client, arms []*arm, rounds int, ra
 	res := make([]*CPUResult, len(arms))
 	per := make([][]float64, len(arms))
 	sched := make([][]float64, len(arms))
+	allocs := make([][]float64, len(arms))
 	for i, a := range arms {
-		res[i] = &CPUResult{Arm: a.name, OfferedPerSec: rate}
+		res[i] = &CPUResult{Arm: a.name, OfferedPerSec: rate, IdleMsPerSec: idleCPU(ctx, a.proc, idleFor(dur))}
 	}
 	for r := 0; r < rounds; r++ {
 		for k := range arms {
@@ -107,33 +115,53 @@ func measureCPU(ctx context.Context, c *http.Client, arms []*arm, rounds int, ra
 					return nil, err
 				}
 			}
-			pid := a.proc.pid()
-			c0, err := cpuTime(pid)
+			scrape, err := scrapeAllocs(ctx, c, a.proc)
 			if err != nil {
 				return nil, err
 			}
-			s0 := schedTime(pid)
+			u0, err := readUsage(ctx, c, a.proc)
+			if err != nil {
+				return nil, err
+			}
+			wait := func() error { return nil }
+			if r == 0 {
+				wait = profile(ctx, a.proc, fmt.Sprintf("%s-%.0fps", a.model, rate), dur)
+			}
 			run := offerLoad(ctx, c, a, rate, dur, 256)
-			c1, err := cpuTime(pid)
+			u1, err := readUsage(ctx, c, a.proc)
 			if err != nil {
 				return nil, err
 			}
-			s1 := schedTime(pid)
+			if err := wait(); err != nil {
+				return nil, fmt.Errorf("cpu profile of %s: %w", a.name, err)
+			}
 			if run.errs > 0 {
 				return nil, fmt.Errorf("cpu phase, %s: %d of %d calls failed, first: %v", a.name, run.errs, run.sent, run.firstErr)
 			}
 			res[i].Calls += run.ok
-			per[i] = append(per[i], micros(c1-c0)/float64(run.ok))
-			sched[i] = append(sched[i], micros(s1-s0)/float64(run.ok))
-			if rss, err := rssKiB(pid); err == nil {
+			cpu, sch, al := spent(u0, u1, run.ok, scrape)
+			per[i], sched[i] = append(per[i], cpu), append(sched[i], sch)
+			if a.proc.metrics != "" {
+				allocs[i] = append(allocs[i], al)
+			}
+			if rss, err := rssKiB(a.proc.pid()); err == nil {
 				res[i].RSSKiB = append(res[i].RSSKiB, rss)
 			}
 		}
 	}
 	for i := range arms {
 		res[i].PerCallUs, res[i].SchedPerCallUs = spreadOf(per[i]), spreadOf(sched[i])
+		if len(allocs[i]) > 0 {
+			s := spreadOf(allocs[i])
+			res[i].AllocsPerCall = &s
+		}
 	}
 	return res, nil
+}
+
+// idleFor is how long a process is watched with no calls for its idle CPU.
+func idleFor(load time.Duration) time.Duration {
+	return min(2*time.Second, max(300*time.Millisecond, load/2))
 }
 
 // RateResult is the highest offered rate an arm held.

@@ -67,6 +67,7 @@ func main() {
 	soakRate := flag.Float64("soak-rate", 50, "paid calls/s offered during -soak")
 	chainOnly := flag.Bool("chain-only", false, "measure only farebox-paid-chain (2 s blocks) against farebox-free, with more latency calls (5 rounds x 40); output to a temp dir unless -out")
 	voucherOnly := flag.Bool("voucher-only", false, "measure only the batch-settlement voucher arm (2 s blocks) against farebox-free; output to a temp dir unless -out")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of every farebox process during each CPU phase into this directory (a full run writes them to <out>/profiles unless set; -smoke, -chain-only and -voucher-only only when set)")
 	nodeVoucher := flag.Bool("node-voucher", true, "also time the official @x402/evm batch-settlement client (Node, npm ci into bench/voucher-node on first use)")
 	flag.Parse()
 
@@ -92,7 +93,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	h := &harness{p: p, smoke: *smoke, chainOnly: *chainOnly, voucherOnly: *voucherOnly, nodeVoucher: *nodeVoucher, fareboxBin: *fareboxBin, portkey: *withPortkey, kind: *upstreamKind, logLevel: *logLevel, outDir: *out}
+	h := &harness{p: p, smoke: *smoke, chainOnly: *chainOnly, voucherOnly: *voucherOnly, nodeVoucher: *nodeVoucher, profDir: *cpuProfile, fareboxBin: *fareboxBin, portkey: *withPortkey, kind: *upstreamKind, logLevel: *logLevel, outDir: *out}
 	err := h.run(ctx)
 	h.close()
 	if err != nil {

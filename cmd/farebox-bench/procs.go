@@ -29,6 +29,11 @@ type process struct {
 	cmd  *exec.Cmd
 	log  string // path of the file holding its stdout+stderr
 	done chan struct{}
+	// metrics is farebox's /metrics URL, pprof its pprof listener (when
+	// profiles go to profDir); scrapeAllocs is what one scrape allocates
+	// (-1 until measured).
+	metrics, pprof, profDir string
+	scrapeAllocs            int64
 }
 
 // startProcess starts argv with its output in a log file under dir.
@@ -46,7 +51,7 @@ func startProcess(name, dir string, env []string, argv ...string) (*process, err
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	p := &process{name: name, cmd: cmd, log: logPath, done: make(chan struct{})}
+	p := &process{name: name, cmd: cmd, log: logPath, done: make(chan struct{}), scrapeAllocs: -1}
 	go func() { cmd.Wait(); f.Close(); close(p.done) }()
 	return p, nil
 }

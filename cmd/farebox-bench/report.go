@@ -201,10 +201,15 @@ func (r *Report) writeTable(w io.Writer) {
 	}
 	if len(r.CPU) > 0 {
 		p("\n### Gateway CPU per call at %.0f calls/s offered\n\n", r.Setup.CPURatePerSec)
-		p("| arm | µs per call (utime+stime) | µs per call (schedstat) | calls | RSS KiB after each round |\n|---|---|---|---|---|\n")
+		p("| arm | µs per call (utime+stime) | µs per call (schedstat) | allocations per call | idle CPU ms/s | calls | RSS KiB after each round |\n|---|---|---|---|---|---|---|\n")
 		for _, c := range r.CPU {
-			p("| %s | %s | %s | %d | %v |\n", c.Arm, sp(c.PerCallUs), sp(c.SchedPerCallUs), c.Calls, c.RSSKiB)
+			allocs := "-"
+			if c.AllocsPerCall != nil {
+				allocs = sp(*c.AllocsPerCall)
+			}
+			p("| %s | %s | %s | %s | %.2f | %d | %v |\n", c.Arm, sp(c.PerCallUs), sp(c.SchedPerCallUs), allocs, c.IdleMsPerSec, c.Calls, c.RSSKiB)
 		}
+		p("\nAllocations are farebox's heap allocations (go_memstats_mallocs_total on its /metrics, one scrape's own taken out). Idle CPU is each process with no calls offered, before its loaded rounds, and is not in the per-call figures.\n")
 	}
 	if len(r.MaxRate) > 0 {
 		p("\n### Highest rate held with p99 < %.0f ms and no errors\n\n| arm | calls/s | p99 there (µs) | next step |\n|---|---|---|---|\n", r.Setup.P99LimitMs)

@@ -112,7 +112,7 @@ func (h *harness) addVoucherArm(ctx context.Context, bin string, a *chaintest.An
 		return err
 	}
 	env := []string{"FAREBOX_BENCH_UPSTREAM_KEY=sk-bench-unused", "FAREBOX_BENCH_RELAYER_KEY=" + hexutil.Encode(crypto.FromECDSA(gasKey))}
-	p, err := startProcess(armVoucher, h.tmp, env, bin, "serve", "--config", cfg)
+	p, err := h.serveFarebox(armVoucher, env, bin, cfg, addr)
 	if err != nil {
 		return err
 	}

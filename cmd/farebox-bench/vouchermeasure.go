@@ -15,10 +15,13 @@ type voucherParams struct {
 	warm, rounds, calls int
 	cpuRate             float64
 	cpuDur              time.Duration
+	steps               []float64 // none: no rate search
+	stepDur             time.Duration
 }
 
 var (
-	fullVoucher  = voucherParams{warm: chainPayers, rounds: 5, calls: 40, cpuRate: 50, cpuDur: 5 * time.Second}
+	fullVoucher = voucherParams{warm: chainPayers, rounds: 5, calls: 40, cpuRate: 300, cpuDur: 4 * time.Second,
+		steps: []float64{10, 25, 50, 100, 250, 500, 750, 1000, 1500}, stepDur: 2 * time.Second}
 	smokeVoucher = voucherParams{warm: chainPayers, rounds: 1, calls: 6, cpuRate: 10, cpuDur: time.Second}
 )
 
@@ -55,6 +58,18 @@ type VoucherResult struct {
 	FreeSchedPerCallUs Spread  `json:"free_sched_per_call_us"`
 	CPUOfferedPer      float64 `json:"cpu_offered_per_s"`
 	CPUFailed          string  `json:"cpu_phase_failed,omitempty"`
+	// AllocsPerCall and FreeAllocsPerCall are farebox's heap allocations
+	// per voucher call (both its requests) and per free call; IdleMsPerSec
+	// its CPU with no calls (ms per s: the claim loop, chain heads).
+	AllocsPerCall     float64 `json:"allocs_per_call"`
+	FreeAllocsPerCall float64 `json:"free_allocs_per_call"`
+	IdleMsPerSec      float64 `json:"idle_cpu_ms_per_s"`
+	// HeldPerSec is the highest offered rate of voucher calls with p99 <
+	// 20 ms (from each call's scheduled start through the Go transport) and
+	// no errors (-1 when not searched).
+	HeldPerSec  float64 `json:"held_per_s_p99_under_20ms"`
+	P99AtHeldUs float64 `json:"p99_at_held_us"`
+	FailedAt    string  `json:"failed_at,omitempty"`
 	// Calls are the paid calls answered; Deposits the calls that opened a
 	// channel; Charged and Deposited the sums the receipts reported (atomic).
 	Calls     int    `json:"calls"`
@@ -111,7 +126,7 @@ func (h *harness) measureVoucher(ctx context.Context, c *http.Client) error {
 	_, depositsWarm, _, _, _ := va.totals()
 	va.takeE2E()
 	res := &VoucherResult{Arm: armVoucher, Chain: "anvil, 2 s blocks, 150M gas (same chain as " + armChain + ")",
-		ClaimInterval: voucherClaimInterval.String(), CPUOfferedPer: vp.cpuRate,
+		ClaimInterval: voucherClaimInterval.String(), CPUOfferedPer: vp.cpuRate, HeldPerSec: -1,
 		Price: fmt.Sprintf("per token: %s USDC/M input, %s USDC/M output, ceiling %s USDC", voucherInput, voucherOutput, voucherCeiling)}
 
 	phase(fmt.Sprintf("voucher latency: %d rounds x %d calls, concurrency 1, with the same process's free route", vp.rounds, vp.calls))
@@ -151,9 +166,21 @@ func (h *harness) measureVoucher(ctx context.Context, c *http.Client) error {
 	}
 	res.CPUPerCallUs, res.SchedPerCallUs = cpu[0].PerCallUs, cpu[0].SchedPerCallUs
 	res.FreeCPUPerCallUs, res.FreeSchedPerCallUs = cpu[1].PerCallUs, cpu[1].SchedPerCallUs
+	res.AllocsPerCall, res.FreeAllocsPerCall, res.IdleMsPerSec = cpu[0].AllocsPerCall, cpu[1].AllocsPerCall, cpu[0].IdleMsPerSec
 	res.CPUFailed = strings.TrimSpace(cpu[0].failed + " " + cpu[1].failed)
 	if res.CPUFailed != "" {
 		h.note(armVoucher + " in the CPU phase: " + res.CPUFailed)
+	}
+	if len(vp.steps) > 0 {
+		phase(fmt.Sprintf("voucher rate: steps %v calls/s, %v each, p99 < 20 ms", vp.steps, vp.stepDur))
+		rates, err := measureMaxRate(ctx, c, []*arm{va.arm}, vp.steps, vp.stepDur, 20*time.Millisecond)
+		if err != nil {
+			return err
+		}
+		res.HeldPerSec, res.P99AtHeldUs, res.FailedAt = rates[0].HeldPerSec, rates[0].P99AtHeldUs, rates[0].FailedAt
+		if len(res.FailedAt) > 200 {
+			res.FailedAt = res.FailedAt[:200] + "..."
+		}
 	}
 	va.takeE2E()
 	if _, deposits, _, _, _ := va.totals(); deposits != depositsWarm {
@@ -211,8 +238,15 @@ func (r *Report) writeVoucherTable(w io.Writer) {
 		p("| voucher call end to end from Node, official @x402/evm %s BatchSettlementEvmScheme via @x402/fetch (%d calls after %d warm-up) | %.0f | %.0f | | |\n", n.Version, n.Calls, n.Warm, n.P50us, n.P99us)
 	}
 	p("\n%d calls, %d samples in the latency phase.\n\n", v.Calls, v.Samples)
-	p("| farebox CPU µs/call at %.0f calls/s (utime+stime; schedstat) | voucher | free |\n|---|---|---|\n| | %s; %s | %s; %s |\n\n",
-		v.CPUOfferedPer, sp(v.CPUPerCallUs), sp(v.SchedPerCallUs), sp(v.FreeCPUPerCallUs), sp(v.FreeSchedPerCallUs))
+	p("| farebox at %.0f calls/s | voucher | free |\n|---|---|---|\n| CPU µs/call (utime+stime; schedstat) | %s; %s | %s; %s |\n| allocations per call | %.0f | %.0f |\n\n",
+		v.CPUOfferedPer, sp(v.CPUPerCallUs), sp(v.SchedPerCallUs), sp(v.FreeCPUPerCallUs), sp(v.FreeSchedPerCallUs), v.AllocsPerCall, v.FreeAllocsPerCall)
+	p("Idle CPU of the process (no calls, claim loop and chain heads running): %.2f ms per s.\n\n", v.IdleMsPerSec)
+	switch {
+	case v.HeldPerSec > 0:
+		p("Highest rate of voucher calls held with p99 < 20 ms: %.0f/s (p99 %.1f ms); next: %s\n\n", v.HeldPerSec, v.P99AtHeldUs/1000, v.FailedAt)
+	case v.HeldPerSec == 0:
+		p("Highest rate of voucher calls held with p99 < 20 ms: none; first step failed: %s\n\n", v.FailedAt)
+	}
 	p("| paid calls | deposits | charged (atomic) | deposited (atomic) | relayer txs / reverted | gas used | gas per call | chain check |\n|---|---|---|---|---|---|---|---|\n")
 	p("| %d | %d | %s | %s | %d / %d | %d | %.0f | %s |\n", v.Calls, v.Deposits, v.Charged, v.Deposited, v.Transactions, v.Reverted, v.GasUsed, v.GasPerCall, v.Verdict)
 	p("\nGas per call is everything farebox's relayer spent (the deposits and every claim transaction) divided by the calls they paid for; it falls as more calls share a deposit and a claim.\n")

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/farebox/farebox/internal/groupcommit"
 )
 
 // Buckets of the bbolt store, beside the settlement journal's in the same
@@ -18,18 +20,29 @@ var (
 	bucketClaims   = []byte("channel_claims")
 )
 
-// BoltStore is a Store in a bbolt file: durable (fsync on every write), one
-// process at a time. Locks are in-process.
+// BoltStore is a Store in a bbolt file: durable (every write is on disk
+// when it returns), one process at a time. Locks are in-process. Writes
+// from concurrent calls (vouchers on different channels) share commits and
+// so fsyncs (groupcommit).
 type BoltStore struct {
-	db    *bolt.DB
-	own   bool
-	locks locks
+	db      *bolt.DB
+	commits *groupcommit.Committer
+	own     bool
+	locks   locks
 }
 
 // NewBoltStore keeps channels in db (typically the settlement journal's,
 // boltjournal.Journal.DB, so one data directory holds both), in buckets of
 // its own. Closing the store leaves db open.
 func NewBoltStore(db *bolt.DB) (*BoltStore, error) {
+	return NewBoltStoreSharing(groupcommit.New(db))
+}
+
+// NewBoltStoreSharing is NewBoltStore on c's file, its writes sharing
+// commits with c's other writers (boltjournal.Journal.Committer: the
+// settlement journal's).
+func NewBoltStoreSharing(c *groupcommit.Committer) (*BoltStore, error) {
+	db := c.DB()
 	err := db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketChannels, bucketClaims} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
@@ -41,7 +54,7 @@ func NewBoltStore(db *bolt.DB) (*BoltStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("channel store: %w", err)
 	}
-	return &BoltStore{db: db}, nil
+	return &BoltStore{db: db, commits: c}, nil
 }
 
 // OpenBoltStore opens (creating it) a bbolt file of its own at path, for a
@@ -100,38 +113,48 @@ func storedRev(b *bolt.Bucket, key []byte) (uint64, error) {
 
 // Put implements Store.
 func (s *BoltStore) Put(_ context.Context, rec *Record, prev uint64) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	next := *rec
+	next.Rev = prev + 1
+	v, err := encodeRecord(&next) // outside the shared transaction: it holds the writer lock
+	if err != nil {
+		return err
+	}
+	key := rec.State.ChannelID[:]
+	if err := s.update(func(tx *bolt.Tx) (error, error) {
 		b := tx.Bucket(bucketChannels)
-		key := rec.State.ChannelID[:]
 		if rev, err := storedRev(b, key); err != nil {
-			return err
+			return nil, err
 		} else if rev != prev {
-			return ErrConflict
+			return ErrConflict, nil
 		}
-		next := *rec
-		next.Rev = prev + 1
-		v, err := encodeRecord(&next)
-		if err != nil {
-			return err
-		}
-		if err := b.Put(key, v); err != nil {
-			return err
-		}
-		rec.Rev = next.Rev
-		return nil
-	})
+		return nil, b.Put(key, v)
+	}); err != nil {
+		return err
+	}
+	rec.Rev = next.Rev
+	return nil
+}
+
+// update runs fn in a commit shared with the file's other writers: fn's
+// refusal or the error that kept its change from the disk.
+func (s *BoltStore) update(fn groupcommit.Func) error {
+	refusal, err := s.commits.Update(fn)
+	if err != nil {
+		return err
+	}
+	return refusal
 }
 
 // Delete implements Store.
 func (s *BoltStore) Delete(_ context.Context, id [32]byte, prev uint64) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) (error, error) {
 		b := tx.Bucket(bucketChannels)
 		if rev, err := storedRev(b, id[:]); err != nil {
-			return err
+			return nil, err
 		} else if rev != prev {
-			return ErrConflict
+			return ErrConflict, nil
 		}
-		return b.Delete(id[:])
+		return nil, b.Delete(id[:])
 	})
 }
 
@@ -157,7 +180,7 @@ func (s *BoltStore) PutClaim(_ context.Context, c *ClaimRecord) error {
 	if err != nil {
 		return err
 	}
-	return s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketClaims).Put([]byte(c.Key), v) })
+	return s.update(func(tx *bolt.Tx) (error, error) { return nil, tx.Bucket(bucketClaims).Put([]byte(c.Key), v) })
 }
 
 // Claims implements Store.
@@ -178,7 +201,7 @@ func (s *BoltStore) Claims(context.Context) ([]*ClaimRecord, error) {
 
 // DeleteClaim implements Store.
 func (s *BoltStore) DeleteClaim(_ context.Context, key string) error {
-	return s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketClaims).Delete([]byte(key)) })
+	return s.update(func(tx *bolt.Tx) (error, error) { return nil, tx.Bucket(bucketClaims).Delete([]byte(key)) })
 }
 
 // TryLock implements Store (in-process: bbolt is one process's file).

@@ -22,6 +22,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 
+	"github.com/farebox/farebox/internal/groupcommit"
 	"github.com/farebox/farebox/x402/settle"
 )
 
@@ -45,7 +46,7 @@ var (
 // the transaction hash) is the first that reaches the disk.
 type Journal struct {
 	db      *bolt.DB
-	writers atomic.Int32 // writes under way, to batch only when there is company
+	commits *groupcommit.Committer
 
 	// mem holds the entries in flight: Reserved ones, changes not yet on
 	// disk, and unfinished ones written; readers see it first. ids indexes
@@ -99,8 +100,7 @@ func Open(dir string, timeout time.Duration) (*Journal, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("boltjournal: %w", err)
 	}
-	db.MaxBatchDelay = time.Millisecond // company arrives within an fsync or not at all
-	return &Journal{db: db, mem: map[string]*memEntry{}, ids: map[string]string{}, due: map[string]struct{}{}}, nil
+	return &Journal{db: db, commits: groupcommit.New(db), mem: map[string]*memEntry{}, ids: map[string]string{}, due: map[string]struct{}{}}, nil
 }
 
 // Path is the journal's file.
@@ -110,6 +110,10 @@ func (j *Journal) Path() string { return j.db.Path() }
 // directory's one file (bbolt locks it per process): the channel store
 // keeps its own buckets in it.
 func (j *Journal) DB() *bolt.DB { return j.db }
+
+// Committer shares the journal's commits with other writers of DB (the
+// channel store), so their writes and the journal's go to disk together.
+func (j *Journal) Committer() *groupcommit.Committer { return j.commits }
 
 // Close writes what UpdateSoon left in memory, then closes the file.
 func (j *Journal) Close() error {
@@ -146,25 +150,14 @@ func put(tx *bolt.Tx, e *settle.Entry) error {
 	return tx.Bucket(bucketOpen).Put(name, nil)
 }
 
-// write runs fn in a read-write transaction, batched when other writes are
-// under way: concurrent writers share one commit and one fsync, and each
-// change is on disk when write returns. bbolt may run fn again (a failed batch is retried one by one),
-// so fn returns its refusal (ErrStateChanged...) apart from its error: an
-// error would roll back the whole batch.
-func (j *Journal) write(fn func(tx *bolt.Tx) (refusal, err error)) error {
-	var refusal error
-	run := func(tx *bolt.Tx) error {
-		var err error
-		refusal, err = fn(tx)
-		return err
-	}
-	var err error
-	if j.writers.Add(1) == 1 {
-		err = j.db.Update(run) // alone: commit now rather than wait for company
-	} else {
-		err = j.db.Batch(run)
-	}
-	j.writers.Add(-1)
+// write runs fn in a read-write transaction shared with the other writes
+// under way (groupcommit): concurrent writers share one commit and one
+// fsync, and each change is on disk when write returns. fn may run again
+// (a failed shared commit is retried part by part), so it returns its
+// refusal (ErrStateChanged...) apart from its error: an error would roll
+// back the whole commit.
+func (j *Journal) write(fn groupcommit.Func) error {
+	refusal, err := j.commits.Update(fn)
 	if err != nil {
 		return fmt.Errorf("boltjournal: %w", err)
 	}
