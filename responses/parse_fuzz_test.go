@@ -51,8 +51,19 @@ func checkRequestInvariants(t *testing.T, r *Request) {
 			t.Fatalf("tool name %q invalid or duplicated", tool.Name)
 		}
 		names[tool.Name] = true
-		if !gjson.ValidBytes(tool.Parameters) || !gjson.ParseBytes(tool.Parameters).IsObject() {
-			t.Fatalf("tool %q parameters not an object: %s", tool.Name, tool.Parameters)
+		switch tool.Kind {
+		case "", ToolFunction:
+			if !gjson.ValidBytes(tool.Parameters) || !gjson.ParseBytes(tool.Parameters).IsObject() {
+				t.Fatalf("tool %q parameters not an object: %s", tool.Name, tool.Parameters)
+			}
+		case ToolCustom:
+			if tool.Format != nil && !gjson.ParseBytes(tool.Format).IsObject() {
+				t.Fatalf("custom tool %q format not an object: %s", tool.Name, tool.Format)
+			}
+		default:
+			if !gjson.ValidBytes(tool.Config) || !gjson.ParseBytes(tool.Config).IsObject() {
+				t.Fatalf("tool %q config not an object: %s", tool.Name, tool.Config)
+			}
 		}
 	}
 	for _, echo := range [][]byte{ToolsJSON(r.Tools), r.ToolChoiceJSON(), r.Text, r.Reasoning} {

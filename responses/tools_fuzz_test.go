@@ -17,6 +17,8 @@ func FuzzTools(f *testing.F) {
 		{`[{"type":"function","name":"x","parameters":{"a" : [1, 2.50, "\u00e9\ud83d\ude00"], "b":{}}}]`, `"required"`},
 		{`[{"type":"web_search"}]`, `"none"`},
 		{`[{"type":"custom","name":"c"}]`, `{"type":"function","name":"missing"}`},
+		{`[{"type":"namespace","name":"ns","description":"d","tools":[{"type":"function","name":"a"}]},{"type":"custom","name":"p","format":{"type":"grammar","syntax":"lark","definition":"x"}}]`, `{"type":"custom","name":"p"}`},
+		{`[{"type":"shell"},{"type":"computer_use_preview","display_width":1024,"display_height":768,"environment":"linux"},{"type":"local_shell"},{"type":"apply_patch"}]`, `{"type":"allowed_tools","mode":"auto","tools":[{"type":"shell"},{"type":"apply_patch"}]}`},
 	} {
 		f.Add(seed[0], seed[1])
 	}

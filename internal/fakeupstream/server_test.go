@@ -245,3 +245,23 @@ func BenchmarkFixedText(b *testing.B) {
 		})
 	}
 }
+
+// "reason" streams as a reasoning model does: a reasoning item with two
+// summary parts and, when include asks, encrypted_content; custom tools
+// called with free-text input deltas; reasoning tokens in usage.
+func TestReasonModeStreamsReasoningAndCustomCalls(t *testing.T) {
+	s := start(t, Options{})
+	_, body := post(t, s, "/responses", `{"model":"reason","stream":true,"include":["reasoning.encrypted_content"],"input":"x",
+		"tools":[{"type":"custom","name":"apply_patch"},{"type":"function","name":"f"}]}`)
+	text := string(body)
+	for _, want := range []string{"response.reasoning_summary_part.added", "response.reasoning_summary_text.delta",
+		`"encrypted_content":"enc:`, "response.custom_tool_call_input.delta", `"reasoning_tokens":5`, `"type":"function_call"`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %s in\n%s", want, text)
+		}
+	}
+	_, body = post(t, s, "/responses", `{"model":"reason","stream":true,"input":"x"}`)
+	if strings.Contains(string(body), "encrypted_content") {
+		t.Errorf("encrypted_content without include")
+	}
+}
