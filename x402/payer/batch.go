@@ -82,42 +82,6 @@ func (t *Transport) channelOf(o *offer, req *x402.Requirement) (*batchBuy, error
 		id: c.ChannelID(&cfg), cfg: cfg, contracts: c, ceiling: req.Amount}, nil
 }
 
-// bind settles the channel's salt (and so its id): WithChannelSalt's when
-// set; else the salt of a channel under these terms the store already
-// holds (the one with the most left when there are several); else the
-// payer's secret salt for these terms (channelSalt). Called under the
-// channel key's lock, so two first purchases do not open two channels.
-func (t *Transport) bind(b *batchBuy) error {
-	if t.saltSet {
-		return nil
-	}
-	recs, err := t.store.List(b.key)
-	if err != nil {
-		return err
-	}
-	var best *ChannelRecord
-	for _, r := range recs {
-		cfg := b.cfg
-		cfg.Salt = r.Salt
-		if b.contracts.ChannelID(&cfg) != r.ChannelID {
-			continue // another receiver authorizer, token or withdraw delay
-		}
-		if best == nil || left(r).Cmp(left(best)) > 0 || (left(r).Cmp(left(best)) == 0 && r.ChannelID.Cmp(best.ChannelID) < 0) {
-			best = r
-		}
-	}
-	if best != nil {
-		b.cfg.Salt = best.Salt
-	} else {
-		b.cfg.Salt = t.signer.channelSalt(b.contracts.ChannelID(&b.cfg))
-	}
-	b.id = b.contracts.ChannelID(&b.cfg)
-	return nil
-}
-
-// left is what a channel record holds beyond its charges.
-func left(r *ChannelRecord) *big.Int { return new(big.Int).Sub(r.Balance, r.Charged) }
-
 // record returns the channel's record, recovered from chain when the
 // store has none (spec cold start: charged = totalClaimed), else empty.
 func (t *Transport) record(ctx context.Context, b *batchBuy) (*ChannelRecord, error) {

@@ -9,9 +9,7 @@ package payer
 
 import (
 	"crypto/ecdsa"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"errors"
 	"io"
 	"math/big"
@@ -123,20 +121,4 @@ func (s *Signer) sign(digest [32]byte) ([]byte, error) {
 	}
 	sig[64] += 27
 	return sig, nil
-}
-
-// channelSalt is the salt of the payer's channel whose config with a zero
-// salt hashes to base (so it differs per chain, contract, receiver, token,
-// authorizer and withdraw delay): a keyed hash under the payer's private
-// key. Nobody without the key can compute it, so a payer's channels cannot
-// be found from its address (a fixed salt would let anyone read them on
-// chain); the payer itself derives it again after losing its channel
-// store and recovers the channel from chain by its id.
-func (s *Signer) channelSalt(base [32]byte) [32]byte {
-	mac := hmac.New(sha256.New, crypto.FromECDSA(s.key))
-	mac.Write([]byte("farebox batch-settlement channel salt"))
-	mac.Write(base[:])
-	var salt [32]byte
-	copy(salt[:], mac.Sum(nil))
-	return salt
 }
