@@ -130,7 +130,7 @@ func TestHostileFrontRunIsPaid(t *testing.T) {
 	close(m.hold)
 	got := <-done
 	if got.res.StatusCode != 200 || !strings.Contains(string(got.body), "the end.") {
-		t.Fatalf("front-run call: %d %s", got.res.StatusCode, got.body)
+		t.Fatalf("front-run call: %d %s\nlogs:\n%s", got.res.StatusCode, got.body, f.logs.String())
 	}
 	rc, err := x402.DecodeReceipt(got.res.Header.Get(x402.HeaderPaymentResponse))
 	if err != nil || !rc.Success || !strings.EqualFold(rc.Transaction, front.Transaction) {
