@@ -2,19 +2,22 @@ package gateway_test
 
 import (
 	"bufio"
-	"encoding/base64"
 	"context"
 	"crypto/ecdsa"
+	"encoding/base64"
 	"math/big"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	gethtypes "github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/gateway"
+	"github.com/farebox/farebox/internal/chaintest"
 	fb "github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
@@ -130,7 +133,7 @@ func TestHostileFrontRunIsPaid(t *testing.T) {
 	close(m.hold)
 	got := <-done
 	if got.res.StatusCode != 200 || !strings.Contains(string(got.body), "the end.") {
-		t.Fatalf("front-run call: %d %s", got.res.StatusCode, got.body)
+		t.Fatalf("front-run call: %d %s\nlogs:\n%s", got.res.StatusCode, got.body, f.logs.String())
 	}
 	rc, err := x402.DecodeReceipt(got.res.Header.Get(x402.HeaderPaymentResponse))
 	if err != nil || !rc.Success || !strings.EqualFold(rc.Transaction, front.Transaction) {
@@ -253,4 +256,115 @@ func TestHostileStreamEscrowOnlyRefusesExact(t *testing.T) {
 	if res.StatusCode != 200 {
 		t.Fatalf("the same authorization for a non-streaming call: %d %s", res.StatusCode, b)
 	}
+}
+
+// A payer that empties its balance with a higher-fee transaction landing in
+// the same block as the stream's transfer makes that transfer fail on
+// chain after the first delta left: the stream is stopped at once with
+// response.failed (no further content), payTo has nothing, and the payer
+// is in debt (its next call is refused).
+func TestHostileStreamTransferFailsMidStream(t *testing.T) {
+	m := newHeldModel()
+	f := startHeldFarebox(t, m)
+	key, from := fundedPayer(t, f, atomics)
+	req := f.offer(t, 2)
+	name, value, err := payer.NewSigner(key).PaymentHeader(req, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rpc := f.a.Client.Client()
+	if err := rpc.CallContext(ctx, nil, "evm_setAutomine", false); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rpc.CallContext(ctx, nil, "evm_setAutomine", true); rpc.CallContext(ctx, nil, "evm_mine") })
+
+	hreq, _ := http.NewRequest(http.MethodPost, f.URL+"/responses", strings.NewReader(`{"model":"`+usdcModel+`","input":"stream me","stream":true}`))
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set(name, value)
+	res, err := (&http.Client{Timeout: 60 * time.Second}).Do(hreq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Fatalf("stream: %d", res.StatusCode)
+	}
+	sc := bufio.NewScanner(res.Body)
+	var data []string
+	for sc.Scan() {
+		if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			data = append(data, d)
+			if gjson.Get(d, "type").String() == "response.output_text.delta" {
+				break
+			}
+		}
+	}
+	// The transfer is in the node's pool: the payer outbids it with a
+	// transfer of everything it holds, and the block carries both.
+	drain := drainTx(t, f, key, from)
+	if err := f.a.Client.SendTransaction(ctx, drain); err != nil {
+		t.Fatal(err)
+	}
+	if err := rpc.CallContext(ctx, nil, "evm_mine"); err != nil {
+		t.Fatal(err)
+	}
+	for sc.Scan() { // the model is still held: only farebox can end the stream
+		if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			data = append(data, d)
+		}
+	}
+	all := strings.Join(data, "\n")
+	if strings.Contains(all, "second delta") {
+		t.Errorf("content after the transfer failed: %s", all)
+	}
+	terminal := ""
+	for _, d := range data {
+		if typ := gjson.Get(d, "type").String(); typ == "response.failed" || typ == "response.completed" {
+			terminal = d
+		}
+	}
+	if gjson.Get(terminal, "type").String() != "response.failed" || gjson.Get(terminal, "response.error.code").String() != x402.ReasonInsufficientFunds {
+		t.Fatalf("the stream ended with %q (%v)", terminal, sc.Err())
+	}
+	close(m.hold)
+	if err := rpc.CallContext(ctx, nil, "evm_setAutomine", true); err != nil {
+		t.Fatal(err)
+	}
+	// The engine finds the transfer failed after broadcast: a debt.
+	waitMetric(t, strings.TrimSuffix(f.URL, "/v1"), "farebox_settlement_events_total", 1, "event", "failed")
+	if paid := usdcBalance(t, f.a, f.payTo); paid.Sign() != 0 {
+		t.Errorf("payTo received %s", paid)
+	}
+	if err := f.a.Fund(ctx, from, atomics); err != nil {
+		t.Fatal(err)
+	}
+	name, value, err = payer.NewSigner(key).PaymentHeader(req, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, b := postBounded(t, f.URL+"/responses", `{"model":"`+usdcModel+`","input":"again"}`, name, value); res.StatusCode != http.StatusPaymentRequired ||
+		!strings.Contains(string(b), "earlier payment") {
+		t.Fatalf("the payer's next call: %d %s, want refused for its debt", res.StatusCode, b)
+	}
+}
+
+// drainTx is key's transfer of all its USDC elsewhere, with a tip far
+// above the relayer's so a block orders it first.
+func drainTx(t *testing.T, f *usdcFarebox, key *ecdsa.PrivateKey, from common.Address) *gethtypes.Transaction {
+	t.Helper()
+	ctx := context.Background()
+	nonce, err := f.a.Client.PendingNonceAt(ctx, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asset := f.a.Network.Asset
+	data := token.NewFareboxUSD().PackTransfer(common.HexToAddress(freshAddress()), big.NewInt(atomics)) // all it holds
+	tx, err := gethtypes.SignNewTx(key, gethtypes.LatestSignerForChainID(big.NewInt(chaintest.ChainID)), &gethtypes.DynamicFeeTx{
+		ChainID: big.NewInt(chaintest.ChainID), Nonce: nonce, GasTipCap: big.NewInt(500e9), GasFeeCap: big.NewInt(1000e9),
+		Gas: 200_000, To: &asset, Data: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tx
 }

@@ -389,7 +389,11 @@ func (e *Engine) paidElsewhere(ctx context.Context, f *flight, reason string) (*
 	}
 	// Block times are whole seconds: a block of the purchase's own second
 	// may carry a time just before it.
-	if tx == (common.Hash{}) || at.Add(time.Second).Before(f.snapshot().Created) {
+	if tx == (common.Hash{}) {
+		return nil, false
+	}
+	if at.Add(time.Second).Before(f.snapshot().Created) {
+		e.cfg.Logger.Warn("settle: the authorization was used before the purchase began", "entry", f.name(), "tx", tx.Hex(), "block_time", at)
 		return nil, false
 	}
 	e.confirmIn(ctx, f, "paid by a transaction another sender submitted", tx)
