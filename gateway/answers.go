@@ -23,18 +23,20 @@ const (
 
 // recordingSink is a stream's sink that also records its events, so the
 // stream can be stored and replayed to a paid retry. Once the client is
-// gone (the sink's writes fail) it keeps recording: a model that must
-// finish (its answer is owed) still yields the whole stream.
+// gone (the sink's writes fail) it keeps recording, and when the answer is
+// owed whole (owed: the model committed) it hides the failure from the
+// model, so that the stream kept for the retry is whole.
 type recordingSink struct {
 	responses.Sink
+	owed   func() bool
 	mu     sync.Mutex
 	events []byte
 	over   bool // past maxStoredAnswer: not stored
 	gone   bool // the client's sink failed
 }
 
-func newRecordingSink(inner responses.Sink) *recordingSink {
-	return &recordingSink{Sink: inner, events: []byte{answerStream}}
+func newRecordingSink(inner responses.Sink, owed func() bool) *recordingSink {
+	return &recordingSink{Sink: inner, owed: owed, events: []byte{answerStream}}
 }
 
 // Event records the event and writes it to the client while it listens.
@@ -51,13 +53,16 @@ func (r *recordingSink) Event(typ string, data []byte) error {
 	}
 	gone := r.gone
 	r.mu.Unlock()
-	if gone {
+	if gone && r.owed() {
 		return nil
 	}
 	if err := r.Sink.Event(typ, data); err != nil {
 		r.mu.Lock()
 		r.gone = true
 		r.mu.Unlock()
+		if r.owed() {
+			return nil
+		}
 		return err
 	}
 	return nil

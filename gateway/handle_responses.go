@@ -142,7 +142,7 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 		}
 		defer stopKeepAlive()
 		if ch != nil {
-			rec = newRecordingSink(sink)
+			rec = newRecordingSink(sink, committed)
 			sink = rec
 		}
 		s.metrics.streams.Inc()

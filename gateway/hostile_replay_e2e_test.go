@@ -14,8 +14,8 @@ import (
 	fb "github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/scripted"
 	"github.com/farebox/farebox/x402"
-	"github.com/farebox/farebox/x402/evm/devchain"
 	"github.com/farebox/farebox/x402/evm"
+	"github.com/farebox/farebox/x402/evm/devchain"
 	"github.com/farebox/farebox/x402/payer"
 )
 

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math/big"
 	"net/http"
@@ -133,8 +134,15 @@ func startHoldingProxy(t *testing.T, seller string) *holdingProxy {
 // A reseller's client that hangs up once the reseller bought the upstream
 // answer, and then retries with the same payment, cannot make the
 // operator's wallet pay its seller more than it paid: the purchase is
-// owed once signed, its answer kept, and every retry gets that answer.
+// owed once signed, its answer kept, and every retry gets that answer,
+// streamed or not.
 func TestHostileHangUpAfterResoldPurchase(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		t.Run(map[bool]string{false: "json", true: "stream"}[stream], func(t *testing.T) { hangUpAfterResoldPurchase(t, stream) })
+	}
+}
+
+func hangUpAfterResoldPurchase(t *testing.T, stream bool) {
 	a := sharedAnvil(t)
 	pc, env := chainSettled(t, a)
 	seller := startServer(t, gateway.Config{Models: []gateway.ModelConfig{{Name: sellerModel, Upstream: "scripted", Price: "0.001"}}, Payments: pc},
@@ -156,7 +164,7 @@ func TestHostileHangUpAfterResoldPurchase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := `{"model":"` + resoldModel + `","input":"hang up after the purchase"}`
+	body := fmt.Sprintf(`{"model":%q,"input":"hang up after the purchase","stream":%v}`, resoldModel, stream)
 
 	// The client leaves once the seller was paid, before the answer.
 	ctx, cancel := context.WithCancel(context.Background())

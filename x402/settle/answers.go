@@ -19,8 +19,9 @@ type AnswerStore interface {
 	Answer(ctx context.Context, name string) ([]byte, error)
 }
 
-// ErrNoAnswer: a paid purchase has no stored answer and its retries may not
-// run the model again (Config.MaxReruns spent).
+// ErrNoAnswer is returned by Purchase.Answer when a paid purchase has no
+// stored answer and its retries may not run the model again
+// (Config.MaxReruns spent).
 var ErrNoAnswer = errors.New("settle: the paid answer is not available any more")
 
 // MemoryAnswers is the in-process AnswerStore, bounded by the bytes it

@@ -31,6 +31,19 @@
 // itself. Purchase.Release (nothing served) deletes the entry and releases
 // the hold, so the client may retry with the same authorization.
 //
+// # Paid answers
+//
+// A paid purchase's answer is kept (Purchase.Keep, in the AnswerStore:
+// MemoryAnswers, bounded, or redisjournal, shared) until its authorization
+// expires, and a replay is answered with it (Purchase.Answer): one payment
+// buys one model run, whatever the number of retries. Engine.BeginWait
+// makes a duplicate wait for the first request instead of ErrInProgress
+// (within a process as long as the first runs, across replicas for
+// Config.AnswerWait); Answer waits likewise while the first request is
+// still making the answer. A replay whose answer is not kept (a restart,
+// eviction, a stream cut short) runs the model again at most
+// Config.MaxReruns times, then gets ErrNoAnswer.
+//
 // The payment-identifier extension (x402 specs/extensions/payment_identifier.md)
 // names a purchase: ids are scoped to the payer; the same id with the same
 // authorization follows the rules above (same payload, same result); the
