@@ -68,7 +68,7 @@ func main() {
 	chainOnly := flag.Bool("chain-only", false, "measure only farebox-paid-chain (2 s blocks) against farebox-free, with more latency calls (5 rounds x 40); output to a temp dir unless -out")
 	voucherOnly := flag.Bool("voucher-only", false, "measure only the batch-settlement voucher arm (2 s blocks) against farebox-free; output to a temp dir unless -out")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of every farebox process during each CPU phase into this directory (a full run writes them to <out>/profiles unless set; -smoke, -chain-only and -voucher-only only when set)")
-	nodeVoucher := flag.Bool("node-voucher", true, "also time the official @x402/evm batch-settlement client (Node, npm ci into bench/voucher-node on first use)")
+	nodeVoucher := flag.Bool("node-voucher", true, "also time the official @x402/evm batch-settlement client (Node; bench/voucher-node is a workspace of the root package.json, installed by npm ci at the root)")
 	flag.Parse()
 
 	if *soakFor > 0 {
