@@ -23,10 +23,17 @@ type Terms struct {
 	WithdrawDelay      uint64 // seconds, MinWithdrawDelay..MaxWithdrawDelay
 	// AssetTransferMethod is MethodEIP3009 ("" means the same) or MethodPermit2.
 	AssetTransferMethod string
-	// MinDeposit, when set, is announced as extra.minDeposit: @x402/evm
-	// deposits at least this much (else 5 times the request amount).
+	// MinDeposit, when set, is the least a deposit may bring. The offer
+	// announces at least DepositCeilings times its request amount as
+	// extra.minDeposit: @x402/evm deposits exactly an announced minimum,
+	// and a minimum near the ceiling would make it deposit (a transaction
+	// the relayer pays for) on nearly every call.
 	MinDeposit *big.Int
 }
+
+// DepositCeilings is how many request ceilings the announced minDeposit
+// covers at least (the official client's own default multiplier).
+const DepositCeilings = 5
 
 // Snapshot is the wire form of a channel's state in receipts and
 // corrective 402s (extra.channelState).
@@ -86,7 +93,11 @@ func Accept(req *x402.Requirement, t *Terms, corrective *State) json.RawMessage 
 		Extra: extraJSON{ReceiverAuthorizer: t.ReceiverAuthorizer.Hex(), WithdrawDelay: t.WithdrawDelay,
 			Name: req.Network.Name, Version: req.Network.Version, AssetTransferMethod: t.AssetTransferMethod}}
 	if t.MinDeposit != nil {
-		a.Extra.MinDeposit = t.MinDeposit.String()
+		announced := new(big.Int).Mul(req.Amount, big.NewInt(DepositCeilings))
+		if t.MinDeposit.Cmp(announced) > 0 {
+			announced = t.MinDeposit
+		}
+		a.Extra.MinDeposit = announced.String()
 	}
 	if corrective != nil {
 		a.Extra.ChannelState = corrective.Snapshot()

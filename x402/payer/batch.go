@@ -200,7 +200,7 @@ func (t *Transport) depositUsed(ctx context.Context, b *batchBuy, d *PendingDepo
 
 // depositFor returns the deposit that lets the voucher b.max through: the
 // pending one when it still covers it, else a new authorization of
-// max(needed, minDeposit or multiplier x ceiling), at most the spend cap.
+// max(needed, minDeposit, multiplier x ceiling), at most the spend cap.
 func (t *Transport) depositFor(ctx context.Context, c candidate, pr *paymentRequired, b *batchBuy, rec *ChannelRecord) (*PendingDeposit, error) {
 	needed := new(big.Int).Sub(b.max, rec.Balance)
 	method := c.o.extra.Get("assetTransferMethod").String()
@@ -216,8 +216,8 @@ func (t *Transport) depositFor(ctx context.Context, c candidate, pr *paymentRequ
 	}
 	target := new(big.Int).Mul(b.ceiling, big.NewInt(t.multiplier))
 	minDeposit := atomic(c.o.extra.Get("minDeposit").String())
-	if m := minDeposit; m != nil && m.Sign() > 0 && m.Cmp(b.ceiling) >= 0 {
-		target = m
+	if m := minDeposit; m != nil && m.Cmp(target) > 0 {
+		target = m // never below the multiplier: a deposit per call costs gas
 	}
 	amount := target
 	if needed.Cmp(amount) > 0 {
