@@ -3,6 +3,7 @@ package evm_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/farebox/farebox/x402/evm"
 )
@@ -91,5 +93,39 @@ func TestIdleSettlerMakesNoRequests(t *testing.T) {
 	after, methods := rpc.snapshot()
 	if idle := after - before; idle > 2 {
 		t.Fatalf("an idle settler made %d requests in 2 s (all since start: %v)", idle, methods)
+	}
+}
+
+// Awaiting a transaction that does not come (another replica's, never
+// sent) on a chain that mines only on demand polls ever more slowly: at
+// most a few requests per second rather than one per PollInterval.
+func TestAwaitOnAQuietChainBacksOff(t *testing.T) {
+	f := fixtures[1]
+	ctx := context.Background()
+	rpc, url := startCountingRPC(t, f.anvil.RPCURL)
+	client, err := ethclient.DialContext(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	relayer, err := f.newRelayer(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := evm.NewSettler(ctx, client, relayer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := f.pay(1000)
+	before, _ := rpc.snapshot()
+	actx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if err := s.Await(actx, common.Hash{1}, p); !errors.Is(err, evm.ErrNotMined) {
+		t.Fatalf("await of a transaction never sent: %v", err)
+	}
+	// 3 s at PollInterval (20 ms) would be 150 polls.
+	after, methods := rpc.snapshot()
+	if n := after - before; n > 30 {
+		t.Fatalf("awaiting on a quiet chain for 3 s made %d requests (all since start: %v)", n, methods)
 	}
 }
