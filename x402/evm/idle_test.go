@@ -91,6 +91,7 @@ func TestIdleSettlerMakesNoRequests(t *testing.T) {
 	before, _ := rpc.snapshot()
 	time.Sleep(2 * time.Second)
 	after, methods := rpc.snapshot()
+	t.Logf("idle for 2 s: %d requests", after-before)
 	if idle := after - before; idle > 2 {
 		t.Fatalf("an idle settler made %d requests in 2 s (all since start: %v)", idle, methods)
 	}
@@ -125,6 +126,7 @@ func TestAwaitOnAQuietChainBacksOff(t *testing.T) {
 	}
 	// 3 s at PollInterval (20 ms) would be 150 polls.
 	after, methods := rpc.snapshot()
+	t.Logf("awaiting for 3 s: %d requests", after-before)
 	if n := after - before; n > 30 {
 		t.Fatalf("awaiting on a quiet chain for 3 s made %d requests (all since start: %v)", n, methods)
 	}
