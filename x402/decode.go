@@ -3,7 +3,10 @@ package x402
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"math"
 	"math/big"
+	"math/bits"
+	"strconv"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -252,13 +255,16 @@ func decodePayload(payload gjson.Result, p *Payment) error {
 	if out.To, e = addressField(a, "to"); e != nil {
 		return e
 	}
-	if out.Value, e = uintField(a, "value"); e != nil {
+	// The three amounts share one allocation when they fit in a word each
+	// (they always do in practice: six-decimal USDC and Unix times).
+	small := new(smallUints)
+	if out.Value, e = uintField(a, "value", small, 0); e != nil {
 		return e
 	}
-	if out.ValidAfter, e = uintField(a, "validAfter"); e != nil {
+	if out.ValidAfter, e = uintField(a, "validAfter", small, 1); e != nil {
 		return e
 	}
-	if out.ValidBefore, e = uintField(a, "validBefore"); e != nil {
+	if out.ValidBefore, e = uintField(a, "validBefore", small, 2); e != nil {
 		return e
 	}
 	nonce, e := str(a, "nonce", "authorization", true)
@@ -317,14 +323,31 @@ func addressField(m *members, key string) (common.Address, *Error) {
 	return a, nil
 }
 
+// smallUints backs an authorization's three amounts.
+type smallUints struct {
+	ints  [3]big.Int
+	words [3]big.Word
+}
+
 // uintField reads a uint256 written as a canonical decimal string.
-func uintField(m *members, key string) (*big.Int, *Error) {
+// A value below 2^64 is stored in small's slot i instead of a big.Int and
+// words of its own.
+func uintField(m *members, key string, small *smallUints, i int) (*big.Int, *Error) {
 	s, e := str(m, key, "authorization", true)
 	if e != nil {
 		return nil, e
 	}
 	if s == "" || len(s) > 78 || !allDigits(s) || (len(s) > 1 && s[0] == '0') {
 		return nil, malformed("authorization." + key + " must be a decimal string")
+	}
+	if u, err := strconv.ParseUint(s, 10, 64); err == nil {
+		small.words[i] = big.Word(u)
+		if bits.UintSize == 32 && u > math.MaxUint32 {
+			return new(big.Int).SetUint64(u), nil
+		}
+		// Capacity one: growing the number later reallocates rather than
+		// writing over its neighbour.
+		return small.ints[i].SetBits(small.words[i : i+1 : i+1]), nil
 	}
 	n, ok := new(big.Int).SetString(s, 10)
 	if !ok || n.BitLen() > 256 {

@@ -88,6 +88,7 @@ type digester struct {
 	msg    [7 * 32]byte
 	outer  [2 + 32 + 32]byte
 	result [32]byte
+	sig    [65]byte
 }
 
 var digesterPool = sync.Pool{New: func() any { return &digester{k: crypto.NewKeccakState()} }}

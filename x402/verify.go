@@ -224,15 +224,21 @@ type ContractSignatureChecker interface {
 // recoverAddress returns the address whose key made the signature (r, s, recid).
 func recoverAddress(digest, r, s []byte, recid byte) ([20]byte, error) {
 	var out [20]byte
-	var sig [65]byte
-	copy(sig[0:32], r)
-	copy(sig[32:64], s)
-	sig[64] = recid
-	pub, err := crypto.Ecrecover(digest, sig[:])
+	// The digest and signature reach cgo, and the public key the hasher,
+	// from the pooled digester's buffers: no copy of them is allocated.
+	d := digesterPool.Get().(*digester)
+	defer digesterPool.Put(d)
+	copy(d.sig[0:32], r)
+	copy(d.sig[32:64], s)
+	d.sig[64] = recid
+	copy(d.result[:], digest)
+	pub, err := crypto.Ecrecover(d.result[:], d.sig[:])
 	if err != nil || len(pub) != 65 {
 		return out, errNoSigner
 	}
-	h := crypto.Keccak256Hash(pub[1:])
-	copy(out[:], h[12:])
+	d.k.Reset()
+	d.k.Write(pub[1:])
+	d.k.Read(d.result[:])
+	copy(out[:], d.result[12:])
 	return out, nil
 }

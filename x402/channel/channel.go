@@ -100,7 +100,7 @@ func (c *Contracts) VoucherDigest(channelID [32]byte, maxClaimable *big.Int) [32
 
 // RefundDigest is what the receiver authorizer signs for refundWithSignature.
 func (c *Contracts) RefundDigest(channelID [32]byte, nonce, amount *big.Int) [32]byte {
-	st := eip712.Words(nil).Bytes32(refundTypeHash).Bytes32(channelID).Uint(nonce).Uint(amount).Hash()
+	st := eip712.Words(make([]byte, 0, 4*32)).Bytes32(refundTypeHash).Bytes32(channelID).Uint(nonce).Uint(amount).Hash()
 	return eip712.Digest(c.domain, st)
 }
 
@@ -116,20 +116,20 @@ func (c *Contracts) ClaimBatchDigest(entries []ClaimEntry) [32]byte {
 	hashes := make(eip712.Words, 0, 32*len(entries))
 	for i := range entries {
 		e := &entries[i]
-		hashes = hashes.Bytes32(eip712.Words(nil).Bytes32(claimEntryTypeHash).Bytes32(e.ChannelID).
+		hashes = hashes.Bytes32(eip712.Words(make([]byte, 0, 4*32)).Bytes32(claimEntryTypeHash).Bytes32(e.ChannelID).
 			Uint(e.MaxClaimable).Uint(e.TotalClaimed).Hash())
 	}
-	st := eip712.Words(nil).Bytes32(claimBatchTypeHash).Bytes32(hashes.Hash()).Hash()
+	st := eip712.Words(make([]byte, 0, 2*32)).Bytes32(claimBatchTypeHash).Bytes32(hashes.Hash()).Hash()
 	return eip712.Digest(c.domain, st)
 }
 
 // ERC3009Nonce is the receiveWithAuthorization nonce of a deposit:
 // keccak256(abi.encode(channelId, salt)).
 func ERC3009Nonce(channelID, salt [32]byte) [32]byte {
-	return eip712.Words(nil).Bytes32(channelID).Bytes32(salt).Hash()
+	return eip712.Words(make([]byte, 0, 2*32)).Bytes32(channelID).Bytes32(salt).Hash()
 }
 
 // Permit2DepositDigest is what the payer signs for a Permit2 deposit.
 func (c *Contracts) Permit2DepositDigest(p *eip712.PermitWitnessTransferFrom, channelID [32]byte) [32]byte {
-	return DepositWitness.Digest(c.permit2Domain, p, eip712.Words(nil).Bytes32(depositWitnessHash).Bytes32(channelID).Hash())
+	return DepositWitness.Digest(c.permit2Domain, p, eip712.Words(make([]byte, 0, 2*32)).Bytes32(depositWitnessHash).Bytes32(channelID).Hash())
 }

@@ -118,7 +118,7 @@ type payloadJSON struct {
 // unknown type ReasonPayloadType.
 func DecodePayload(raw []byte) (*Payload, error) {
 	var pj payloadJSON
-	if err := json.Unmarshal(raw, &pj); err != nil {
+	if !readPayload(raw, &pj) {
 		return nil, refuse(ReasonPayloadType, "payload is not a JSON object")
 	}
 	var reason string
@@ -187,7 +187,9 @@ func (d *decoder) address(field, s string) common.Address {
 		d.fail(field, "must be a 0x-prefixed 20-byte hex address")
 		return common.Address{}
 	}
-	return common.HexToAddress(s)
+	var a common.Address
+	unhex(a[:], s[2:])
+	return a
 }
 
 func (d *decoder) hex(field, s string) []byte {
@@ -204,12 +206,46 @@ func (d *decoder) hex(field, s string) []byte {
 }
 
 func (d *decoder) word(field, s string) (w [32]byte) {
-	b := d.hex(field, s)
-	if d.err == nil && len(b) != 32 {
-		d.fail(field, "must be 32 bytes")
+	if !strings.HasPrefix(s, "0x") && !strings.HasPrefix(s, "0X") || len(s)%2 != 0 || !isHex(s[2:]) {
+		d.fail(field, "must be 0x-prefixed hex")
+		return w
 	}
-	copy(w[32-min(len(b), 32):], b)
+	if len(s) != 2+64 {
+		d.fail(field, "must be 32 bytes")
+		return w
+	}
+	unhex(w[:], s[2:])
 	return w
+}
+
+// isHex says whether s is hex digits only.
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if nibble(s[i]) > 15 {
+			return false
+		}
+	}
+	return true
+}
+
+// unhex decodes the hex digits s (already checked) into dst, without the
+// allocation hex.DecodeString makes: addresses and words are fixed arrays.
+func unhex(dst []byte, s string) {
+	for i := range dst {
+		dst[i] = nibble(s[2*i])<<4 | nibble(s[2*i+1])
+	}
+}
+
+func nibble(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10
+	}
+	return 0xff
 }
 
 func (d *decoder) bytes(field, s string) []byte {

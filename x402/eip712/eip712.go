@@ -9,6 +9,7 @@ package eip712
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math/big"
 
@@ -70,15 +71,22 @@ func Recover(digest [32]byte, sig []byte) (common.Address, error) {
 	if bytes.Compare(s, secpHalfN) > 0 {
 		return common.Address{}, ErrSignatureHighS
 	}
-	var buf [65]byte
-	copy(buf[:64], sig[:64])
-	buf[64] = v
-	pub, err := crypto.Ecrecover(digest[:], buf[:])
+	// The digest and signature go to cgo from the pooled scratch, so
+	// neither the caller's copies nor new ones reach the heap.
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	copy(sc.sig[:64], sig[:64])
+	sc.sig[64] = v
+	sc.out = digest
+	pub, err := crypto.Ecrecover(sc.out[:], sc.sig[:])
 	if err != nil || len(pub) != 65 {
 		return common.Address{}, ErrNoSigner
 	}
+	sc.h.Reset()
+	sc.h.Write(pub[1:])
+	sc.h.Read(sc.out[:])
 	var a common.Address
-	copy(a[:], crypto.Keccak256(pub[1:])[12:])
+	copy(a[:], sc.out[12:])
 	return a, nil
 }
 
@@ -88,7 +96,7 @@ func Digest(domainSeparator, structHash [32]byte) [32]byte {
 	buf[0], buf[1] = 0x19, 0x01
 	copy(buf[2:34], domainSeparator[:])
 	copy(buf[34:], structHash[:])
-	return crypto.Keccak256Hash(buf[:])
+	return keccak(buf[:])
 }
 
 // Words builds an abi.encode of static 32-byte words, the body of an
@@ -96,7 +104,7 @@ func Digest(domainSeparator, structHash [32]byte) [32]byte {
 type Words []byte
 
 // Hash returns the keccak256 of the words, wrapped as a common.Hash.
-func (w Words) Hash() [32]byte { return crypto.Keccak256Hash(w) }
+func (w Words) Hash() [32]byte { return keccak(w) }
 
 // Bytes32 appends a 32-byte word.
 func (w Words) Bytes32(b [32]byte) Words { return append(w, b[:]...) }
@@ -118,7 +126,11 @@ func (w Words) Uint(v *big.Int) Words {
 }
 
 // Uint64 appends a small unsigned integer.
-func (w Words) Uint64(v uint64) Words { return w.Uint(new(big.Int).SetUint64(v)) }
+func (w Words) Uint64(v uint64) Words {
+	var word [32]byte
+	binary.BigEndian.PutUint64(word[24:], v)
+	return append(w, word[:]...)
+}
 
 // DomainSeparator is keccak256 of EIP712Domain(string name,string
 // version,uint256 chainId,address verifyingContract), the domain of tokens
@@ -160,8 +172,8 @@ func NewWitnessType(typeString string) *WitnessType {
 // Digest is the EIP-712 digest the payer signs, given Permit2's domain
 // separator and the hash of the witness struct.
 func (w *WitnessType) Digest(permit2Domain [32]byte, p *PermitWitnessTransferFrom, witnessHash [32]byte) [32]byte {
-	perms := Words(nil).Bytes32(tokenPermissionsHash).Address(p.Token).Uint(p.Amount).Hash()
-	st := Words(nil).Bytes32(w.typeHash).Bytes32(perms).Address(p.Spender).Uint(p.Nonce).Uint(p.Deadline).
+	perms := Words(make([]byte, 0, 3*32)).Bytes32(tokenPermissionsHash).Address(p.Token).Uint(p.Amount).Hash()
+	st := Words(make([]byte, 0, 6*32)).Bytes32(w.typeHash).Bytes32(perms).Address(p.Spender).Uint(p.Nonce).Uint(p.Deadline).
 		Bytes32(witnessHash).Hash()
 	return Digest(permit2Domain, st)
 }
@@ -177,7 +189,7 @@ type Permit2612 struct {
 
 // PermitDigest is the digest of an EIP-2612 permit under the token's domain.
 func PermitDigest(n *x402.Network, p *Permit2612) [32]byte {
-	st := Words(nil).Bytes32(permit2612TypeHash).Address(p.Owner).Address(p.Spender).Uint(p.Value).
+	st := Words(make([]byte, 0, 6*32)).Bytes32(permit2612TypeHash).Address(p.Owner).Address(p.Spender).Uint(p.Value).
 		Uint(p.Nonce).Uint(p.Deadline).Hash()
 	return Digest(n.DomainSeparator(), st)
 }
@@ -185,7 +197,7 @@ func PermitDigest(n *x402.Network, p *Permit2612) [32]byte {
 // ReceiveDigest is the digest of an EIP-3009 ReceiveWithAuthorization under
 // the token's domain (same fields as TransferWithAuthorization, another type).
 func ReceiveDigest(n *x402.Network, a *x402.Authorization) [32]byte {
-	st := Words(nil).Bytes32(receiveTypeHash).Address(a.From).Address(a.To).Uint(a.Value).
+	st := Words(make([]byte, 0, 7*32)).Bytes32(receiveTypeHash).Address(a.From).Address(a.To).Uint(a.Value).
 		Uint(a.ValidAfter).Uint(a.ValidBefore).Bytes32(a.Nonce).Hash()
 	return Digest(n.DomainSeparator(), st)
 }

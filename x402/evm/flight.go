@@ -65,6 +65,10 @@ func (s *Settler) track(rec *sentTx) {
 	}
 	f.open[rec] = struct{}{}
 	s.startFollowLocked()
+	select {
+	case s.sent <- struct{}{}:
+	default:
+	}
 }
 
 // watch returns the record of hash, creating a foreign one when this
@@ -120,7 +124,7 @@ func isClosed(c chan struct{}) bool {
 func (s *Settler) follow() {
 	ctx := context.Background()
 	hs := newHeads(ctx, s.backend, s.PollInterval)
-	hs.observe = s.latest.seen
+	hs.observe, hs.wake = s.latest.seen, s.sent
 	defer hs.close()
 	var last uint64
 	if h, err := s.backend.HeaderByNumber(ctx, nil); err == nil && h.Number.Uint64() > 0 {

@@ -34,7 +34,13 @@ type heads struct {
 	learned uint64
 	// observe, when set, gets every latest header read or pushed.
 	observe func(*types.Header)
-	last    *types.Header // the latest header polled
+	// wake, when set, ends a poll's wait at once: a transaction was just
+	// sent, and a chain that mines on demand has its block already.
+	wake <-chan struct{}
+	// quiet is the growing wait between polls while no block comes, kept
+	// across calls to next so the backoff is not restarted every idle period.
+	quiet time.Duration
+	last  *types.Header // the latest header polled
 }
 
 func newHeads(ctx context.Context, b Backend, minPoll time.Duration) *heads {
@@ -91,12 +97,17 @@ func (h *heads) next(ctx context.Context, after uint64, idle time.Duration) *typ
 
 // poll asks for the latest header: on an interval-mined chain shortly after
 // the next block is due, otherwise (instant or irregular mining) at minPoll
-// growing by half each time, never slower than a quarter block.
+// growing by half each time, never slower than a quarter block, or than
+// quietPoll on a chain with no known block interval (one that mines on
+// demand, where only a transaction makes a block: this process's own
+// transactions wake the poll at once).
 func (h *heads) poll(ctx context.Context, after uint64, deadline *time.Timer) *types.Header {
 	wait := time.Duration(0)
 	for {
 		select {
 		case <-time.After(wait):
+		case <-h.wake:
+			h.quiet = 0
 		case <-deadline.C:
 			return nil
 		case <-ctx.Done():
@@ -112,13 +123,18 @@ func (h *heads) poll(ctx context.Context, after uint64, deadline *time.Timer) *t
 				d := now.Sub(h.seen) - h.interval
 				h.regular = head.Number.Uint64() == after+1 && d < h.interval*3/10 && -d < h.interval*3/10
 			}
-			h.seen = now
+			h.seen, h.quiet = now, 0
 			h.learn(ctx, head)
 			return head
 		}
-		wait = h.nextWait(head, wait)
+		wait = h.nextWait(head)
 	}
 }
+
+// quietPoll is the slowest poll on a chain without a known block interval.
+// Another replica's transaction, awaited here, may wait this long for its
+// receipt once the chain has been quiet for a second or two.
+const quietPoll = 500 * time.Millisecond
 
 // blockNumberer is ethclient's eth_blockNumber: a poll that finds no new
 // block then costs a few bytes instead of a whole header to decode.
@@ -152,7 +168,8 @@ func (h *heads) saw(head *types.Header) {
 }
 
 // nextWait is how long to wait before polling again for a head after head.
-func (h *heads) nextWait(head *types.Header, last time.Duration) time.Duration {
+// Each call to next polls at once, then waits this long between polls.
+func (h *heads) nextWait(head *types.Header) time.Duration {
 	if head != nil && h.regular {
 		// The next block is due one interval after the head was first seen
 		// (or after its timestamp, whichever is later), plus a little slack.
@@ -164,10 +181,15 @@ func (h *heads) nextWait(head *types.Header, last time.Duration) time.Duration {
 			return d
 		}
 	}
-	next := max(h.minPoll, last+last/2)
-	if ceiling := max(h.interval/4, h.minPoll); next > ceiling {
+	next := max(h.minPoll, h.quiet+h.quiet/2)
+	ceiling := max(h.interval/4, h.minPoll)
+	if h.interval == 0 {
+		ceiling = max(quietPoll, h.minPoll)
+	}
+	if next > ceiling {
 		next = ceiling
 	}
+	h.quiet = next
 	return next
 }
 

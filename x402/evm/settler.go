@@ -83,6 +83,7 @@ type Settler struct {
 	turn        sync.Mutex // one batch taken and sent at a time
 	lastBatch   int        // guarded by turn: the size of the last batch taken
 	wake        chan struct{}
+	sent        chan struct{}   // a transaction was sent: the head follower polls now
 	onQueue     func(int)       // tests: called with the queue's length after each enqueue
 	onSimulated func(int) error // tests: called before a simulated, journaled batch is sent
 	nonce       uint64
@@ -127,7 +128,7 @@ func NewSettler(ctx context.Context, backend Backend, key *ecdsa.PrivateKey) (*S
 		chainID: id, signer: types.LatestSignerForChainID(id),
 		ReceiptTimeout: 2 * time.Minute, PollInterval: 20 * time.Millisecond, GasMarginPercent: 20,
 		MaxBatch: 500, MaxBatchGas: 16_000_000, BumpAfterBlocks: 3, MaxFeeBumps: 8, SendTimeout: 30 * time.Second, Dispatchers: 2,
-		HeadMaxAge: 250 * time.Millisecond, BatchWindow: 5 * time.Millisecond, wake: make(chan struct{}, 1),
+		HeadMaxAge: 250 * time.Millisecond, BatchWindow: 5 * time.Millisecond, wake: make(chan struct{}, 1), sent: make(chan struct{}, 1),
 	}
 	s.multicallReady(ctx)
 	return s, nil

@@ -63,7 +63,7 @@ var (
 
 // Hash is the witness struct hash the proxy passes to Permit2.
 func (w *Witness) Hash() [32]byte {
-	return eip712.Words(nil).Bytes32(witnessTypeHash).Address(w.To).Address(w.Facilitator).Uint(w.ValidAfter).Hash()
+	return eip712.Words(make([]byte, 0, 4*32)).Bytes32(witnessTypeHash).Address(w.To).Address(w.Facilitator).Uint(w.ValidAfter).Hash()
 }
 
 // Payload is a decoded upto payment: the payload object and, when the
