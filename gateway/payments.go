@@ -274,13 +274,7 @@ func (p *payments) authorize(ctx context.Context, h http.Header, rt *route, reso
 	}
 	pay, err := x402.DecodePayment(hdr, version)
 	if err != nil {
-		xe := asX402(err, x402.ReasonInvalidPayload)
-		if xe.Malformed {
-			p.counts.refused.Add(1)
-			p.metrics.payment("malformed", xe.Reason)
-			return nil, errMalformedPayment(xe, version)
-		}
-		return nil, refuse(o, xe.Reason, xe.Message)
+		return nil, p.undecodable(o, err, version, "")
 	}
 	switch pay.Scheme {
 	case x402.SchemeExact:
@@ -323,6 +317,20 @@ func (p *payments) authorize(ctx context.Context, h http.Header, rt *route, reso
 		}
 	}
 	return ch, nil
+}
+
+// undecodable is the client's view of a payment that did not decode: a
+// 400, counted as malformed, when no offer can make it valid (err is an
+// *x402.Error marked Malformed), otherwise a 402 refusal whose message is
+// prefix and the reason's.
+func (p *payments) undecodable(o *offer, err error, version int, prefix string) error {
+	xe := asX402(err, x402.ReasonInvalidPayload)
+	if !xe.Malformed {
+		return refuse(o, xe.Reason, prefix+xe.Message)
+	}
+	p.counts.refused.Add(1)
+	p.metrics.payment("malformed", xe.Reason)
+	return errMalformedPayment(xe, version)
 }
 
 // beginError is the client's view of a purchase the engine would not begin.

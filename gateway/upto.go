@@ -71,13 +71,7 @@ func (p *payments) authorizeUpto(ctx context.Context, pay *x402.Payment, rt *rou
 	}
 	up, err := decodeUpto(pay)
 	if err != nil {
-		xe := asX402(err, x402.ReasonInvalidPayload)
-		if xe.Malformed {
-			p.counts.refused.Add(1)
-			p.metrics.payment("malformed", xe.Reason)
-			return nil, errMalformedPayment(xe, version)
-		}
-		return nil, refuse(o, xe.Reason, "Payment refused: "+xe.Message)
+		return nil, p.undecodable(o, err, version, "Payment refused: ")
 	}
 	if err := u.verifier.Verify(up, req); err != nil {
 		xe := asX402(err, x402.ReasonUnexpectedVerifyError)
