@@ -29,7 +29,7 @@ func (channelCall) replay() bool { return false }
 func (c channelCall) settle(ctx context.Context, amount *big.Int) (*x402.Receipt, error) {
 	r, err := c.call.Commit(context.WithoutCancel(ctx), amount)
 	if err != nil {
-		xe := asX402(err, channel.ReasonVerificationStateUnavailable)
+		xe := x402.AsError(err, channel.ReasonVerificationStateUnavailable)
 		var ce *channel.Error
 		if errors.As(err, &ce) {
 			xe = ce.X402()
@@ -61,7 +61,7 @@ func (p *payments) authorizeChannel(ctx context.Context, pay *x402.Payment, rt *
 	}
 	cp, err := channel.DecodePayload(pay.Payload)
 	if err != nil {
-		xe := asX402(err, channel.ReasonPayloadType)
+		xe := x402.AsError(err, channel.ReasonPayloadType)
 		var ce *channel.Error
 		if errors.As(err, &ce) {
 			xe = ce.X402()
@@ -115,7 +115,7 @@ func (p *payments) buildChannels(pc PaymentsConfig, now func() time.Time, getenv
 		if bc.ReceiverAuthorizer != "" {
 			return fmt.Errorf("payments.batch_settlement.receiver_authorizer: only with settler facilitator (settler chain: the relayer authorizes)")
 		}
-		st := p.upto.settler
+		st := p.chain
 		cfg = service.Config{Contracts: canonicalContracts(st.ChainID()), Chain: st.Backend(), Relayer: st}
 	} else {
 		fc, ok := p.settler.(*facilitator.Client)

@@ -129,7 +129,7 @@ func (s *Server) refund(c echo.Context, o *offer) error {
 		err = &channel.Error{Reason: channel.ReasonPayloadType, Message: "GET /v1/responses serves refunds only; POST a call to pay for it"}
 	}
 	if err != nil {
-		xe := asX402(err, channel.ReasonPayloadType)
+		xe := x402.AsError(err, channel.ReasonPayloadType)
 		var ce *channel.Error
 		if errors.As(err, &ce) {
 			xe = ce.X402()
