@@ -29,14 +29,14 @@ func (channelCall) replay() bool { return false }
 func (c channelCall) settle(ctx context.Context, amount *big.Int) (*x402.Receipt, error) {
 	r, err := c.call.Commit(context.WithoutCancel(ctx), amount)
 	if err != nil {
-		xe := asX402(err, channel.ReasonVerificationStateUnavailable)
+		xe := x402.AsError(err, channel.ReasonVerificationStateUnavailable)
 		var ce *channel.Error
 		if errors.As(err, &ce) {
 			xe = ce.X402()
 		}
 		return &x402.Receipt{Payer: c.call.Payer().Hex(), ErrorReason: xe.Reason}, xe
 	}
-	return channelReceipt(r), nil
+	return r.X402(), nil
 }
 
 func (c channelCall) release(ctx context.Context) error {
@@ -47,17 +47,6 @@ func (c channelCall) release(ctx context.Context) error {
 // owe: a channel commit that failed charged nothing and keeps the
 // voucher unrecorded; the payer owes nothing on chain.
 func (channelCall) owe(context.Context, string) error { return nil }
-
-// channelReceipt is the service's receipt in the gateway's receipt type.
-func channelReceipt(r *channel.Receipt) *x402.Receipt {
-	out := &x402.Receipt{Success: r.Success, ErrorReason: r.ErrorReason, Payer: r.Payer, Transaction: r.Transaction,
-		Network: r.Network, Amount: r.Amount, Extra: x402.ReceiptExtra{ChargedAmount: r.Extra.ChargedAmount}}
-	if r.Extra.ChannelState != nil {
-		b, _ := json.Marshal(r.Extra.ChannelState)
-		out.Extra.ChannelState = string(b)
-	}
-	return out
-}
 
 // authorizeChannel begins a batch-settlement request on its channel: the
 // service verifies the voucher (and sends a deposit) and holds the channel
@@ -72,7 +61,7 @@ func (p *payments) authorizeChannel(ctx context.Context, pay *x402.Payment, rt *
 	}
 	cp, err := channel.DecodePayload(pay.Payload)
 	if err != nil {
-		xe := asX402(err, channel.ReasonPayloadType)
+		xe := x402.AsError(err, channel.ReasonPayloadType)
 		var ce *channel.Error
 		if errors.As(err, &ce) {
 			xe = ce.X402()
@@ -85,8 +74,7 @@ func (p *payments) authorizeChannel(ctx context.Context, pay *x402.Payment, rt *
 	}
 	sponsoring, err := eip712.DecodeGasSponsoring(pay.Extensions)
 	if err != nil {
-		p.counts.refused.Add(1)
-		return nil, errMalformedPayment(&x402.Error{Reason: eip712.ReasonGasSponsoringFormat, Message: "extensions.eip2612GasSponsoring is malformed", Malformed: true}, version)
+		return nil, p.undecodable(o, &x402.Error{Reason: eip712.ReasonGasSponsoringFormat, Message: "extensions.eip2612GasSponsoring is malformed", Malformed: true}, version, "")
 	}
 	call, err := p.channelSvc.Begin(ctx, cp, req, sponsoring)
 	if err != nil {
@@ -127,7 +115,7 @@ func (p *payments) buildChannels(pc PaymentsConfig, now func() time.Time, getenv
 		if bc.ReceiverAuthorizer != "" {
 			return fmt.Errorf("payments.batch_settlement.receiver_authorizer: only with settler facilitator (settler chain: the relayer authorizes)")
 		}
-		st := p.upto.settler
+		st := p.chain
 		cfg = service.Config{Contracts: canonicalContracts(st.ChainID()), Chain: st.Backend(), Relayer: st}
 	} else {
 		fc, ok := p.settler.(*facilitator.Client)

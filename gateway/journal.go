@@ -28,9 +28,9 @@ const (
 func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
 	pc := cfg.Payments
 	ec := settle.Config{Settler: p.settler, Networks: reg, Confirm: settle.ConfirmMode(pc.Confirm),
-		Logger: p.log, OnEvent: p.counts.event, Complete: completeJournaled}
+		Logger: p.log, OnEvent: p.counts.event, Complete: schemeChain{schemes: &p.schemes}.complete}
 	if p.upto != nil {
-		ec.Settler = schemeChain{Settler: p.upto.settler, upto: p.upto}
+		ec.Settler = schemeChain{chainSettler: p.chain, schemes: &p.schemes}
 	}
 	switch {
 	case cfg.DataDir != "":

@@ -58,7 +58,7 @@ func (p *payments) passed(ctx context.Context, ch *charge) error {
 		return nil
 	}
 	p.finish(ctx, ch, released)
-	xe := asX402(err, x402.ReasonUnexpectedVerifyError)
+	xe := x402.AsError(err, x402.ReasonUnexpectedVerifyError)
 	return refuse(ch.offer, xe.Reason, "Payment refused: "+xe.Message)
 }
 

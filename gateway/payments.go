@@ -17,10 +17,24 @@ import (
 	"github.com/farebox/farebox/x402/channel"
 	"github.com/farebox/farebox/x402/channel/service"
 	"github.com/farebox/farebox/x402/eip712"
-	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/settle"
 	"github.com/farebox/farebox/x402/upto"
 )
+
+// chainSettler is a settler that is farebox's own relayer on a chain
+// (evm.Settler): it broadcasts exact transfers, settles upto payments
+// after the answer and sends the channels' transactions. Beside
+// Broadcaster, the engine asks it for balances and, after a restart or a
+// front-run, for the transaction that moved a payment (TransferTx, PaidBy).
+type chainSettler interface {
+	x402.Settler
+	settle.Broadcaster
+	settle.Balances
+	upto.Chain
+	service.Relayer
+	TransferTx(ctx context.Context, p *x402.Payment, req *x402.Requirement) (common.Hash, error)
+	PaidBy(ctx context.Context, p *x402.Payment, req *x402.Requirement) (common.Hash, time.Time, error)
+}
 
 // payments holds the payment side of the gateway: what is accepted, how it
 // is verified, remembered and settled.
@@ -33,7 +47,9 @@ type payments struct {
 	overlap    bool // the chain check runs alongside the model (payments.chain.overlap)
 	verifier   *x402.Verifier
 	settler    x402.Settler
-	upto       *uptoScheme      // nil unless settled by farebox's own chain settler
+	chain      chainSettler     // the settler when it is farebox's own relayer on a chain, else nil
+	schemes    x402.Schemes     // the schemes besides exact that journal their payments (upto)
+	upto       *upto.Server     // nil unless settled by farebox's own chain settler
 	channelSvc *service.Service // batch-settlement, with upto
 	chanStore  service.Store    // the channels' store, beside the settlement journal
 	engine     *settle.Engine   // the journal of every purchase: replay protection, holds, confirmation
@@ -175,10 +191,12 @@ func newPayments(cfg Config, opts Options, log *slog.Logger) (*payments, error) 
 			return nil, err
 		}
 	}
-	if st, ok := p.settler.(*evm.Settler); ok {
+	if st, ok := p.settler.(chainSettler); ok {
 		// Metered schemes need a facilitator that settles after the
 		// answer: farebox's own relayer.
-		p.upto = newUptoScheme(st, now)
+		p.chain = st
+		p.upto = upto.NewServer(st, now)
+		p.schemes.Register(p.upto)
 	}
 	if err := p.buildEngine(cfg, reg); err != nil {
 		p.close()
@@ -215,7 +233,7 @@ func (p *payments) requirements(rt *route, resource string) *offer {
 		for _, r := range o.reqs {
 			o.others = append(o.others, channel.Accept(r, p.channelSvc.Terms(), nil))
 			if p.upto != nil {
-				o.others = append(o.others, upto.Accept(r, p.upto.settler.Relayer()))
+				o.others = append(o.others, p.upto.Accept(r))
 			}
 		}
 		if p.upto != nil {
@@ -274,13 +292,7 @@ func (p *payments) authorize(ctx context.Context, h http.Header, rt *route, reso
 	}
 	pay, err := x402.DecodePayment(hdr, version)
 	if err != nil {
-		xe := asX402(err, x402.ReasonInvalidPayload)
-		if xe.Malformed {
-			p.counts.refused.Add(1)
-			p.metrics.payment("malformed", xe.Reason)
-			return nil, errMalformedPayment(xe, version)
-		}
-		return nil, refuse(o, xe.Reason, xe.Message)
+		return nil, p.undecodable(o, err, version, "")
 	}
 	switch pay.Scheme {
 	case x402.SchemeExact:
@@ -296,7 +308,7 @@ func (p *payments) authorize(ctx context.Context, h http.Header, rt *route, reso
 	}
 	req, err := p.verifier.VerifyLocal(ctx, pay, o.reqs)
 	if err != nil {
-		xe := asX402(err, x402.ReasonUnexpectedVerifyError)
+		xe := x402.AsError(err, x402.ReasonUnexpectedVerifyError)
 		return nil, refuse(o, xe.Reason, "Payment refused: "+xe.Message)
 	}
 	pu, err := p.engine.BeginWait(ctx, settle.Purchase{Payment: pay, Requirement: req, BodyHash: sha256.Sum256(body), PaymentID: id})
@@ -318,11 +330,25 @@ func (p *payments) authorize(ctx context.Context, h http.Header, rt *route, reso
 			if rerr := pu.Release(ctx); rerr != nil {
 				p.log.Error("releasing a purchase the chain refused", "err", rerr)
 			}
-			xe := asX402(err, x402.ReasonUnexpectedVerifyError)
+			xe := x402.AsError(err, x402.ReasonUnexpectedVerifyError)
 			return nil, refuse(o, xe.Reason, "Payment refused: "+xe.Message)
 		}
 	}
 	return ch, nil
+}
+
+// undecodable is the client's view of a payment that did not decode: a
+// 400, counted as malformed, when no offer can make it valid (err is an
+// *x402.Error marked Malformed), otherwise a 402 refusal whose message is
+// prefix and the reason's.
+func (p *payments) undecodable(o *offer, err error, version int, prefix string) error {
+	xe := x402.AsError(err, x402.ReasonInvalidPayload)
+	if !xe.Malformed {
+		return refuse(o, xe.Reason, prefix+xe.Message)
+	}
+	p.counts.refused.Add(1)
+	p.metrics.payment("malformed", xe.Reason)
+	return errMalformedPayment(xe, version)
 }
 
 // beginError is the client's view of a purchase the engine would not begin.
@@ -372,7 +398,7 @@ func (p *payments) settleReceipt(ctx context.Context, ch *charge) *x402.Receipt 
 	if err != nil {
 		r.Success = false
 		if r.ErrorReason == "" {
-			r.ErrorReason = asX402(err, x402.ReasonUnexpectedSettleError).Reason
+			r.ErrorReason = x402.AsError(err, x402.ReasonUnexpectedSettleError).Reason
 		}
 		if errors.Is(err, x402.ErrSettlementPending) || errors.Is(err, context.DeadlineExceeded) {
 			// Submitted, outcome unknown: the money may still move.
@@ -430,12 +456,4 @@ func headerParam(version int) string {
 		return "header:X-PAYMENT"
 	}
 	return "header:PAYMENT-SIGNATURE"
-}
-
-func asX402(err error, fallback string) *x402.Error {
-	var xe *x402.Error
-	if errors.As(err, &xe) {
-		return xe
-	}
-	return &x402.Error{Reason: fallback, Message: err.Error()}
 }

@@ -118,13 +118,7 @@ func (s *Server) refund(c echo.Context, o *offer) error {
 	p := s.pay
 	pay, err := x402.DecodePayment(c.Request().Header.Get(x402.HeaderPaymentSignature), 2)
 	if err != nil {
-		xe := asX402(err, x402.ReasonInvalidPayload)
-		if xe.Malformed {
-			p.counts.refused.Add(1)
-			p.metrics.payment("malformed", xe.Reason)
-			return errMalformedPayment(xe, 2)
-		}
-		return refuse(o, xe.Reason, "Refund refused: "+xe.Message)
+		return p.undecodable(o, err, 2, "Refund refused: ")
 	}
 	req := o.requirement(pay.Network, channel.Scheme)
 	if req == nil {
@@ -135,7 +129,7 @@ func (s *Server) refund(c echo.Context, o *offer) error {
 		err = &channel.Error{Reason: channel.ReasonPayloadType, Message: "GET /v1/responses serves refunds only; POST a call to pay for it"}
 	}
 	if err != nil {
-		xe := asX402(err, channel.ReasonPayloadType)
+		xe := x402.AsError(err, channel.ReasonPayloadType)
 		var ce *channel.Error
 		if errors.As(err, &ce) {
 			xe = ce.X402()
@@ -169,7 +163,7 @@ func (s *Server) refund(c echo.Context, o *offer) error {
 	p.metrics.payment("refunded", "")
 	p.log.Info("channel refunded", "channel", channelIDOf(cp), "payer", r.Payer, "amount", r.Amount, "transaction", r.Transaction)
 	h := c.Response().Header()
-	h.Set(x402.HeaderPaymentResponse, x402.EncodeReceipt(channelReceipt(r)))
+	h.Set(x402.HeaderPaymentResponse, x402.EncodeReceipt(r.X402()))
 	h.Set("Cache-Control", "no-store")
 	amount, ok := new(big.Int).SetString(r.Amount, 10)
 	if !ok {

@@ -7,7 +7,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/x402"
-	"github.com/farebox/farebox/x402/evm"
 )
 
 // An exact payment moves its whole price or nothing, so a stream paid with
@@ -35,8 +34,8 @@ func (s *Server) settleFirst(ctx context.Context, ch *charge, stop context.Cance
 	if ch.settleFailed() {
 		return refuseUnsettled(ch)
 	}
-	st, ok := s.pay.settler.(*evm.Settler)
-	if !ok || ch.receipt == nil || ch.receipt.Transaction == "" || !ch.receipt.Success {
+	st := s.pay.chain
+	if st == nil || ch.receipt == nil || ch.receipt.Transaction == "" || !ch.receipt.Success {
 		return nil
 	}
 	tx := common.HexToHash(ch.receipt.Transaction)

@@ -30,15 +30,29 @@ type resourceJSON struct {
 	MimeType    string `json:"mimeType"`
 }
 
-// acceptV2JSON is one v2 requirement, in the field order of the reference SDK.
-type acceptV2JSON struct {
-	Scheme            string    `json:"scheme"`
-	Network           string    `json:"network"`
-	Amount            string    `json:"amount"`
-	Asset             string    `json:"asset"`
-	PayTo             string    `json:"payTo"`
-	MaxTimeoutSeconds int64     `json:"maxTimeoutSeconds"`
-	Extra             extraJSON `json:"extra"`
+// acceptJSON is one v2 requirement, in the field order of the reference
+// SDK, with its scheme's extra object.
+type acceptJSON[E any] struct {
+	Scheme            string `json:"scheme"`
+	Network           string `json:"network"`
+	Amount            string `json:"amount"`
+	Asset             string `json:"asset"`
+	PayTo             string `json:"payTo"`
+	MaxTimeoutSeconds int64  `json:"maxTimeoutSeconds"`
+	Extra             E      `json:"extra"`
+}
+
+// acceptV2JSON is an exact requirement: its extra is the EIP-712 domain.
+type acceptV2JSON = acceptJSON[extraJSON]
+
+// AcceptJSON renders one v2 requirement (an element of a 402's accepts)
+// for scheme, with extra as its scheme's `extra` object: every scheme's
+// requirement shares the other fields and their order.
+func AcceptJSON(r *Requirement, scheme string, extra any) json.RawMessage {
+	a := acceptJSON[any]{Scheme: scheme, Network: r.Network.CAIP2, Amount: r.Amount.String(),
+		Asset: r.Network.Asset.Hex(), PayTo: r.PayTo.Hex(), MaxTimeoutSeconds: r.MaxTimeoutSeconds, Extra: extra}
+	b, _ := json.Marshal(a) // extra is a scheme's plain struct of strings and numbers
+	return b
 }
 
 // paymentRequiredJSON is the decoded v2 PAYMENT-REQUIRED header.

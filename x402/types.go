@@ -64,6 +64,9 @@ type Payment struct {
 	// batch-settlement), whose packages decode them; Authorization and
 	// Signature are then left for the caller to fill.
 	Payload, Extensions []byte
+	// Decoded is the scheme's decoded payload, set by its
+	// JournaledScheme.Complete, so that a payment is decoded once.
+	Decoded any
 }
 
 // Key identifies an authorization for replay protection. Signatures are
@@ -142,3 +145,13 @@ type Error struct {
 
 // Error joins the reason code and the message, for logs.
 func (e *Error) Error() string { return e.Reason + ": " + e.Message }
+
+// AsError is err as an *Error: the one it wraps, else one with reason
+// fallback and err's text.
+func AsError(err error, fallback string) *Error {
+	var xe *Error
+	if errors.As(err, &xe) {
+		return xe
+	}
+	return &Error{Reason: fallback, Message: err.Error()}
+}

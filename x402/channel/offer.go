@@ -70,16 +70,6 @@ type extraJSON struct {
 	VoucherState        *VoucherState `json:"voucherState,omitempty"`
 }
 
-type acceptJSON struct {
-	Scheme            string    `json:"scheme"`
-	Network           string    `json:"network"`
-	Amount            string    `json:"amount"`
-	Asset             string    `json:"asset"`
-	PayTo             string    `json:"payTo"`
-	MaxTimeoutSeconds int64     `json:"maxTimeoutSeconds"`
-	Extra             extraJSON `json:"extra"`
-}
-
 // Accept renders one batch-settlement requirement (an element of a v2
 // 402's accepts): req.Amount is the per-request ceiling, req.PayTo the
 // channel receiver. With a non-nil corrective state it is the corrective
@@ -88,26 +78,23 @@ type acceptJSON struct {
 // error ReasonCumulativeAmountMismatch). Only a state that holds a signed
 // voucher yields voucherState; without one the client recovers from chain.
 func Accept(req *x402.Requirement, t *Terms, corrective *State) json.RawMessage {
-	a := acceptJSON{Scheme: Scheme, Network: req.Network.CAIP2, Amount: req.Amount.String(),
-		Asset: req.Network.Asset.Hex(), PayTo: req.PayTo.Hex(), MaxTimeoutSeconds: req.MaxTimeoutSeconds,
-		Extra: extraJSON{ReceiverAuthorizer: t.ReceiverAuthorizer.Hex(), WithdrawDelay: t.WithdrawDelay,
-			Name: req.Network.Name, Version: req.Network.Version, AssetTransferMethod: t.AssetTransferMethod}}
+	e := extraJSON{ReceiverAuthorizer: t.ReceiverAuthorizer.Hex(), WithdrawDelay: t.WithdrawDelay,
+		Name: req.Network.Name, Version: req.Network.Version, AssetTransferMethod: t.AssetTransferMethod}
 	if t.MinDeposit != nil {
 		announced := new(big.Int).Mul(req.Amount, big.NewInt(DepositCeilings))
 		if t.MinDeposit.Cmp(announced) > 0 {
 			announced = t.MinDeposit
 		}
-		a.Extra.MinDeposit = announced.String()
+		e.MinDeposit = announced.String()
 	}
 	if corrective != nil {
-		a.Extra.ChannelState = corrective.Snapshot()
+		e.ChannelState = corrective.Snapshot()
 		if len(corrective.Signature) > 0 {
-			a.Extra.VoucherState = &VoucherState{SignedMaxClaimable: corrective.SignedMaxClaimable.String(),
+			e.VoucherState = &VoucherState{SignedMaxClaimable: corrective.SignedMaxClaimable.String(),
 				Signature: corrective.Signature}
 		}
 	}
-	b, _ := json.Marshal(a)
-	return b
+	return x402.AcceptJSON(req, Scheme, e)
 }
 
 // Receipt is the SettleResponse of a batch-settlement payment (the
@@ -126,6 +113,18 @@ type Receipt struct {
 type ReceiptExtra struct {
 	ChargedAmount string    `json:"chargedAmount,omitempty"`
 	ChannelState  *Snapshot `json:"channelState,omitempty"`
+}
+
+// X402 is r as the x402 SettleResponse every scheme's receipt is written
+// as: channelState is kept as its compact JSON, so receipts stay comparable.
+func (r *Receipt) X402() *x402.Receipt {
+	out := &x402.Receipt{Success: r.Success, ErrorReason: r.ErrorReason, Payer: r.Payer, Transaction: r.Transaction,
+		Network: r.Network, Amount: r.Amount, Extra: x402.ReceiptExtra{ChargedAmount: r.Extra.ChargedAmount}}
+	if r.Extra.ChannelState != nil {
+		b, _ := json.Marshal(r.Extra.ChannelState) // strings and numbers: cannot fail
+		out.Extra.ChannelState = string(b)
+	}
+	return out
 }
 
 // VoucherReceipt is the receipt of a voucher-only request: no transaction,

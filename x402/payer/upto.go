@@ -61,10 +61,7 @@ func (t *Transport) signUpto(ctx context.Context, c candidate, pr *paymentRequir
 		return nil, err
 	}
 	p.Signature = sig
-	payload := map[string]any{"signature": hexutil.Bytes(sig), "permit2Authorization": map[string]any{
-		"from": p.From.Hex(), "permitted": map[string]string{"token": p.Permit.Token.Hex(), "amount": p.Permit.Amount.String()},
-		"spender": p.Permit.Spender.Hex(), "nonce": p.Permit.Nonce.String(), "deadline": p.Permit.Deadline.String(),
-		"witness": map[string]string{"to": p.Witness.To.Hex(), "facilitator": p.Witness.Facilitator.Hex(), "validAfter": "0"}}}
+	payload := upto.EncodePayload(p)
 	var ext map[string]json.RawMessage
 	if _, ok := pr.extensions[eip712.GasSponsoringKey]; ok {
 		permit, err := t.gasSponsoring(ctx, req, d.Permit2, req.Amount, p.Permit.Deadline)

@@ -85,23 +85,38 @@ func (p *Payload) Key(n *x402.Network) x402.Key {
 	return x402.Key{ChainID: n.ChainID.String(), Asset: n.Asset, From: p.From, Nonce: nonce}
 }
 
+// payloadJSON is an upto payment's `payload`: one Permit2 witness
+// transfer, read by DecodePayload and written by EncodePayload.
 type payloadJSON struct {
-	Signature            string `json:"signature"`
-	Permit2Authorization *struct {
-		From      string `json:"from"`
-		Permitted struct {
-			Token  string `json:"token"`
-			Amount string `json:"amount"`
-		} `json:"permitted"`
-		Spender  string `json:"spender"`
-		Nonce    string `json:"nonce"`
-		Deadline string `json:"deadline"`
-		Witness  struct {
-			To          string `json:"to"`
-			Facilitator string `json:"facilitator"`
-			ValidAfter  string `json:"validAfter"`
-		} `json:"witness"`
-	} `json:"permit2Authorization"`
+	Signature            string       `json:"signature"`
+	Permit2Authorization *permit2JSON `json:"permit2Authorization"`
+}
+
+type permit2JSON struct {
+	From      string `json:"from"`
+	Permitted struct {
+		Token  string `json:"token"`
+		Amount string `json:"amount"`
+	} `json:"permitted"`
+	Spender  string `json:"spender"`
+	Nonce    string `json:"nonce"`
+	Deadline string `json:"deadline"`
+	Witness  struct {
+		To          string `json:"to"`
+		Facilitator string `json:"facilitator"`
+		ValidAfter  string `json:"validAfter"`
+	} `json:"witness"`
+}
+
+// EncodePayload renders a signed p as an upto payment's `payload` object
+// (numbers as decimal strings), the form DecodePayload reads.
+func EncodePayload(p *Payload) json.RawMessage {
+	a := &permit2JSON{From: p.From.Hex(), Spender: p.Permit.Spender.Hex(), Nonce: p.Permit.Nonce.String(),
+		Deadline: p.Permit.Deadline.String()}
+	a.Permitted.Token, a.Permitted.Amount = p.Permit.Token.Hex(), p.Permit.Amount.String()
+	a.Witness.To, a.Witness.Facilitator, a.Witness.ValidAfter = p.Witness.To.Hex(), p.Witness.Facilitator.Hex(), p.Witness.ValidAfter.String()
+	b, _ := json.Marshal(payloadJSON{Signature: hexutil.Encode(p.Signature), Permit2Authorization: a}) // strings only
+	return b
 }
 
 func bad(msg string) *x402.Error {
@@ -261,19 +276,12 @@ func SettleCalldata(p *Payload, amount *big.Int) ([]byte, error) {
 	return proxyABI.PackSettle(permit, amount, p.From, w, p.Signature), nil
 }
 
-type acceptJSON struct {
-	Scheme            string `json:"scheme"`
-	Network           string `json:"network"`
-	Amount            string `json:"amount"`
-	Asset             string `json:"asset"`
-	PayTo             string `json:"payTo"`
-	MaxTimeoutSeconds int64  `json:"maxTimeoutSeconds"`
-	Extra             struct {
-		Name                string `json:"name"`
-		Version             string `json:"version"`
-		FacilitatorAddress  string `json:"facilitatorAddress"`
-		AssetTransferMethod string `json:"assetTransferMethod"`
-	} `json:"extra"`
+// extraJSON is an upto requirement's extra object.
+type extraJSON struct {
+	Name                string `json:"name"`
+	Version             string `json:"version"`
+	FacilitatorAddress  string `json:"facilitatorAddress"`
+	AssetTransferMethod string `json:"assetTransferMethod"`
 }
 
 // Accept renders one upto requirement of a v2 402 (req.Amount is the
@@ -281,21 +289,6 @@ type acceptJSON struct {
 // eip712.GasSponsoringDeclaration() under the 402's
 // extensions.eip2612GasSponsoring beside it.
 func Accept(req *x402.Requirement, facilitator common.Address) json.RawMessage {
-	a := acceptJSON{Scheme: Scheme, Network: req.Network.CAIP2, Amount: req.Amount.String(),
-		Asset: req.Network.Asset.Hex(), PayTo: req.PayTo.Hex(), MaxTimeoutSeconds: req.MaxTimeoutSeconds}
-	a.Extra.Name, a.Extra.Version = req.Network.Name, req.Network.Version
-	a.Extra.FacilitatorAddress, a.Extra.AssetTransferMethod = facilitator.Hex(), "permit2"
-	b, _ := json.Marshal(a)
-	return b
-}
-
-// Receipt is the upto SettleResponse: amount is what was actually charged
-// ("0" with an empty transaction for a zero charge).
-type Receipt struct {
-	Success     bool   `json:"success"`
-	ErrorReason string `json:"errorReason,omitempty"`
-	Payer       string `json:"payer"`
-	Transaction string `json:"transaction"`
-	Network     string `json:"network"`
-	Amount      string `json:"amount"`
+	return x402.AcceptJSON(req, Scheme, extraJSON{Name: req.Network.Name, Version: req.Network.Version,
+		FacilitatorAddress: facilitator.Hex(), AssetTransferMethod: "permit2"})
 }

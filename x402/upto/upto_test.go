@@ -149,6 +149,29 @@ func TestVerifyRefusals(t *testing.T) {
 	}
 }
 
+// A payload written by EncodePayload is the one DecodePayload read: the
+// payer and the server share one wire form of the Permit2 witness.
+func TestEncodePayloadRoundTrip(t *testing.T) {
+	key, _ := crypto.GenerateKey()
+	cl := &client{key: key, chainID: big.NewInt(84532), permit2: contracts.CanonicalPermit2, proxy: contracts.CanonicalUptoPermit2Proxy,
+		token: common.HexToAddress("0x036CbD53842c5426634e7929541eC2318f3dCF7e"), tokenName: "USDC", tokenVersion: "2"}
+	net := x402.NewNetwork("", "", cl.chainID, cl.token, "USDC", "2")
+	req := &x402.Requirement{Scheme: Scheme, Network: net, Amount: big.NewInt(50000), PayTo: common.HexToAddress("0xbeef"), MaxTimeoutSeconds: 300}
+	raw, _ := cl.payment(t, req, common.HexToAddress("0xfac"), 1_800_000_300, big.NewInt(7), -1)
+	p, err := DecodePayload(raw, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := DecodePayload(EncodePayload(p), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewContracts(cl.chainID, cl.permit2, cl.proxy)
+	if again.From != p.From || c.Digest(again) != c.Digest(p) || string(again.Signature) != string(p.Signature) {
+		t.Errorf("round trip changed the payload: %s", EncodePayload(p))
+	}
+}
+
 func balance(t *testing.T, b ethereum.ContractCaller, token, who common.Address) int64 {
 	t.Helper()
 	tok := contracts.NewFareboxUSDv2()

@@ -353,7 +353,7 @@ func (s *Shop) uptoPay(ctx context.Context, payload, ext []byte) (any, string, s
 			return nil, upto.ReasonTransactionFailed, err.Error()
 		}
 	}
-	return &upto.Receipt{Success: true, Payer: p.From.Hex(), Transaction: tx, Network: s.Net.CAIP2, Amount: charge.String()}, "", ""
+	return &x402.Receipt{Success: true, Payer: p.From.Hex(), Transaction: tx, Network: s.Net.CAIP2, Amount: charge.String()}, "", ""
 }
 
 func (s *Shop) exact(ctx context.Context, h string) (any, string, string) {

@@ -1,0 +1,190 @@
+package upto
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"time"
+
+	ethereum "github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/evm"
+	"github.com/farebox/farebox/x402/evm/contracts"
+)
+
+// Chain is what the upto scheme needs of a server's chain settler: its
+// relayer is the facilitator every upto offer names and the payer's
+// witness binds, and it sends the proxy's settle itself (evm.Settler).
+type Chain interface {
+	ChainID() *big.Int
+	Relayer() common.Address
+	Backend() evm.Backend
+	Call(ctx context.Context, to common.Address, data []byte, onSigned func(common.Hash) error) (common.Hash, error)
+	AwaitCall(ctx context.Context, hash common.Hash) (*types.Receipt, error)
+	SimulateCall(ctx context.Context, to common.Address, data []byte) error
+}
+
+// Server is the upto scheme as a server runs it (an x402.JournaledScheme):
+// its payments are journaled like exact authorizations, at the ceiling,
+// and settled after the answer for the actual charge by the chain's relayer.
+type Server struct {
+	chain    Chain
+	verifier *Verifier
+}
+
+var _ x402.JournaledScheme = (*Server)(nil)
+
+var (
+	tokenABI   = contracts.NewFareboxUSDv2() // the ERC-20 reads every USDC answers
+	permit2ABI = contracts.NewPermit2()
+)
+
+// NewServer is the upto scheme settled by chain with the canonical Permit2
+// and upto proxy; now is the clock deadlines are checked against.
+func NewServer(chain Chain, now func() time.Time) *Server {
+	c := NewContracts(chain.ChainID(), contracts.CanonicalPermit2, contracts.CanonicalUptoPermit2Proxy)
+	return &Server{chain: chain, verifier: &Verifier{Contracts: c, Facilitator: chain.Relayer(), Now: now}}
+}
+
+// Name is "upto".
+func (*Server) Name() string { return Scheme }
+
+// Accept is req offered as upto, settled by the chain's relayer.
+func (s *Server) Accept(req *x402.Requirement) json.RawMessage {
+	return Accept(req, s.chain.Relayer())
+}
+
+// Complete decodes p's upto payload into p.Decoded and fills the x402
+// payment the way the settlement journal keys and times it: its Permit2
+// nonce (unordered, single use per owner, like an EIP-3009 nonce), its
+// deadline as validBefore, its ceiling as the value.
+func (*Server) Complete(p *x402.Payment) error {
+	up, err := DecodePayload(p.Payload, p.Extensions)
+	if err != nil {
+		return err
+	}
+	var nonce [32]byte
+	up.Permit.Nonce.FillBytes(nonce[:])
+	p.Authorization = x402.Authorization{From: up.From, To: up.Witness.To, Value: up.Permit.Amount,
+		ValidAfter: up.Witness.ValidAfter, ValidBefore: up.Permit.Deadline, Nonce: nonce}
+	p.Signature = up.Signature
+	p.Decoded = up
+	return nil
+}
+
+// payload is p's decoded upto payload, decoding it when p was not
+// completed by this process.
+func (s *Server) payload(p *x402.Payment) (*Payload, error) {
+	if up, ok := p.Decoded.(*Payload); ok {
+		return up, nil
+	}
+	if err := s.Complete(p); err != nil {
+		return nil, err
+	}
+	return p.Decoded.(*Payload), nil
+}
+
+// Verify checks a completed payment against req locally (signature,
+// witness, amounts, deadline).
+func (s *Server) Verify(p *x402.Payment, req *x402.Requirement) error {
+	up, err := s.payload(p)
+	if err != nil {
+		return err
+	}
+	return s.verifier.Verify(up, req)
+}
+
+// Simulate runs the settlement at the ceiling (the worst case) from the
+// relayer; a revert is explained by the payer's balance and Permit2
+// allowance when they fall short. A refusal is an *x402.Error.
+func (s *Server) Simulate(ctx context.Context, p *x402.Payment, req *x402.Requirement) error {
+	up, err := s.payload(p)
+	if err != nil {
+		return err
+	}
+	data, err := SettleCalldata(up, req.Amount)
+	if err != nil {
+		return err
+	}
+	err = s.chain.SimulateCall(ctx, s.verifier.Contracts.Proxy, data)
+	if err == nil || !errors.Is(err, evm.ErrCallReverted) {
+		return err
+	}
+	refuse := func(reason, msg string) error { return &x402.Error{Reason: reason, Message: msg} }
+	b := s.chain.Backend()
+	asset := req.Network.Asset
+	if out, cerr := b.CallContract(ctx, ethereum.CallMsg{To: &asset, Data: tokenABI.PackBalanceOf(up.From)}, nil); cerr == nil {
+		if bal, uerr := tokenABI.UnpackBalanceOf(out); uerr == nil && bal.Cmp(req.Amount) < 0 {
+			return refuse(ReasonInsufficientBalance, "the payer's balance does not cover "+req.Amount.String())
+		}
+	}
+	if up.GasSponsoring == nil {
+		data := tokenABI.PackAllowance(up.From, s.verifier.Contracts.Permit2)
+		if out, cerr := b.CallContract(ctx, ethereum.CallMsg{To: &asset, Data: data}, nil); cerr == nil {
+			if al, uerr := tokenABI.UnpackAllowance(out); uerr == nil && al.Cmp(req.Amount) < 0 {
+				return refuse(ReasonAllowanceRequired, "the payer has not approved Permit2 for "+req.Amount.String()+" (or send the eip2612GasSponsoring extension)")
+			}
+		}
+	}
+	return refuse(ReasonSimulationFailed, "the settlement would fail: "+err.Error())
+}
+
+// Broadcast sends the proxy's settle of p for req.Amount (the charge).
+func (s *Server) Broadcast(ctx context.Context, p *x402.Payment, req *x402.Requirement, onSigned func(common.Hash) error) (*x402.Receipt, error) {
+	rc := &x402.Receipt{Payer: p.Authorization.From.Hex(), Network: req.Network.CAIP2, Amount: req.Amount.String(),
+		Extra: x402.ReceiptExtra{ChargedAmount: req.Amount.String()}}
+	fail := func(reason string, err error) (*x402.Receipt, error) {
+		rc.ErrorReason = reason
+		return rc, err
+	}
+	up, err := s.payload(p)
+	if err != nil {
+		return fail(ReasonInvalidPayload, err)
+	}
+	data, err := SettleCalldata(up, req.Amount)
+	if err != nil {
+		return fail(x402.AsError(err, ReasonInvalidPayload).Reason, err)
+	}
+	hash, err := s.chain.Call(ctx, s.verifier.Contracts.Proxy, data, onSigned)
+	switch {
+	case errors.Is(err, x402.ErrSettlementPending):
+		rc.Transaction = hash.Hex()
+		return fail(x402.ReasonSettlementPending, err)
+	case errors.Is(err, evm.ErrCallReverted):
+		return fail(ReasonTransactionFailed, &x402.Error{Reason: ReasonTransactionFailed, Message: err.Error()})
+	case err != nil:
+		return fail(x402.ReasonUnexpectedSettleError, err)
+	}
+	rc.Success, rc.Transaction = true, hash.Hex()
+	return rc, nil
+}
+
+// Await waits for the settlement transaction of p.
+func (s *Server) Await(ctx context.Context, tx common.Hash, _ *x402.Payment) error {
+	_, err := s.chain.AwaitCall(ctx, tx)
+	if errors.Is(err, evm.ErrCallReverted) {
+		return &x402.Error{Reason: ReasonTransactionFailed, Message: err.Error()}
+	}
+	return err
+}
+
+// AuthorizationUsed reads Permit2's nonce bitmap: a used nonce means the
+// permit was spent (by this settlement or another).
+func (s *Server) AuthorizationUsed(ctx context.Context, p *x402.Payment, _ *x402.Requirement) (bool, error) {
+	nonce := new(big.Int).SetBytes(p.Authorization.Nonce[:])
+	word, bit := new(big.Int).Rsh(nonce, 8), uint(nonce.Uint64()&0xff)
+	permit2 := s.verifier.Contracts.Permit2
+	out, err := s.chain.Backend().CallContract(ctx, ethereum.CallMsg{To: &permit2, Data: permit2ABI.PackNonceBitmap(p.Authorization.From, word)}, nil)
+	if err != nil {
+		return false, fmt.Errorf("reading Permit2's nonce bitmap: %w", err)
+	}
+	bitmap, err := permit2ABI.UnpackNonceBitmap(out)
+	if err != nil {
+		return false, err
+	}
+	return bitmap.Bit(int(bit)) == 1, nil
+}
