@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +15,9 @@ import { devWorld, PAID, FREE } from '../lib/world.js';
 import { startProxy } from '../lib/farebox.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const codexBin = join(here, '..', 'node_modules', '.bin', 'codex');
+// The pinned package's launcher, wherever npm put it (the root's
+// node_modules when interop is a workspace of the repository).
+const codexBin = join(dirname(createRequire(import.meta.url).resolve('@openai/codex/package.json')), 'bin', 'codex.js');
 const w = await devWorld();
 
 // codexExec runs `codex exec PROMPT` headless with a fresh CODEX_HOME whose
@@ -36,7 +39,7 @@ function codexExec(baseURL, model, prompt) {
   const env = { ...process.env, CODEX_HOME: home, FAREBOX_API_KEY: 'unused-by-farebox' };
   delete env.OPENAI_API_KEY;
   delete env.OPENAI_BASE_URL;
-  const child = spawn(codexBin, ['exec', '--skip-git-repo-check', '--sandbox', 'read-only', '--color', 'never', prompt], {
+  const child = spawn(process.execPath, [codexBin, 'exec', '--skip-git-repo-check', '--sandbox', 'read-only', '--color', 'never', prompt], {
     cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
