@@ -153,16 +153,7 @@ func (e *Emitter) outSummaryRef(b []byte) []byte {
 func outOtherItemJSON(dst []byte, it *outItem) []byte {
 	switch it.kind {
 	case itemCustom:
-		dst = append(dst, `{"type":"custom_tool_call","id":`...)
-		dst = outString(dst, it.id)
-		dst = outKey(dst, "call_id")
-		dst = outString(dst, it.callID)
-		dst = outKey(dst, "name")
-		dst = outString(dst, it.name)
-		if it.ns != "" {
-			dst = outKey(dst, "namespace")
-			dst = outString(dst, it.ns)
-		}
+		dst = outCallHead(dst, "custom_tool_call", it)
 		dst = append(dst, `,"input":"`...)
 		dst = append(dst, it.body...)
 		dst = append(dst, '"')

@@ -102,16 +102,7 @@ func outItemJSON(dst []byte, it *outItem) []byte {
 	case itemCustom, itemReasoning, itemClient:
 		return outOtherItemJSON(dst, it)
 	case itemFunction:
-		dst = append(dst, `{"type":"function_call","id":`...)
-		dst = outString(dst, it.id)
-		dst = outKey(dst, "call_id")
-		dst = outString(dst, it.callID)
-		dst = outKey(dst, "name")
-		dst = outString(dst, it.name)
-		if it.ns != "" {
-			dst = outKey(dst, "namespace")
-			dst = outString(dst, it.ns)
-		}
+		dst = outCallHead(dst, "function_call", it)
 		dst = outKey(dst, "arguments")
 		dst = append(dst, '"')
 		dst = append(dst, it.body...)
@@ -238,4 +229,22 @@ func outErrorCode(err *Error) string {
 		return err.Type
 	}
 	return "server_error"
+}
+
+// outCallHead writes the opening of a call item of type typ: its ids, its
+// name and, for a namespace's function, the namespace.
+func outCallHead(dst []byte, typ string, it *outItem) []byte {
+	dst = append(dst, `{"type":`...)
+	dst = outString(dst, typ)
+	dst = outKey(dst, "id")
+	dst = outString(dst, it.id)
+	dst = outKey(dst, "call_id")
+	dst = outString(dst, it.callID)
+	dst = outKey(dst, "name")
+	dst = outString(dst, it.name)
+	if it.ns != "" {
+		dst = outKey(dst, "namespace")
+		dst = outString(dst, it.ns)
+	}
+	return dst
 }
