@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/gateway"
+	"github.com/farebox/farebox/internal/testenv"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/evm/devchain"
@@ -32,6 +33,7 @@ var dev struct {
 }
 
 func TestMain(m *testing.M) {
+	testenv.SkipMainShort(m, "the agent loop against farebox on the dev chain, MCP servers from npm")
 	ctx := context.Background()
 	chain, err := devchain.Start(ctx, devchain.Config{})
 	if err != nil {
