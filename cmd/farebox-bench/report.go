@@ -29,8 +29,12 @@ type Report struct {
 	RealSettlement []*ChainResult `json:"real_settlement"`
 	// Voucher is the batch-settlement arm (vouchers on a per-token model).
 	Voucher *VoucherResult `json:"voucher,omitempty"`
-	Ratios  []Ratio        `json:"ratios"`
-	Budgets []Budget       `json:"budgets"`
+	// SettlerThroughput is the settler's sustained settlements per second
+	// on anvil with 2 s blocks, measured by the settler arm; 0 means not
+	// measured in this run (its budget line then says so).
+	SettlerThroughput float64  `json:"settler_throughput_per_s"`
+	Ratios            []Ratio  `json:"ratios"`
+	Budgets           []Budget `json:"budgets"`
 }
 
 // Machine says where the figures came from.
@@ -67,13 +71,30 @@ type Ratio struct {
 	Unit  string  `json:"unit"` // "x" for a ratio, "us" for a difference
 }
 
-// Budget is one line of architecture.md's performance budgets, checked.
+// Budget is one line of architecture.md's performance budgets, checked:
+// Measured <= Limit, or Measured >= Limit when AtLeast. A line whose figure
+// this run did not measure is NotMeasured (and not Met).
 type Budget struct {
-	Name     string  `json:"name"`
-	Limit    float64 `json:"limit"`
-	Measured float64 `json:"measured"`
-	Unit     string  `json:"unit"`
-	Met      bool    `json:"met"`
+	Name        string  `json:"name"`
+	Limit       float64 `json:"limit"`
+	Measured    float64 `json:"measured"`
+	Unit        string  `json:"unit"`
+	AtLeast     bool    `json:"at_least,omitempty"`
+	NotMeasured bool    `json:"not_measured,omitempty"`
+	Met         bool    `json:"met"`
+}
+
+// schedOr is a CPU figure's schedstat median (nanosecond clock), or its
+// utime+stime median when schedstat was not read.
+func schedOr(sched, ticks Spread) float64 {
+	if sched.Median > 0 {
+		return sched.Median
+	}
+	return ticks.Median
+}
+
+func (r *Report) chainArm(arm string) *ChainResult {
+	return find(r.RealSettlement, arm, func(c *ChainResult) string { return c.Arm })
 }
 
 func find[T any](xs []*T, arm string, name func(*T) string) *T {
@@ -170,6 +191,49 @@ func (r *Report) derive() {
 	if m := r.mem(armFree); m != nil && m.Open > 0 {
 		budget("memory per open stream", 64, m.PerStreamKiB, "KiB")
 	}
+	r.paidPathBudgets()
+}
+
+// paidPathBudgets checks the paid path against the free one, every figure
+// from this run: CPU per call at the same offered rate (schedstat), and the
+// highest rate held with p99 under the same limit.
+func (r *Report) paidPathBudgets() {
+	budget := func(name string, limit, measured float64, unit string, atLeast bool) {
+		met := measured <= limit
+		if atLeast {
+			met = measured >= limit
+		}
+		r.Budgets = append(r.Budgets, Budget{Name: name, Limit: limit, Measured: measured, Unit: unit, AtLeast: atLeast, Met: met})
+	}
+	notMeasured := func(name string, limit float64, unit string, atLeast bool) {
+		r.Budgets = append(r.Budgets, Budget{Name: name, Limit: limit, Unit: unit, AtLeast: atLeast, NotMeasured: true})
+	}
+	cf, cp, ch := r.cpu(armFree), r.cpu(armPaid), r.chainArm(armChain)
+	if cf != nil && cp != nil {
+		budget("CPU per call, paid (stand-in settler) minus free, same offered rate", 150,
+			schedOr(cp.SchedPerCallUs, cp.PerCallUs)-schedOr(cf.SchedPerCallUs, cf.PerCallUs), "us", false)
+	}
+	if cf != nil && ch != nil && ch.CPUPerCallUs.Median > 0 {
+		budget("CPU per call, paid on the chain settler (2 s blocks) minus free, same offered rate", 400,
+			schedOr(ch.SchedPerCallUs, ch.CPUPerCallUs)-schedOr(cf.SchedPerCallUs, cf.PerCallUs), "us", false)
+	}
+	if v := r.Voucher; v != nil && v.CPUPerCallUs.Median > 0 {
+		budget("CPU per call, voucher minus free in the same process", 200,
+			schedOr(v.SchedPerCallUs, v.CPUPerCallUs)-schedOr(v.FreeSchedPerCallUs, v.FreeCPUPerCallUs), "us", false)
+	}
+	rf, rp := r.rate(armFree), r.rate(armPaid)
+	if rf != nil && rp != nil && rf.HeldPerSec > 0 {
+		budget("highest rate with p99 < 20 ms, paid (stand-in) / free", 0.8, rp.HeldPerSec/rf.HeldPerSec, "x", true)
+	}
+	if rf != nil && ch != nil && ch.HeldPerSec >= 0 && rf.HeldPerSec > 0 {
+		budget("highest rate with p99 < 20 ms, paid on the chain settler / free", 0.8, ch.HeldPerSec/rf.HeldPerSec, "x", true)
+	}
+	const settlements = "settler throughput on anvil, 2 s blocks"
+	if r.SettlerThroughput > 0 {
+		budget(settlements, 2000, r.SettlerThroughput, "settlements/s", true)
+	} else {
+		notMeasured(settlements, 2000, "settlements/s", true)
+	}
 }
 
 // writeTable prints the human table (also bench/results.md).
@@ -235,15 +299,42 @@ func (r *Report) writeTable(w io.Writer) {
 	}
 	p("\n### Budgets (architecture.md)\n\n| budget | limit | measured | met |\n|---|---|---|---|\n")
 	for _, b := range r.Budgets {
-		met := "no"
-		if b.Met {
-			met = "yes"
-		}
-		p("| %s | %.0f %s | %.1f %s | %s |\n", b.Name, b.Limit, b.Unit, b.Measured, b.Unit, met)
+		p("| %s | %s | %s | %s |\n", b.Name, b.limitText(), b.measuredText(), b.metText())
 	}
 	if r.Smoke {
 		p("\nSMOKE RUN: a few calls per arm to prove the harness works; the figures mean nothing.\n")
 	}
+}
+
+func (b Budget) limitText() string {
+	op := "<="
+	if b.AtLeast {
+		op = ">="
+	}
+	if b.Unit == "x" {
+		return fmt.Sprintf("%s %.2fx", op, b.Limit)
+	}
+	return fmt.Sprintf("%s %.0f %s", op, b.Limit, b.Unit)
+}
+
+func (b Budget) measuredText() string {
+	switch {
+	case b.NotMeasured:
+		return "not measured"
+	case b.Unit == "x":
+		return fmt.Sprintf("%.2fx", b.Measured)
+	}
+	return fmt.Sprintf("%.1f %s", b.Measured, b.Unit)
+}
+
+func (b Budget) metText() string {
+	switch {
+	case b.NotMeasured:
+		return "-"
+	case b.Met:
+		return "yes"
+	}
+	return "no"
 }
 
 func stamp() string { return time.Now().UTC().Format("2006-01-02 15:04 UTC") }

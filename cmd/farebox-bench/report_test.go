@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestPaidPathBudgets checks the paid-path lines are computed from the
+// run's own figures and judged in the right direction.
+func TestPaidPathBudgets(t *testing.T) {
+	r := &Report{
+		CPU: []*CPUResult{
+			{Arm: armFree, PerCallUs: Spread{Median: 900}, SchedPerCallUs: Spread{Median: 600}},
+			{Arm: armPaid, PerCallUs: Spread{Median: 700}, SchedPerCallUs: Spread{Median: 760}},
+		},
+		MaxRate:        []*RateResult{{Arm: armFree, HeldPerSec: 1000}, {Arm: armPaid, HeldPerSec: 750}},
+		RealSettlement: []*ChainResult{{Arm: armChain, CPUPerCallUs: Spread{Median: 1200}, HeldPerSec: 800}},
+		Voucher:        &VoucherResult{CPUPerCallUs: Spread{Median: 1000}, FreeCPUPerCallUs: Spread{Median: 700}},
+	}
+	r.derive()
+	got := map[string]Budget{}
+	for _, b := range r.Budgets {
+		got[b.Name] = b
+	}
+	want := []struct {
+		prefix   string
+		measured float64
+		met      bool
+	}{
+		{"CPU per call, paid (stand-in", 160, false},    // schedstat: 760 - 600
+		{"CPU per call, paid on the chain", 600, false}, // no schedstat for the chain arm: 1200 - 600
+		{"CPU per call, voucher", 300, false},
+		{"highest rate with p99 < 20 ms, paid (stand-in)", 0.75, false},
+		{"highest rate with p99 < 20 ms, paid on the chain", 0.8, true},
+	}
+	for _, w := range want {
+		var b *Budget
+		for name, x := range got {
+			if strings.HasPrefix(name, w.prefix) {
+				b = &x
+			}
+		}
+		if b == nil || b.Measured != w.measured || b.Met != w.met {
+			t.Errorf("%s: got %+v, want measured %v met %v", w.prefix, b, w.measured, w.met)
+		}
+	}
+	var table bytes.Buffer
+	r.writeTable(&table)
+	for _, line := range []string{
+		"| settler throughput on anvil, 2 s blocks | >= 2000 settlements/s | not measured | - |",
+		"| highest rate with p99 < 20 ms, paid on the chain settler / free | >= 0.80x | 0.80x | yes |",
+	} {
+		if !strings.Contains(table.String(), line) {
+			t.Errorf("table lacks %q:\n%s", line, table.String())
+		}
+	}
+
+	r.Budgets, r.Ratios, r.SettlerThroughput = nil, nil, 2100
+	r.derive()
+	var table2 bytes.Buffer
+	r.writeTable(&table2)
+	if !strings.Contains(table2.String(), "| settler throughput on anvil, 2 s blocks | >= 2000 settlements/s | 2100.0 settlements/s | yes |") {
+		t.Errorf("measured throughput not judged:\n%s", table2.String())
+	}
+}
