@@ -221,7 +221,7 @@ func (p *Purchase) Answer(ctx context.Context) ([]byte, error) {
 	if !p.replay || p.making {
 		return nil, nil
 	}
-	e, name := p.engine, p.entry.Name()
+	e, name := p.engine, p.keyName()
 	deadline := p.entry.Updated.Add(e.cfg.AnswerWait)
 	for {
 		b, err := e.answers.Answer(ctx, name)
@@ -265,14 +265,14 @@ func (p *Purchase) Keep(ctx context.Context, answer []byte) {
 	if !p.making {
 		return
 	}
-	e, en := p.engine, p.entry
+	e, state := p.engine, p.entry.State
 	if p.f != nil {
-		en = p.f.snapshot()
+		state = p.f.state()
 	}
-	paid := p.replay || en.State == Broadcast || en.State == Confirmed
+	paid := p.replay || state == Broadcast || state == Confirmed
 	if answer != nil && paid {
-		if err := e.answers.PutAnswer(context.WithoutCancel(ctx), en.Name(), answer, en.Expires); err != nil {
-			e.cfg.Logger.Warn("settle: storing a paid answer", "entry", en.Name(), "err", err)
+		if err := e.answers.PutAnswer(context.WithoutCancel(ctx), p.keyName(), answer, p.entry.Expires); err != nil {
+			e.cfg.Logger.Warn("settle: storing a paid answer", "entry", p.keyName(), "err", err)
 		}
 	}
 	p.keepNothing()
@@ -282,7 +282,7 @@ func (p *Purchase) Keep(ctx context.Context, answer []byte) {
 func (p *Purchase) keepNothing() {
 	if p.making {
 		p.making = false
-		p.engine.ans.done(p.entry.Name())
+		p.engine.ans.done(p.keyName())
 	}
 }
 

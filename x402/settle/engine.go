@@ -239,6 +239,7 @@ func (e *Engine) Begin(ctx context.Context, p Purchase) (*Purchase, error) {
 	pu := &p
 	pu.engine = e
 	pu.entry = e.newEntry(pu)
+	pu.name = pu.entry.Name()
 	if err := e.refuseDebtor(ctx, pu.entry.Payer); err != nil {
 		if errors.Is(err, ErrPayerInDebt) {
 			e.emit(EventRefused, pu.entry, err)
@@ -256,11 +257,11 @@ func (e *Engine) Begin(ctx context.Context, p Purchase) (*Purchase, error) {
 		return nil, fmt.Errorf("settle: journal: %w", err)
 	}
 	e.emit(EventReserved, pu.entry, nil)
-	pu.making = e.ans.start(pu.entry.Name())
+	pu.making = e.ans.start(pu.name)
 	if err := e.hold(ctx, pu); err != nil {
 		pu.keepNothing()
 		if derr := e.cfg.Journal.Delete(context.WithoutCancel(ctx), pu.entry.Key(), Reserved); derr != nil {
-			e.cfg.Logger.Error("settle: releasing a refused reservation", "entry", pu.entry.Name(), "err", derr)
+			e.cfg.Logger.Error("settle: releasing a refused reservation", "entry", pu.name, "err", derr)
 		}
 		e.emit(EventRefused, pu.entry, err)
 		return nil, err
@@ -329,7 +330,7 @@ func (e *Engine) hold(ctx context.Context, p *Purchase) error {
 		if err != nil {
 			return fmt.Errorf("settle: reading the payer's balance: %w", err)
 		}
-		return e.cfg.Holds.Hold(ctx, acct, p.entry.Name(), p.entry.Amount, bal, expires)
+		return e.cfg.Holds.Hold(ctx, acct, p.name, p.entry.Amount, bal, expires)
 	}
 	for attempt := 0; ; attempt++ {
 		bal, read, fresh, err := e.bals.get(ctx, e.cfg.Balances, p.Requirement, acct)
@@ -340,7 +341,7 @@ func (e *Engine) hold(ctx context.Context, p *Purchase) error {
 		if err != nil {
 			return fmt.Errorf("settle: reading the payer's balance: %w", err)
 		}
-		err = e.cfg.Holds.Hold(ctx, acct, p.entry.Name(), p.entry.Amount, bal, expires)
+		err = e.cfg.Holds.Hold(ctx, acct, p.name, p.entry.Amount, bal, expires)
 		switch {
 		case errors.Is(err, ErrInsufficientFunds) && !fresh:
 			continue // refuse only on a fresh read: the payer may have been funded since
@@ -349,7 +350,7 @@ func (e *Engine) hold(ctx context.Context, p *Purchase) error {
 		case e.bals.releasedSince(acct, read) && attempt < 3:
 			// A transfer of the payer's was mined and its hold released
 			// after this balance was read: count again on a newer read.
-			if rerr := e.cfg.Holds.Release(ctx, acct, p.entry.Name()); rerr != nil {
+			if rerr := e.cfg.Holds.Release(ctx, acct, p.name); rerr != nil {
 				return rerr
 			}
 			continue

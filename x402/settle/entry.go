@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"math/big"
-	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -89,20 +88,33 @@ func (e *Entry) Clone() *Entry {
 	return &c
 }
 
+// next is a copy of e for its next version inside a flight: Payment and
+// Amount, which no step changes, are shared with e; the receipt, which a
+// step may edit, is copied.
+func (e *Entry) next() *Entry {
+	c := *e
+	if e.Receipt != nil {
+		r := *e.Receipt
+		c.Receipt = &r
+	}
+	return &c
+}
+
 // KeyName renders k as chainId:0xasset:0xfrom:0xnonce in lowercase hex, so
 // every replica and store derives the same name whatever the casing the
 // payer used (the same form as x402/redisstore).
 func KeyName(k x402.Key) string {
-	var b strings.Builder
-	b.Grow(len(k.ChainID) + 3*3 + 40 + 40 + 64)
-	b.WriteString(k.ChainID)
-	b.WriteString(":0x")
-	b.WriteString(hex.EncodeToString(k.Asset[:]))
-	b.WriteString(":0x")
-	b.WriteString(hex.EncodeToString(k.From[:]))
-	b.WriteString(":0x")
-	b.WriteString(hex.EncodeToString(k.Nonce[:]))
-	return b.String()
+	var buf [3*3 + 40 + 40 + 64 + 24]byte // a chain id of up to 24 digits needs no other allocation
+	b := append(buf[:0], k.ChainID...)
+	b = appendHex(b, k.Asset[:])
+	b = appendHex(b, k.From[:])
+	b = appendHex(b, k.Nonce[:])
+	return string(b)
+}
+
+// appendHex appends ":0x" and src in lowercase hex.
+func appendHex(b, src []byte) []byte {
+	return hex.AppendEncode(append(b, ":0x"...), src)
 }
 
 // IDName is the name of a payment-identifier id in a journal's id index:

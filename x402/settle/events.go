@@ -57,13 +57,27 @@ func (e *Engine) Count(kind EventKind) int64 {
 }
 
 func (e *Engine) emit(kind EventKind, en *Entry, err error) {
+	if en != nil && e.cfg.OnEvent != nil {
+		en = en.Clone()
+	}
+	e.emitOwn(kind, en, err)
+}
+
+// emitOwn is emit with an entry nobody else holds (a fresh snapshot): it
+// is handed over without another copy.
+func (e *Engine) emitOwn(kind EventKind, en *Entry, err error) {
 	e.counts[kind].Add(1)
-	if e.cfg.OnEvent == nil {
-		return
+	if e.cfg.OnEvent != nil {
+		e.cfg.OnEvent(Event{Kind: kind, Entry: en, Err: err})
 	}
-	ev := Event{Kind: kind, Err: err}
-	if en != nil {
-		ev.Entry = en.Clone()
+}
+
+// emitFlight is emit with f's entry as it is now, copied only when
+// someone listens.
+func (e *Engine) emitFlight(kind EventKind, f *flight, err error) {
+	var en *Entry
+	if e.cfg.OnEvent != nil {
+		en = f.snapshot()
 	}
-	e.cfg.OnEvent(ev)
+	e.emitOwn(kind, en, err)
 }

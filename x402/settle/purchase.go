@@ -32,10 +32,19 @@ type Purchase struct {
 
 	engine *Engine
 	entry  *Entry // as created or found by Begin
+	name   string // entry's KeyName
 	replay bool
 	f      *flight
 	ended  bool
 	making bool // this request makes the purchase's answer (see Keep)
+}
+
+// keyName is the entry's KeyName.
+func (p *Purchase) keyName() string {
+	if p.name == "" {
+		p.name = p.entry.Name()
+	}
+	return p.name
 }
 
 // Replay reports whether this purchase was already paid by an earlier
@@ -75,7 +84,7 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 		entry = entry.Clone()
 		entry.Charge = c.Amount
 	}
-	p.f = &flight{e: e, entry: entry, pay: p.Payment, req: req}
+	p.f = &flight{e: e, entry: entry, key: p.name, pay: p.Payment, req: req}
 	if p.Charge != nil && p.Charge.Sign() == 0 {
 		return p.settleNothing(ctx)
 	}
@@ -98,7 +107,7 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 		}
 		signed.Store(true)
 		if !announced.Swap(true) {
-			e.emit(EventSettling, f.snapshot(), nil)
+			e.emitFlight(EventSettling, f, nil)
 		}
 		return nil
 	})
@@ -123,13 +132,13 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 	if merr := f.moveSoon(context.WithoutCancel(ctx), Broadcast, accepted); merr != nil {
 		e.cfg.Logger.Error("settle: journaling a broadcast transfer", "entry", f.name(), "err", merr)
 	}
-	e.emit(EventBroadcast, f.snapshot(), nil)
+	e.emitFlight(EventBroadcast, f, nil)
 	if e.cfg.Confirm == ConfirmBroadcast {
 		e.track(f, true)
 		return rc, nil
 	}
 	actx, cancel := context.WithTimeout(ctx, e.cfg.AwaitTimeout)
-	aerr := e.chain.Await(actx, f.snapshot().Tx, p.Payment)
+	aerr := e.chain.Await(actx, f.tx(), p.Payment)
 	cancel()
 	var xe *x402.Error
 	switch {
@@ -170,8 +179,8 @@ func (p *Purchase) settleNothing(ctx context.Context) (*x402.Receipt, error) {
 		return nil, fmt.Errorf("settle: journal: %w", err)
 	}
 	en = f.snapshot()
-	e.unhold(context.WithoutCancel(ctx), en)
-	e.emit(EventConfirmed, en, nil)
+	e.unhold(context.WithoutCancel(ctx), en, f.name())
+	e.emitOwn(EventConfirmed, en, nil)
 	r := *rc
 	return &r, nil
 }
@@ -185,7 +194,7 @@ func (p *Purchase) settlePlain(ctx context.Context) (*x402.Receipt, error) {
 		e.release(context.WithoutCancel(ctx), f)
 		return nil, fmt.Errorf("settle: journal: %w", err)
 	}
-	e.emit(EventSettling, f.snapshot(), nil)
+	e.emitFlight(EventSettling, f, nil)
 	rc, err := e.cfg.Settler.Settle(ctx, p.Payment, p.Requirement)
 	ctx = context.WithoutCancel(ctx)
 	var xe *x402.Error
@@ -201,7 +210,7 @@ func (p *Purchase) settlePlain(ctx context.Context) (*x402.Receipt, error) {
 		}
 		e.cfg.Logger.Warn("settle: the settler gave no outcome; the entry stays in settling until an operator looks",
 			"entry", f.name(), "err", err)
-		e.emit(EventUnresolved, f.snapshot(), err)
+		e.emitFlight(EventUnresolved, f, err)
 	}
 	return rc, err
 }
@@ -215,7 +224,7 @@ func (p *Purchase) Release(ctx context.Context) error {
 		return nil
 	}
 	p.ended = true
-	p.f = &flight{e: p.engine, entry: p.entry, pay: p.Payment, req: p.Requirement}
+	p.f = &flight{e: p.engine, entry: p.entry, key: p.name, pay: p.Payment, req: p.Requirement}
 	err := p.engine.release(context.WithoutCancel(ctx), p.f)
 	p.keepNothing()
 	return err
@@ -228,6 +237,7 @@ type flight struct {
 	e        *Engine
 	mu       sync.Mutex
 	entry    *Entry
+	key      string // entry's KeyName, "" until name is first called
 	pay      *x402.Payment
 	req      *x402.Requirement
 	finished bool
@@ -240,7 +250,29 @@ func (f *flight) snapshot() *Entry {
 	return f.entry.Clone()
 }
 
-func (f *flight) name() string { return f.snapshot().Name() }
+// name is the entry's KeyName (the key never changes in flight).
+func (f *flight) name() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.key == "" {
+		f.key = f.entry.Name()
+	}
+	return f.key
+}
+
+// tx is the transaction the entry last recorded.
+func (f *flight) tx() common.Hash {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.entry.Tx
+}
+
+// state is the entry's state as last recorded.
+func (f *flight) state() State {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.entry.State
+}
 
 // move records the entry in state `to` after edit, if the journal still
 // holds the state this flight last saw.
@@ -263,7 +295,7 @@ func (f *flight) moveWith(ctx context.Context, update func(context.Context, *Ent
 	if f.finished {
 		return ErrStateChanged
 	}
-	next := f.entry.Clone()
+	next := f.entry.next()
 	next.State, next.Updated = to, f.e.cfg.Now()
 	if edit != nil {
 		edit(next)
@@ -316,7 +348,7 @@ func (f *flight) drop(ctx context.Context) error {
 func (p *Purchase) Owe(ctx context.Context, reason string) error {
 	e, en := p.engine, p.entry
 	now := e.cfg.Now()
-	item := DebtItem{Entry: en.Name(), Amount: en.Amount, Reason: reason, At: now}
+	item := DebtItem{Entry: p.keyName(), Amount: en.Amount, Reason: reason, At: now}
 	if e.cfg.DebtTTL > 0 {
 		item.Until = now.Add(e.cfg.DebtTTL)
 	}
@@ -324,7 +356,7 @@ func (p *Purchase) Owe(ctx context.Context, reason string) error {
 		return fmt.Errorf("settle: recording a debt: %w", err)
 	}
 	e.cfg.Logger.Error("settle: a served answer could not be settled: the payer is in debt", "payer", en.Payer.Hex(),
-		"entry", en.Name(), "amount", en.Amount.String(), "reason", reason)
+		"entry", p.keyName(), "amount", en.Amount.String(), "reason", reason)
 	e.emit(EventFailed, en.Clone(), &x402.Error{Reason: reason, Message: "the served answer could not be settled"})
 	return nil
 }

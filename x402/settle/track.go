@@ -197,8 +197,8 @@ func (e *Engine) confirmIn(ctx context.Context, f *flight, note string, tx commo
 		return
 	}
 	en := f.snapshot()
-	e.unhold(ctx, en)
-	e.emit(EventConfirmed, en, nil)
+	e.unhold(ctx, en, f.name())
+	e.emitOwn(EventConfirmed, en, nil)
 }
 
 // fail records a transfer that can no longer happen; when the payer was
@@ -219,10 +219,10 @@ func (e *Engine) fail(ctx context.Context, f *flight, reason string, debt bool) 
 			e.cfg.Logger.Error("settle: recording a debt", "payer", en.Payer.Hex(), "err", err)
 		}
 	}
-	e.unhold(ctx, en)
+	e.unhold(ctx, en, f.name())
 	e.cfg.Logger.Error("settle: a transfer failed after it was broadcast", "payer", en.Payer.Hex(),
 		"entry", en.Name(), "tx", en.Tx.Hex(), "amount", en.Amount.String(), "reason", reason, "in_debt", debt)
-	e.emit(EventFailed, en, &x402.Error{Reason: reason, Message: "the transfer failed on chain"})
+	e.emitOwn(EventFailed, en, &x402.Error{Reason: reason, Message: "the transfer failed on chain"})
 }
 
 // release deletes an entry that moved no money and releases its hold.
@@ -234,17 +234,17 @@ func (e *Engine) release(ctx context.Context, f *flight) error {
 		}
 		return err
 	}
-	e.unhold(ctx, en)
-	e.emit(EventReleased, en, nil)
+	e.unhold(ctx, en, f.name())
+	e.emitOwn(EventReleased, en, nil)
 	return nil
 }
 
-func (e *Engine) unhold(ctx context.Context, en *Entry) {
+func (e *Engine) unhold(ctx context.Context, en *Entry, name string) {
 	if e.bals != nil {
 		e.bals.released(accountOf(en))
 	}
-	if err := e.cfg.Holds.Release(ctx, accountOf(en), en.Name()); err != nil {
-		e.cfg.Logger.Warn("settle: releasing a hold (it lapses on its own)", "entry", en.Name(), "err", err)
+	if err := e.cfg.Holds.Release(ctx, accountOf(en), name); err != nil {
+		e.cfg.Logger.Warn("settle: releasing a hold (it lapses on its own)", "entry", name, "err", err)
 	}
 }
 
