@@ -51,10 +51,15 @@ type Journal struct {
 	// mem holds the entries in flight: Reserved ones, changes not yet on
 	// disk, and unfinished ones written; readers see it first. ids indexes
 	// their payment ids.
-	mu       sync.Mutex
-	mem      map[string]*memEntry
-	ids      map[string]string
-	due      map[string]struct{} // UpdateSoon changes the flusher writes
+	mu  sync.Mutex
+	mem map[string]*memEntry
+	ids map[string]string
+	due map[string]struct{} // UpdateSoon changes the flusher writes
+	// debtors are the payers with a debt bucket (read at Open, kept by
+	// AddDebt and ClearDebts: the file is this process's alone), so that
+	// Debts of everyone else, every paid call's question, reads nothing.
+	debtors  map[common.Address]struct{}
+	debtMu   sync.Mutex // serializes AddDebt and ClearDebts, so debtors follows the disk
 	flushing bool
 	flushed  sync.WaitGroup
 	closing  atomic.Bool // the flusher writes at once
@@ -88,19 +93,24 @@ func Open(dir string, timeout time.Duration) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("boltjournal: opening %s: %w", path, err)
 	}
+	debtors := map[common.Address]struct{}{}
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketEntries, bucketIDs, bucketOpen, bucketDebts} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
 		}
-		return nil
+		return tx.Bucket(bucketDebts).ForEachBucket(func(k []byte) error {
+			debtors[common.BytesToAddress(k)] = struct{}{}
+			return nil
+		})
 	})
 	if err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("boltjournal: %w", err)
 	}
-	return &Journal{db: db, commits: groupcommit.New(db), mem: map[string]*memEntry{}, ids: map[string]string{}, due: map[string]struct{}{}}, nil
+	return &Journal{db: db, commits: groupcommit.New(db), mem: map[string]*memEntry{}, ids: map[string]string{},
+		due: map[string]struct{}{}, debtors: debtors}, nil
 }
 
 // Path is the journal's file.
@@ -170,6 +180,11 @@ func (j *Journal) AddDebt(ctx context.Context, payer common.Address, item settle
 	if err != nil {
 		return err
 	}
+	j.debtMu.Lock()
+	defer j.debtMu.Unlock()
+	j.mu.Lock()
+	j.debtors[payer] = struct{}{} // before the write: a reader in between looks on disk
+	j.mu.Unlock()
 	return j.db.Update(func(tx *bolt.Tx) error {
 		pb, err := tx.Bucket(bucketDebts).CreateBucketIfNotExists(payer.Bytes())
 		if err != nil {
@@ -181,6 +196,12 @@ func (j *Journal) AddDebt(ctx context.Context, payer common.Address, item settle
 
 // Debts lists payer's debt items.
 func (j *Journal) Debts(ctx context.Context, payer common.Address) ([]settle.DebtItem, error) {
+	j.mu.Lock()
+	_, owes := j.debtors[payer]
+	j.mu.Unlock()
+	if !owes {
+		return nil, nil
+	}
 	var out []settle.DebtItem
 	err := j.db.View(func(tx *bolt.Tx) error {
 		pb := tx.Bucket(bucketDebts).Bucket(payer.Bytes())
@@ -201,11 +222,19 @@ func (j *Journal) Debts(ctx context.Context, payer common.Address) ([]settle.Deb
 
 // ClearDebts deletes payer's debt bucket.
 func (j *Journal) ClearDebts(ctx context.Context, payer common.Address) error {
-	return j.db.Update(func(tx *bolt.Tx) error {
+	j.debtMu.Lock()
+	defer j.debtMu.Unlock()
+	err := j.db.Update(func(tx *bolt.Tx) error {
 		err := tx.Bucket(bucketDebts).DeleteBucket(payer.Bytes())
 		if errors.Is(err, berrors.ErrBucketNotFound) {
 			return nil
 		}
 		return err
 	})
+	if err == nil {
+		j.mu.Lock()
+		delete(j.debtors, payer)
+		j.mu.Unlock()
+	}
+	return err
 }
