@@ -8,6 +8,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/farebox/farebox/x402"
 )
 
@@ -167,22 +168,27 @@ func (s *Settler) onHead(ctx context.Context, head *types.Header) {
 	s.flight.mu.Unlock()
 	slices.SortFunc(open, func(a, b *sentTx) int { return int(a.nonce) - int(b.nonce) })
 	mined, nerr := s.backend.NonceAt(ctx, s.from, head.Number)
+	// The records whose receipt may be in: their receipts are read together.
+	var hashes [][]common.Hash
+	for _, rec := range open {
+		if rec.own && nerr == nil && rec.nonce >= mined {
+			continue
+		}
+		hs := rec.hashes()
+		if !rec.own {
+			hs = s.foreignHashes(rec)
+		}
+		hashes = append(hashes, hs)
+	}
+	receipts := readReceipts(ctx, s.backend, hashes)
+	next := 0
 	for _, rec := range open {
 		if rec.own && nerr == nil && rec.nonce >= mined {
 			s.keepSending(ctx, rec, n)
 			continue
 		}
-		hashes := rec.hashes()
-		if !rec.own {
-			hashes = s.foreignHashes(rec)
-		}
-		var found *types.Receipt
-		for _, h := range hashes {
-			if r, err := s.backend.TransactionReceipt(ctx, h); err == nil && r != nil {
-				found = r
-				break
-			}
-		}
+		found := receipts[next]
+		next++
 		switch {
 		case found != nil:
 			s.resolve(rec, found, false, n)
@@ -196,6 +202,80 @@ func (s *Settler) onHead(ctx context.Context, head *types.Header) {
 			s.keepSending(ctx, rec, n)
 		}
 	}
+}
+
+// receiptBatch bounds the receipts asked in one JSON-RPC batch (geth
+// refuses batches above 1,000 calls by default).
+const receiptBatch = 200
+
+// readReceipts returns, per record (hashes[i] being the versions of record
+// i, the likeliest first), the first of its versions that has a receipt
+// (nil when none has). With a raw JSON-RPC client every version is asked in one
+// batch per receiptBatch hashes instead of a request each; a batch that
+// fails as a whole falls back to single reads.
+func readReceipts(ctx context.Context, b Backend, hashes [][]common.Hash) []*types.Receipt {
+	out := make([]*types.Receipt, len(hashes))
+	rc, ok := b.(rawClient)
+	if !ok || rc.Client() == nil {
+		for i, hs := range hashes {
+			for _, h := range hs {
+				if r, err := b.TransactionReceipt(ctx, h); err == nil && r != nil {
+					out[i] = r
+					break
+				}
+			}
+		}
+		return out
+	}
+	type ask struct{ rec, version int }
+	var asks []ask
+	var elems []rpc.BatchElem
+	flush := func() {
+		if len(elems) == 0 {
+			return
+		}
+		if err := rc.Client().BatchCallContext(ctx, elems); err != nil {
+			for k := range elems {
+				elems[k].Error = err
+			}
+		}
+		for k, el := range elems {
+			r := *el.Result.(**types.Receipt)
+			if el.Error != nil {
+				// This one failed (or the whole batch): read it alone.
+				r, _ = b.TransactionReceipt(ctx, el.Args[0].(common.Hash))
+			}
+			a := asks[k]
+			if r == nil {
+				continue
+			}
+			if cur := out[a.rec]; cur == nil || a.version < versionOf(hashes[a.rec], cur.TxHash) {
+				out[a.rec] = r
+			}
+		}
+		asks, elems = asks[:0], elems[:0]
+	}
+	for i, hs := range hashes {
+		for v, h := range hs {
+			asks = append(asks, ask{i, v})
+			elems = append(elems, rpc.BatchElem{Method: "eth_getTransactionReceipt", Args: []any{h}, Result: new(*types.Receipt)})
+			if len(elems) == receiptBatch {
+				flush()
+			}
+		}
+	}
+	flush()
+	return out
+}
+
+// versionOf is h's index in hs (len(hs) when absent).
+func versionOf(hs []common.Hash, h common.Hash) int {
+	for i, x := range hs {
+		if x == h {
+			return i
+		}
+	}
+	return len(hs)
 }
 
 // foreignHashes is the hash a foreign record was created for.
