@@ -42,7 +42,7 @@ func transferCalldata(p *x402.Payment) ([]byte, error) {
 		return tokenABI.TryPackTransferWithAuthorization0(a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce, v, r, s)
 	}
 	// All nine arguments are static words: encoded in place, one allocation
-	// (the ABI packer's reflection costs some sixty per call).
+	// (the ABI packer's reflection costs 32 and ~6 µs per call).
 	out := make([]byte, 4+9*32)
 	copy(out, transferWithAuthorizationVRS[:])
 	w := out[4:]
