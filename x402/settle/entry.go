@@ -91,7 +91,7 @@ func (e *Entry) Clone() *Entry {
 
 // KeyName renders k as chainId:0xasset:0xfrom:0xnonce in lowercase hex, so
 // every replica and store derives the same name whatever the casing the
-// payer used (the same form as x402/redisstore).
+// payer used.
 func KeyName(k x402.Key) string {
 	var b strings.Builder
 	b.Grow(len(k.ChainID) + 3*3 + 40 + 40 + 64)
