@@ -60,14 +60,15 @@ type Setup struct {
 	FareboxLogLevel string  `json:"farebox_log_level"`
 }
 
-// Ratio is one comparison the issue asks for.
+// Ratio is one comparison of two arms: a ratio or a difference.
 type Ratio struct {
 	Name  string  `json:"name"`
 	Value float64 `json:"value"`
 	Unit  string  `json:"unit"` // "x" for a ratio, "us" for a difference
 }
 
-// Budget is one line of architecture.md's performance budgets, checked.
+// Budget is one of farebox's performance budgets (a limit the measured
+// value must not exceed), checked.
 type Budget struct {
 	Name     string  `json:"name"`
 	Limit    float64 `json:"limit"`
@@ -233,7 +234,7 @@ func (r *Report) writeTable(w io.Writer) {
 			p("| %s | %.0f µs |\n", x.Name, x.Value)
 		}
 	}
-	p("\n### Budgets (architecture.md)\n\n| budget | limit | measured | met |\n|---|---|---|---|\n")
+	p("\n### Budgets\n\n| budget | limit | measured | met |\n|---|---|---|---|\n")
 	for _, b := range r.Budgets {
 		met := "no"
 		if b.Met {
