@@ -21,7 +21,7 @@ import (
 	fb "github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
-	"github.com/farebox/farebox/x402/evm/token"
+	"github.com/farebox/farebox/x402/evm/contracts"
 	"github.com/farebox/farebox/x402/payer"
 	"github.com/tidwall/gjson"
 )
@@ -195,7 +195,7 @@ func TestHostileStreamPayerMovesFundsAfterFirstDelta(t *testing.T) {
 		t.Fatal(err)
 	}
 	asset := f.a.Network.Asset
-	tx, err := own.Call(context.Background(), asset, token.NewFareboxUSD().PackTransfer(common.HexToAddress(freshAddress()), usdcBalance(t, f.a, from)), nil)
+	tx, err := own.Call(context.Background(), asset, contracts.NewFareboxUSDv2().PackTransfer(common.HexToAddress(freshAddress()), usdcBalance(t, f.a, from)), nil)
 	if err == nil {
 		_, err = own.AwaitCall(context.Background(), tx)
 	}
@@ -359,7 +359,7 @@ func drainTx(t *testing.T, f *usdcFarebox, key *ecdsa.PrivateKey, from common.Ad
 		t.Fatal(err)
 	}
 	asset := f.a.Network.Asset
-	data := token.NewFareboxUSD().PackTransfer(common.HexToAddress(freshAddress()), big.NewInt(atomics)) // all it holds
+	data := contracts.NewFareboxUSDv2().PackTransfer(common.HexToAddress(freshAddress()), big.NewInt(atomics)) // all it holds
 	tx, err := gethtypes.SignNewTx(key, gethtypes.LatestSignerForChainID(big.NewInt(chaintest.ChainID)), &gethtypes.DynamicFeeTx{
 		ChainID: big.NewInt(chaintest.ChainID), Nonce: nonce, GasTipCap: big.NewInt(500e9), GasFeeCap: big.NewInt(1000e9),
 		Gas: 200_000, To: &asset, Data: data})

@@ -10,7 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/responses"
-	upx402 "github.com/farebox/farebox/upstream/x402"
+	"github.com/farebox/farebox/upstream/resell"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/payer"
 )
@@ -59,7 +59,7 @@ func (s *Server) newResold(mc ModelConfig, opts Options) (responses.Model, error
 	if name == "" {
 		name = mc.Name
 	}
-	cfg := upx402.Config{BaseURL: mc.BaseURL, Model: name, Signer: payer.NewSigner(key), Networks: reg,
+	cfg := resell.Config{BaseURL: mc.BaseURL, Model: name, Signer: payer.NewSigner(key), Networks: reg,
 		MaxPrice: maxPrice, MaxSpendPerDay: perDay, MaxDeposit: maxDeposit, MaxWithdrawDelay: time.Duration(mc.MaxUpstreamWithdrawDelay),
 		Timeouts: mc.Timeouts.upstream(), Log: s.log.With("model", mc.Name)}
 	if url := firstNonEmpty(mc.RPCURL, s.cfg.Payments.Chain.RPCURL); url != "" {
@@ -69,10 +69,10 @@ func (s *Server) newResold(mc ModelConfig, opts Options) (responses.Model, error
 		}
 		s.pay.closers = append(s.pay.closers, client.Close)
 		cfg.Balance = func(ctx context.Context, req *x402.Requirement, who common.Address) (*big.Int, error) {
-			return upx402.TokenBalance(ctx, client, req.Network.Asset, who)
+			return resell.TokenBalance(ctx, client, req.Network.Asset, who)
 		}
 	}
-	return upx402.New(cfg)
+	return resell.New(cfg)
 }
 
 func firstNonEmpty(v ...string) string {

@@ -23,7 +23,7 @@ type route struct {
 }
 
 // reseller is a model that buys its answers from a paid upstream
-// (upstream/x402): what it paid is the other half of the margin.
+// (upstream/resell): what it paid is the other half of the margin.
 type reseller interface {
 	Spent() (signed, settled *big.Int)
 	WalletLow() bool

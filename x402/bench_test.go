@@ -39,19 +39,3 @@ func BenchmarkDecodePayment(b *testing.B) {
 		}
 	}
 }
-
-func BenchmarkMemoryStoreReserve(b *testing.B) {
-	s := NewMemoryStore(1 << 20)
-	f := newFixture(b)
-	exp := f.now.Add(1 << 40)
-	k := testKey(0)
-	ctx := context.Background()
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		i++
-		k.Nonce[1], k.Nonce[2], k.Nonce[3] = byte(i), byte(i>>8), byte(i>>16)
-		s.Reserve(ctx, k, exp)
-		s.Release(ctx, k)
-	}
-}

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"math/big"
-	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 )
@@ -122,16 +121,6 @@ type Settler interface {
 // It returns an *Error with the x402 reason on refusal.
 type Checker interface {
 	Check(ctx context.Context, p *Payment, req *Requirement) error
-}
-
-// ReplayStore makes each authorization usable once. Reserve is atomic: of
-// many concurrent calls with one key exactly one succeeds. A reservation
-// lives until Commit (used for good, kept until expires) or Release (the
-// authorization may be used again).
-type ReplayStore interface {
-	Reserve(ctx context.Context, k Key, expires time.Time) error // ErrReplay when taken
-	Commit(ctx context.Context, k Key, expires time.Time) error
-	Release(ctx context.Context, k Key) error
 }
 
 // Error is a payment refusal with an x402 reason code (docs/wire.md §6).

@@ -15,7 +15,7 @@ import (
 )
 
 // settlementNote is printed with every run: how the paid arm settles.
-const settlementNote = "farebox-paid is a STAND-IN arm for settlement: pre-signed EIP-3009 authorizations (unique nonces, signed outside the timed intervals) on a custom network (eip155:1337); farebox verifies each locally and reserves its nonce in the in-memory replay store, then settles after the answer through its facilitator settler pointed at a stand-in: a loopback HTTP server in the harness that answers POST /settle with success WITHOUT verifying or settling anything (it isolates farebox's own work from a facilitator's or a chain's). The stand-in's own round trip is measured separately (settle round trip) and is inside the paid arm's latency. The farebox-paid-chain* and farebox-paid-facilitator-real arms settle for real on anvil (see Real settlement)."
+const settlementNote = "farebox-paid is a STAND-IN arm for settlement: pre-signed EIP-3009 authorizations (unique nonces, signed outside the timed intervals) on a custom network (eip155:1337); farebox verifies each locally and records it in the settlement engine's in-memory journal (which refuses a second use of a nonce), then settles after the answer through its facilitator settler pointed at a stand-in: a loopback HTTP server in the harness that answers POST /settle with success WITHOUT verifying or settling anything (it isolates farebox's own work from a facilitator's or a chain's). The stand-in's own round trip is measured separately (settle round trip) and is inside the paid arm's latency. The farebox-paid-chain* and farebox-paid-facilitator-real arms settle for real on anvil (see Real settlement)."
 
 // harness owns every process and server of one run.
 type harness struct {

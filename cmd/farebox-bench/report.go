@@ -64,16 +64,16 @@ type Setup struct {
 	FareboxLogLevel string  `json:"farebox_log_level"`
 }
 
-// Ratio is one comparison the issue asks for.
+// Ratio is one comparison of two arms: a ratio or a difference.
 type Ratio struct {
 	Name  string  `json:"name"`
 	Value float64 `json:"value"`
 	Unit  string  `json:"unit"` // "x" for a ratio, "us" for a difference
 }
 
-// Budget is one line of architecture.md's performance budgets, checked:
-// Measured <= Limit, or Measured >= Limit when AtLeast. A line whose figure
-// this run did not measure is NotMeasured (and not Met).
+// Budget is one of farebox's performance budgets, checked: Measured <=
+// Limit, or Measured >= Limit when AtLeast. A line whose figure this run
+// did not measure is NotMeasured (and not Met).
 type Budget struct {
 	Name        string  `json:"name"`
 	Limit       float64 `json:"limit"`
@@ -311,7 +311,7 @@ func (r *Report) writeTable(w io.Writer) {
 			p("| %s | %.0f µs |\n", x.Name, x.Value)
 		}
 	}
-	p("\n### Budgets (architecture.md)\n\n| budget | limit | measured | met |\n|---|---|---|---|\n")
+	p("\n### Budgets\n\n| budget | limit | measured | met |\n|---|---|---|---|\n")
 	for _, b := range r.Budgets {
 		p("| %s | %s | %s | %s |\n", b.Name, b.limitText(), b.measuredText(), b.metText())
 	}

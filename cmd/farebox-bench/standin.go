@@ -18,7 +18,7 @@ import (
 // has no chain; in production settlement is a network call to a
 // facilitator (tens of milliseconds to seconds), which is not farebox's
 // work. With this stand-in the paid arm's figures hold everything farebox
-// itself does (decode, local verification, replay reservation and commit,
+// itself does (decode, local verification, the journal entry and its states,
 // building the settle request, reading its answer, the receipt header) plus
 // one loopback round trip, measured on its own as "settle round trip".
 // Its transaction hashes are keccak256 of the request body: labelled fake.

@@ -57,7 +57,7 @@ func (d *chatDev) chat(t *testing.T, args ...string) (stdout, stderr string, err
 	return out.String(), errOut.String(), err
 }
 
-// TestChatDoneWhen is the done-when command: both MCP tools run in
+// TestChatDoneWhen is farebox chat's acceptance run: both MCP tools run in
 // parallel, both outputs go back in one turn, exactly two turns are paid,
 // and the chain shows exactly that.
 func TestChatDoneWhen(t *testing.T) {

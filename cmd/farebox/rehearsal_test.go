@@ -14,14 +14,14 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/farebox/farebox/internal/chaintest"
+	"github.com/farebox/farebox/x402/evm/contracts"
 	"github.com/farebox/farebox/x402/evm/devchain"
-	"github.com/farebox/farebox/x402/evm/token"
 )
 
-// tokenBalance reads a FareboxUSD balance on chain.
+// tokenBalance reads a test-token (FareboxUSDv2) balance on chain.
 func tokenBalance(t *testing.T, c *ethclient.Client, asset, who common.Address) *big.Int {
 	t.Helper()
-	tok := token.NewFareboxUSD()
+	tok := contracts.NewFareboxUSDv2()
 	out, err := c.CallContract(context.Background(), ethereum.CallMsg{To: &asset, Data: tok.PackBalanceOf(who)}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -6,13 +6,13 @@ import (
 	"testing"
 
 	ethereum "github.com/ethereum/go-ethereum"
-	"github.com/farebox/farebox/x402/evm/token"
+	"github.com/farebox/farebox/x402/evm/contracts"
 )
 
 func TestStartAnvilDeploysInitialisedUSDC(t *testing.T) {
 	a := StartAnvil(t)
 	ctx := context.Background()
-	tok := token.NewFareboxUSD()
+	tok := contracts.NewFareboxUSDv2()
 	call := func(data []byte) []byte {
 		out, err := a.Client.CallContract(ctx, ethereum.CallMsg{To: &a.Network.Asset, Data: data}, nil)
 		if err != nil {

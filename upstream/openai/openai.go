@@ -24,7 +24,7 @@ type Config struct {
 	Model    string
 	Timeouts upstreamhttp.Timeouts
 	// Transport, when set, wraps the HTTP transport: a paying one for an
-	// upstream that charges with x402 (upstream/x402).
+	// upstream that charges with x402 (upstream/resell).
 	Transport func(http.RoundTripper) http.RoundTripper
 }
 

@@ -15,7 +15,6 @@ import (
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/evm/contracts"
 	"github.com/farebox/farebox/x402/evm/devchain"
-	"github.com/farebox/farebox/x402/evm/token"
 )
 
 // TestContractWalletChannel: a smart wallet (EIP-1271, payerAuthorizer
@@ -44,8 +43,8 @@ func TestContractWalletChannel(t *testing.T) {
 		t.Fatal(err)
 	}
 	ownerKey, _ := crypto.GenerateKey()
-	wallet, err := relayer.Deploy(ctx, append(common.FromHex(token.DevWalletMetaData.Bin),
-		token.NewDevWallet().PackConstructor([]common.Address{crypto.PubkeyToAddress(ownerKey.PublicKey)}, big.NewInt(1))...))
+	wallet, err := relayer.Deploy(ctx, append(common.FromHex(contracts.DevWalletMetaData.Bin),
+		contracts.NewDevWallet().PackConstructor([]common.Address{crypto.PubkeyToAddress(ownerKey.PublicKey)}, big.NewInt(1))...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,5 +124,22 @@ func TestContractWalletChannel(t *testing.T) {
 	}
 	if got := tokenBalance(t, ctx, chain.Client, tok, receiver); got != 1300 {
 		t.Fatalf("receiver holds %d, want the 1300 charged", got)
+	}
+}
+
+// TestIsValidSignatureCalldata: the hand-encoded EIP-1271 call is the
+// ABI encoding of isValidSignature(bytes32, bytes) for signatures of
+// every padding.
+func TestIsValidSignatureCalldata(t *testing.T) {
+	digest := [32]byte{1, 2, 3}
+	for _, n := range []int{0, 1, 32, 65, 130} {
+		sig := make([]byte, n)
+		for i := range sig {
+			sig[i] = byte(i + 1)
+		}
+		got := isValidSignatureCalldata(digest, sig)
+		if want := contracts.NewDevWallet().PackIsValidSignature(digest, sig); string(got) != string(want) {
+			t.Fatalf("%d-byte signature: calldata %x, want %x", n, got, want)
+		}
 	}
 }

@@ -63,7 +63,7 @@ func (s *Settler) await(ctx context.Context, hash common.Hash, p *x402.Payment) 
 // AuthorizationUsed reads the token's authorizationState(from, nonce) at
 // the latest block: true once the authorization was used or canceled.
 func (s *Settler) AuthorizationUsed(ctx context.Context, p *x402.Payment, req *x402.Requirement) (bool, error) {
-	used, err := callBool(ctx, s.backend, req.Network.Asset, tokenABI.PackAuthorizationState(p.Authorization.From, p.Authorization.Nonce))
+	used, err := callBool(ctx, s.backend, req.Network.Asset, tokenCall("authorizationState", p.Authorization.From, p.Authorization.Nonce))
 	if err != nil {
 		return false, fmt.Errorf("evm: reading authorizationState on %s: %w", req.Network.Asset, err)
 	}
@@ -73,11 +73,11 @@ func (s *Settler) AuthorizationUsed(ctx context.Context, p *x402.Payment, req *x
 // BalanceOf reads who's token balance (atomic units) at the latest block.
 func (s *Settler) BalanceOf(ctx context.Context, req *x402.Requirement, who common.Address) (*big.Int, error) {
 	asset := req.Network.Asset
-	out, err := s.backend.CallContract(ctx, ethereum.CallMsg{To: &asset, Data: tokenABI.PackBalanceOf(who)}, nil)
+	out, err := s.backend.CallContract(ctx, ethereum.CallMsg{To: &asset, Data: tokenCall("balanceOf", who)}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("evm: reading balanceOf on %s: %w", asset, err)
 	}
-	bal, err := tokenABI.UnpackBalanceOf(out)
+	bal, err := tokenResult[*big.Int]("balanceOf", out)
 	if err != nil {
 		return nil, fmt.Errorf("evm: decoding balanceOf on %s: %w", asset, err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
-	"github.com/farebox/farebox/x402/evm/token"
+	"github.com/farebox/farebox/x402/evm/contracts"
 )
 
 // queued is one Broadcast of a batch built by inBatch.
@@ -215,7 +215,7 @@ func directTransfer(p *x402.Payment) []byte {
 	var r, s [32]byte
 	copy(r[:], p.Signature[:32])
 	copy(s[:], p.Signature[32:64])
-	return token.NewFareboxUSD().PackTransferWithAuthorization0(a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce, p.Signature[64], r, s)
+	return contracts.NewFareboxUSDv2().PackTransferWithAuthorization0(a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce, p.Signature[64], r, s)
 }
 
 func countAuthorizationUsed(r *types.Receipt) int {

@@ -40,7 +40,7 @@ func TestTransferCalldataMatchesTheABI(t *testing.T) {
 			if vv < 27 {
 				vv += 27
 			}
-			want, err := tokenABI.TryPackTransferWithAuthorization0(a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce, vv, r, s)
+			want, err := tokenABI.Pack("transferWithAuthorization", a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce, vv, r, s)
 			if err != nil {
 				t.Fatal(err)
 			}

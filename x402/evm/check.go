@@ -137,7 +137,7 @@ func Diagnose(ctx context.Context, b Backend, p *x402.Payment, req *x402.Require
 		return &x402.Error{Reason: x402.ReasonInvalidRequirements,
 			Message: fmt.Sprintf("no token contract at %s on %s", n.Asset, n.CAIP2)}
 	}
-	used, err := callBool(ctx, b, n.Asset, tokenABI.PackAuthorizationState(a.From, a.Nonce))
+	used, err := callBool(ctx, b, n.Asset, tokenCall("authorizationState", a.From, a.Nonce))
 	if err != nil {
 		return &x402.Error{Reason: x402.ReasonInvalidRequirements,
 			Message: fmt.Sprintf("the token at %s on %s does not implement EIP-3009 (authorizationState failed)", n.Asset, n.CAIP2)}
@@ -157,9 +157,9 @@ func Diagnose(ctx context.Context, b Backend, p *x402.Payment, req *x402.Require
 	if used {
 		return &x402.Error{Reason: x402.ReasonNonceAlreadyUsed, Message: "this authorization nonce has already been used on chain"}
 	}
-	out, err := b.CallContract(ctx, ethereum.CallMsg{To: &n.Asset, Data: tokenABI.PackBalanceOf(a.From)}, nil)
+	out, err := b.CallContract(ctx, ethereum.CallMsg{To: &n.Asset, Data: tokenCall("balanceOf", a.From)}, nil)
 	if err == nil {
-		if bal, err := tokenABI.UnpackBalanceOf(out); err == nil && a.Value != nil && bal.Cmp(a.Value) < 0 {
+		if bal, err := tokenResult[*big.Int]("balanceOf", out); err == nil && a.Value != nil && bal.Cmp(a.Value) < 0 {
 			return &x402.Error{Reason: x402.ReasonInsufficientFunds,
 				Message: fmt.Sprintf("the payer holds %s atomic units, the payment needs %s", bal, a.Value)}
 		}
@@ -170,15 +170,15 @@ func Diagnose(ctx context.Context, b Backend, p *x402.Payment, req *x402.Require
 // checkDomain compares the token's EIP-712 name and version (and domain
 // separator, which also covers chain id and address) with the network's.
 func checkDomain(ctx context.Context, b Backend, n *x402.Network) *x402.Error {
-	name, nerr := callString(ctx, b, n.Asset, tokenABI.PackName())
-	version, verr := callString(ctx, b, n.Asset, tokenABI.PackVersion())
+	name, nerr := callString(ctx, b, n.Asset, tokenCall("name"))
+	version, verr := callString(ctx, b, n.Asset, tokenCall("version"))
 	if nerr == nil && verr == nil && (name != n.Name || version != n.Version) {
 		return &x402.Error{Reason: x402.ReasonInvalidRequirements,
 			Message: fmt.Sprintf("the token's EIP-712 domain is name %q version %q, but farebox is configured with %q %q", name, version, n.Name, n.Version)}
 	}
-	out, err := b.CallContract(ctx, ethereum.CallMsg{To: &n.Asset, Data: tokenABI.PackDOMAINSEPARATOR()}, nil)
+	out, err := b.CallContract(ctx, ethereum.CallMsg{To: &n.Asset, Data: tokenCall("DOMAIN_SEPARATOR")}, nil)
 	if err == nil {
-		if sep, err := tokenABI.UnpackDOMAINSEPARATOR(out); err == nil && sep != n.DomainSeparator() {
+		if sep, err := tokenResult[[32]byte]("DOMAIN_SEPARATOR", out); err == nil && sep != n.DomainSeparator() {
 			return &x402.Error{Reason: x402.ReasonInvalidRequirements,
 				Message: "the token's EIP-712 domain separator differs from the configured network's (chain id or address)"}
 		}
@@ -191,7 +191,7 @@ func callBool(ctx context.Context, b Backend, to common.Address, data []byte) (b
 	if err != nil {
 		return false, err
 	}
-	return tokenABI.UnpackAuthorizationState(out)
+	return tokenResult[bool]("authorizationState", out)
 }
 
 func callString(ctx context.Context, b Backend, to common.Address, data []byte) (string, error) {
@@ -199,5 +199,5 @@ func callString(ctx context.Context, b Backend, to common.Address, data []byte) 
 	if err != nil {
 		return "", err
 	}
-	return tokenABI.UnpackName(out)
+	return tokenResult[string]("name", out)
 }

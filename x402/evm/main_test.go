@@ -19,12 +19,12 @@ import (
 	"github.com/farebox/farebox/internal/testenv"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
+	"github.com/farebox/farebox/x402/evm/contracts"
 	"github.com/farebox/farebox/x402/evm/devchain"
-	"github.com/farebox/farebox/x402/evm/token"
 )
 
 // fixture is one real chain the tests run against: the embedded dev chain
-// with FareboxUSD, or anvil with Circle's FiatToken v2.2.
+// with FareboxUSDv2, or anvil with Circle's FiatToken v2.2.
 type fixture struct {
 	name    string
 	backend evm.Backend
@@ -141,9 +141,9 @@ func devFixture(ctx context.Context, dev *devchain.Chain) (*fixture, error) {
 	sort.Slice(owners, func(i, j int) bool {
 		return crypto.PubkeyToAddress(owners[i].PublicKey).Cmp(crypto.PubkeyToAddress(owners[j].PublicKey)) < 0
 	})
-	args := token.NewDevWallet().PackConstructor([]common.Address{
+	args := contracts.NewDevWallet().PackConstructor([]common.Address{
 		crypto.PubkeyToAddress(owners[0].PublicKey), crypto.PubkeyToAddress(owners[1].PublicKey)}, big.NewInt(2))
-	if f.wallet, err = tx.Deploy(ctx, append(common.FromHex(token.DevWalletMetaData.Bin), args...)); err != nil {
+	if f.wallet, err = tx.Deploy(ctx, append(common.FromHex(contracts.DevWalletMetaData.Bin), args...)); err != nil {
 		return nil, err
 	}
 	f.walletSign = func(d [32]byte) []byte { return append(sign(d, owners[0]), sign(d, owners[1])...) }
@@ -200,7 +200,7 @@ func (f *fixture) resign(p *x402.Payment, key *ecdsa.PrivateKey) {
 
 func (f *fixture) balance(t testing.TB, who common.Address) *big.Int {
 	t.Helper()
-	tok := token.NewFareboxUSD()
+	tok := contracts.NewFareboxUSDv2()
 	out, err := f.backend.CallContract(context.Background(), ethereum.CallMsg{To: &f.net.Asset, Data: tok.PackBalanceOf(who)}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 )
 
 // revertReasons maps fragments of the revert strings of Circle's FiatToken
-// (and of FareboxUSD, which uses the same strings) to x402 reason codes.
+// (and of the test token FareboxUSDv2, which uses the same strings) to x402 reason codes.
 var revertReasons = []struct {
 	fragment, reason string
 }{

@@ -4,6 +4,8 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/x402"
 )
 
@@ -27,8 +29,9 @@ func TestRevertStringsMapToX402Reasons(t *testing.T) {
 
 func TestTransferCalldataPicksTheOverloadBySignatureLength(t *testing.T) {
 	p := &x402.Payment{Authorization: x402.Authorization{Value: big.NewInt(1), ValidAfter: big.NewInt(0), ValidBefore: big.NewInt(9)}}
-	vrs := tokenABI.GetABI().Methods["transferWithAuthorization0"].ID
-	withBytes := tokenABI.GetABI().Methods["transferWithAuthorization"].ID
+	// The selectors of FiatToken's two overloads, from their signatures.
+	vrs := crypto.Keccak256([]byte("transferWithAuthorization(address,address,uint256,uint256,uint256,bytes32,uint8,bytes32,bytes32)"))[:4]
+	withBytes := crypto.Keccak256([]byte("transferWithAuthorization(address,address,uint256,uint256,uint256,bytes32,bytes)"))[:4]
 	for _, tc := range []struct {
 		name     string
 		sig      []byte
@@ -54,5 +57,44 @@ func TestTransferCalldataPicksTheOverloadBySignatureLength(t *testing.T) {
 	p.Signature = make([]byte, 64)
 	if _, err := transferCalldata(p); err == nil {
 		t.Fatal("a 64-byte signature was accepted")
+	}
+}
+
+func TestTokenCallsUseFiatTokenSelectors(t *testing.T) {
+	who := common.HexToAddress("0x00000000000000000000000000000000000000a1")
+	for _, tc := range []struct {
+		data      []byte
+		signature string
+	}{
+		{tokenCall("balanceOf", who), "balanceOf(address)"},
+		{tokenCall("name"), "name()"},
+		{tokenCall("version"), "version()"},
+		{tokenCall("DOMAIN_SEPARATOR"), "DOMAIN_SEPARATOR()"},
+		{tokenCall("authorizationState", who, [32]byte{1}), "authorizationState(address,bytes32)"},
+	} {
+		if want := crypto.Keccak256([]byte(tc.signature))[:4]; string(tc.data[:4]) != string(want) {
+			t.Errorf("%s: selector %x, want %x", tc.signature, tc.data[:4], want)
+		}
+	}
+}
+
+func TestTokenResultDecodesEachReturnType(t *testing.T) {
+	word := func(b ...byte) []byte { return common.LeftPadBytes(b, 32) }
+	if bal, err := tokenResult[*big.Int]("balanceOf", word(0x01, 0x00)); err != nil || bal.Int64() != 256 {
+		t.Fatalf("balanceOf = %v, %v; want 256", bal, err)
+	}
+	if used, err := tokenResult[bool]("authorizationState", word(1)); err != nil || !used {
+		t.Fatalf("authorizationState = %v, %v; want true", used, err)
+	}
+	sep := [32]byte{31: 7}
+	if got, err := tokenResult[[32]byte]("DOMAIN_SEPARATOR", sep[:]); err != nil || got != sep {
+		t.Fatalf("DOMAIN_SEPARATOR = %x, %v; want %x", got, err, sep)
+	}
+	str := append(append(word(0x20), word(4)...), common.RightPadBytes([]byte("USDC"), 32)...)
+	if name, err := tokenResult[string]("name", str); err != nil || name != "USDC" {
+		t.Fatalf("name = %q, %v; want USDC", name, err)
+	}
+	if _, err := tokenResult[bool]("authorizationState", nil); err == nil {
+		t.Fatal("an empty answer decoded")
 	}
 }

@@ -123,7 +123,7 @@ func withPaymentIdentifier(t *testing.T, header string) string {
 }
 
 func newFlakyShop(t *testing.T, failures int, fail string) (*flakyShop, *httptest.Server) {
-	s := &flakyShop{shop: shop{t: t, amount: big.NewInt(1000), store: x402.NewMemoryStore(100)},
+	s := &flakyShop{shop: shop{t: t, amount: big.NewInt(1000)},
 		failures: failures, fail: fail, attempts: map[string]int{}, bodyOf: map[string]string{}}
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)

@@ -3,6 +3,7 @@ package payer_test
 import (
 	"context"
 	"crypto/ecdsa"
+	"errors"
 	"io"
 	"math/big"
 	"net/http"
@@ -26,7 +27,7 @@ type shop struct {
 	t        *testing.T
 	amount   *big.Int
 	v1Only   bool
-	store    *x402.MemoryStore
+	used     sync.Map // x402.Key: each authorization is accepted once
 	verifier x402.Verifier
 	mu       sync.Mutex
 	bodies   []string
@@ -65,7 +66,9 @@ func (s *shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		var req *x402.Requirement
 		if req, err = s.verifier.Verify(r.Context(), p, reqs); err == nil {
-			err = s.store.Reserve(r.Context(), p.Key(req.Network), p.Authorization.Expires())
+			if _, taken := s.used.LoadOrStore(p.Key(req.Network), true); taken {
+				err = errors.New("authorization already used")
+			}
 		}
 	}
 	if err != nil {
@@ -83,7 +86,7 @@ func (s *shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func newShop(t *testing.T, amount int64) (*shop, *httptest.Server) {
-	s := &shop{t: t, amount: big.NewInt(amount), store: x402.NewMemoryStore(100)}
+	s := &shop{t: t, amount: big.NewInt(amount)}
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	return s, srv

@@ -19,8 +19,8 @@ import (
 
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
+	"github.com/farebox/farebox/x402/evm/contracts"
 	"github.com/farebox/farebox/x402/evm/devchain"
-	"github.com/farebox/farebox/x402/evm/token"
 	"github.com/farebox/farebox/x402/payer"
 	"github.com/farebox/farebox/x402/settle"
 )
@@ -37,7 +37,7 @@ type devSettler struct {
 	*evm.Settler
 }
 
-var tok = token.NewFareboxUSD()
+var tok = contracts.NewFareboxUSDv2()
 
 func (d *devSettler) Broadcast(ctx context.Context, p *x402.Payment, req *x402.Requirement, onSigned func(common.Hash) error) (*x402.Receipt, error) {
 	rc, err := d.Settle(ctx, p, req)

@@ -87,11 +87,11 @@
 //
 // # Replay protection
 //
-// The engine is the only entry point: the gateway uses Begin instead of an
-// x402.ReplayStore when an engine is configured, because a bare Reserve
-// could not record the payment, body hash and requirement that a replay
-// and a Resume need. The journal refuses a second use of an authorization
-// exactly as the replay store did, and never forgets a settled one.
+// The engine is the only entry point: the gateway calls Begin, which
+// records the payment, body hash and requirement that a replay and a
+// Resume need together with the authorization's key (x402.Key). The
+// journal refuses a second use of an authorization and never forgets a
+// settled one.
 //
 // Journals: MemoryJournal (bounded, not durable), boltjournal (a file in the
 // data directory: Reserved entries in memory only, the write-ahead Settling

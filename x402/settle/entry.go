@@ -102,7 +102,7 @@ func (e *Entry) next() *Entry {
 
 // KeyName renders k as chainId:0xasset:0xfrom:0xnonce in lowercase hex, so
 // every replica and store derives the same name whatever the casing the
-// payer used (the same form as x402/redisstore).
+// payer used.
 func KeyName(k x402.Key) string {
 	var buf [3*3 + 40 + 40 + 64 + 24]byte // a chain id of up to 24 digits needs no other allocation
 	b := append(buf[:0], k.ChainID...)

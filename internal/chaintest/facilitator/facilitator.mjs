@@ -6,7 +6,7 @@
 // @x402/evm knows, base-sepolia among them), signing and paying gas with
 // the relayer key in FACILITATOR_RELAYER_KEY through a viem wallet client.
 //
-// HTTP, as wire.md §5 describes the facilitator API:
+// HTTP, as docs/wire.md §5 describes the facilitator API:
 //   POST /verify, POST /settle  {x402Version, paymentPayload, paymentRequirements}
 //   GET  /supported             {kinds, extensions, signers}
 // A business refusal is HTTP 200 with isValid:false / success:false (what

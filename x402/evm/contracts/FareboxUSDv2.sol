@@ -2,9 +2,9 @@
 pragma solidity 0.8.28;
 
 /// @title FareboxUSDv2: the dev-chain test dollar with everything the x402 schemes ask of USDC.
-/// @notice FareboxUSD (x402/evm/token) plus EIP-2612 `permit` (the upto scheme's gas-sponsoring
-/// extension approves Permit2 with it) and EIP-3009 `receiveWithAuthorization` (batch-settlement
-/// deposits go through it). Semantics follow Circle's FiatToken v2.2: the authorization is valid
+/// @notice An ERC-20 with 6 decimals, EIP-712 and EIP-3009 `transferWithAuthorization`, plus
+/// EIP-2612 `permit` (the upto scheme's gas-sponsoring extension approves Permit2 with it) and
+/// EIP-3009 `receiveWithAuthorization` (batch-settlement deposits go through it). Semantics follow Circle's FiatToken v2.2: the authorization is valid
 /// strictly after validAfter and strictly before validBefore, each (from, nonce) is usable once,
 /// signatures must be low-s with v in {27, 28}, and contract wallets sign with EIP-1271.
 /// It is a test asset: the owner mints at will.

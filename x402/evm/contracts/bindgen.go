@@ -24,6 +24,7 @@ func main() {
 		{"x402UptoPermit2Proxy", "UptoPermit2Proxy"},
 		{"Permit2", "Permit2"},
 		{"FareboxUSDv2", "FareboxUSDv2"},
+		{"DevWallet", "DevWallet"},
 	} {
 		abiJSON, err := os.ReadFile(c[0] + ".abi")
 		if err != nil {

@@ -1,5 +1,6 @@
-// Compiles the vendored x402 batch-settlement and upto contracts and FareboxUSDv2 with solc-js
-// 0.8.28 (the x402 repo's foundry.toml: optimizer 200 runs, cancun, no metadata hash), and
+// Compiles the vendored x402 batch-settlement and upto contracts and farebox's test contracts
+// (FareboxUSDv2, DevWallet) with solc-js 0.8.28 (the x402 repo's foundry.toml: optimizer 200
+// runs, cancun, no metadata hash), and
 // canonical Permit2 with solc-js 0.8.17 (Permit2's foundry.toml: via-IR, 1000000 runs).
 // Writes <Contract>.abi and <Contract>.bin next to this file. Run by `go generate`.
 'use strict';
@@ -45,6 +46,7 @@ function compile(solc, files, settings, wanted) {
 compile(
   require('solc'),
   [
+    'DevWallet.sol',
     'FareboxUSDv2.sol',
     'sol/x402/x402BatchSettlement.sol',
     'sol/x402/periphery/ERC3009DepositCollector.sol',
@@ -56,7 +58,7 @@ compile(
     evmVersion: 'cancun',
     metadata: { bytecodeHash: 'none', appendCBOR: false },
   },
-  ['FareboxUSDv2', 'x402BatchSettlement', 'ERC3009DepositCollector', 'Permit2DepositCollector', 'x402UptoPermit2Proxy'],
+  ['DevWallet', 'FareboxUSDv2', 'x402BatchSettlement', 'ERC3009DepositCollector', 'Permit2DepositCollector', 'x402UptoPermit2Proxy'],
 );
 compile(
   require('solc-0.8.17'),

@@ -14,14 +14,13 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/farebox/farebox/x402/evm/contracts"
-	"github.com/farebox/farebox/x402/evm/token"
 )
 
 func balanceOf(t *testing.T, c interface {
 	CallContract(context.Context, ethereum.CallMsg, *big.Int) ([]byte, error)
 }, asset, who common.Address) *big.Int {
 	t.Helper()
-	tok := token.NewFareboxUSD()
+	tok := contracts.NewFareboxUSDv2()
 	out, err := c.CallContract(context.Background(), ethereum.CallMsg{To: &asset, Data: tok.PackBalanceOf(who)}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +149,7 @@ func TestStartHoldsCanonicalContractsAndPermitToken(t *testing.T) {
 			t.Fatalf("no code at %s (%v)", a, err)
 		}
 	}
-	// EIP-2612: the dev token answers nonces(owner), which FareboxUSD lacks.
+	// EIP-2612: the dev token answers nonces(owner).
 	tok := contracts.NewFareboxUSDv2()
 	asset := c.Network.Asset
 	out, err := c.Client.CallContract(ctx, ethereum.CallMsg{To: &asset, Data: tok.PackNonces(c.Payer)}, nil)

@@ -160,7 +160,7 @@ func (r *Remote) attach(ctx context.Context) error {
 // token's code is there (a restarted anvil has forgotten it).
 func (r *Remote) deployed(ctx context.Context, chainID int64) (bool, error) {
 	if r.dep == nil || r.dep.ChainID != chainID || r.dep.Token == (common.Address{}) || r.dep.TokenContract != tokenContract {
-		return false, nil // an older FareboxUSD has no permit: deploy the new token
+		return false, nil // a token deployed before FareboxUSDv2 has no permit: deploy the new one
 	}
 	code, err := r.Client.CodeAt(ctx, r.dep.Token, nil)
 	if err != nil {

@@ -57,7 +57,7 @@ type Shop struct {
 	Types    []string // scheme (and batch payload type) of every payment, "scheme:502" for FailNext
 	DropNext bool     // answer the next paid request without a receipt
 	FailNext bool     // answer the next paid request 502, charging nothing
-	replay   *x402.MemoryStore
+	used     sync.Map // upto's x402.Key: each permit is accepted once
 	Refused  []string // refusal codes sent
 }
 
@@ -73,7 +73,7 @@ func NewShop(tb testing.TB, net *x402.Network, ceiling int64, charge func(int) *
 		Terms:     &channel.Terms{ReceiverAuthorizer: relayer, WithdrawDelay: 900},
 		Contracts: channel.NewContracts(net.ChainID, d.BatchSettlement, d.ERC3009DepositCollector, d.Permit2DepositCollector, d.Permit2),
 		Upto:      upto.NewContracts(net.ChainID, d.Permit2, d.UptoPermit2Proxy),
-		Relayer:   relayer, Charge: charge, States: map[[32]byte]*channel.State{}, replay: x402.NewMemoryStore(100)}
+		Relayer:   relayer, Charge: charge, States: map[[32]byte]*channel.State{}}
 	srv := httptest.NewServer(s)
 	tb.Cleanup(srv.Close)
 	return s, srv
@@ -339,8 +339,8 @@ func (s *Shop) uptoPay(ctx context.Context, payload, ext []byte) (any, string, s
 		c, m := reason(err)
 		return nil, c, m
 	}
-	if err := s.replay.Reserve(ctx, p.Key(s.Net), time.Unix(p.Permit.Deadline.Int64(), 0)); err != nil {
-		return nil, x402.ReasonNonceAlreadyUsed, err.Error()
+	if _, taken := s.used.LoadOrStore(p.Key(s.Net), true); taken {
+		return nil, x402.ReasonNonceAlreadyUsed, "permit already used"
 	}
 	charge := s.next()
 	tx := ""

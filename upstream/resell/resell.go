@@ -1,4 +1,4 @@
-// Package x402 puts a paid x402 Responses endpoint behind farebox, so an
+// Package resell puts a paid x402 Responses endpoint behind farebox, so an
 // operator can resell it: another farebox, or any OpenAI-Responses server
 // that charges with x402. The request goes up as the openai upstream sends
 // it (the client's own tools only: the client's calls come back to the
@@ -6,7 +6,7 @@
 // wallet by farebox's retry-safe paying transport, within limits checked
 // before anything is signed: the most one call may cost, the most a day
 // may cost, and what the wallet holds.
-package x402
+package resell
 
 import (
 	"context"
@@ -22,9 +22,9 @@ import (
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/responses"
-	upopenai "github.com/farebox/farebox/upstream/openai"
+	"github.com/farebox/farebox/upstream/openai"
 	"github.com/farebox/farebox/upstream/upstreamhttp"
-	fx "github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/payer"
 	"github.com/tidwall/gjson"
 )
@@ -38,7 +38,7 @@ type Config struct {
 	// Signer pays: the operator's wallet.
 	Signer *payer.Signer
 	// Networks the wallet pays on (default Base and Base Sepolia).
-	Networks *fx.Registry
+	Networks *x402.Registry
 	// MaxPrice is the most one call may cost upstream, in atomic units.
 	MaxPrice *big.Int
 	// MaxSpendPerDay caps what the wallet pays upstream per UTC day,
@@ -55,7 +55,7 @@ type Config struct {
 	// Balance, when set, reads the wallet's balance of the token an offer
 	// asks for, so a call the wallet cannot pay is refused before anything
 	// is signed.
-	Balance func(ctx context.Context, req *fx.Requirement, who common.Address) (*big.Int, error)
+	Balance func(ctx context.Context, req *x402.Requirement, who common.Address) (*big.Int, error)
 	// Timeouts for the upstream call.
 	Timeouts upstreamhttp.Timeouts
 	// Log receives one line per upstream purchase (default: discard).
@@ -75,7 +75,7 @@ const (
 // Model is a paid upstream; it implements responses.Model.
 type Model struct {
 	cfg   Config
-	inner *upopenai.Model
+	inner *openai.Model
 
 	mu        sync.Mutex
 	day       string   // the UTC day spentToday counts
@@ -118,7 +118,7 @@ func New(cfg Config) (*Model, error) {
 	pay := func(base http.RoundTripper) http.RoundTripper {
 		return payer.NewTransport(cfg.Signer, append(opts, payer.WithBase(base))...)
 	}
-	inner, err := upopenai.New(upopenai.Config{BaseURL: cfg.BaseURL, Model: cfg.Model, Timeouts: cfg.Timeouts, Transport: pay})
+	inner, err := openai.New(openai.Config{BaseURL: cfg.BaseURL, Model: cfg.Model, Timeouts: cfg.Timeouts, Transport: pay})
 	if err != nil {
 		return nil, fmt.Errorf("x402 upstream: %w", err)
 	}
@@ -129,12 +129,12 @@ func New(cfg Config) (*Model, error) {
 // purchase is what one Respond learned about paying the upstream.
 type purchase struct {
 	mu      sync.Mutex
-	refused error       // why a 402 was not paid
-	signed  *fx.Payment // the authorization sent, if any
-	req     *fx.Requirement
+	refused error         // why a 402 was not paid
+	signed  *x402.Payment // the authorization sent, if any
+	req     *x402.Requirement
 	cost    *big.Int // what the signed authorization may move: its ceiling and any deposit
 	deposit *big.Int // the deposit authorized for the next signature, if any
-	receipt *fx.Receipt
+	receipt *x402.Receipt
 }
 
 // Respond forwards req to the paid endpoint, paying its 402, and maps a
@@ -142,7 +142,7 @@ type purchase struct {
 func (m *Model) Respond(ctx context.Context, req *responses.Request, out responses.Output) error {
 	p := &purchase{}
 	ctx = payer.WithHooks(ctx, &payer.Hooks{
-		Authorize: func(r *fx.Requirement) error {
+		Authorize: func(r *x402.Requirement) error {
 			if err := m.authorize(ctx, r, nil); err != nil {
 				return err
 			}
@@ -161,7 +161,7 @@ func (m *Model) Respond(ctx context.Context, req *responses.Request, out respons
 			p.mu.Unlock()
 			return nil
 		},
-		Signed: func(r *fx.Requirement, pay *fx.Payment) {
+		Signed: func(r *x402.Requirement, pay *x402.Payment) {
 			p.mu.Lock()
 			p.signed, p.req = pay, r
 			p.cost = new(big.Int).Set(r.Amount)
@@ -173,13 +173,13 @@ func (m *Model) Respond(ctx context.Context, req *responses.Request, out respons
 			p.mu.Unlock()
 			m.spend(cost)
 		},
-		Receipt: func(r *fx.Receipt) { p.mu.Lock(); p.receipt = r; p.mu.Unlock() },
+		Receipt: func(r *x402.Receipt) { p.mu.Lock(); p.receipt = r; p.mu.Unlock() },
 		Refused: func(err error) { p.mu.Lock(); p.refused = err; p.mu.Unlock() },
 	})
 	err := m.inner.RespondFinal(ctx, req, out, func(response []byte) {
 		// A stream's receipt comes in-band, in the final response object.
 		if raw := gjson.GetBytes(response, "x402"); raw.IsObject() {
-			var r fx.Receipt
+			var r x402.Receipt
 			if json.Unmarshal([]byte(raw.Raw), &r) == nil {
 				p.mu.Lock()
 				p.receipt = &r
@@ -236,7 +236,7 @@ func (e *limitError) Error() string { return e.msg }
 // authorize runs before an authorization is signed: it is the only place
 // the operator's limits are checked, so nothing over them is ever signed.
 // deposit, when set, is what a channel deposit signed with it moves.
-func (m *Model) authorize(ctx context.Context, r *fx.Requirement, deposit *big.Int) error {
+func (m *Model) authorize(ctx context.Context, r *x402.Requirement, deposit *big.Int) error {
 	cost := r.Amount
 	if deposit != nil {
 		cost = new(big.Int).Add(r.Amount, deposit)
@@ -244,7 +244,7 @@ func (m *Model) authorize(ctx context.Context, r *fx.Requirement, deposit *big.I
 	if r.Amount.Cmp(m.cfg.MaxPrice) > 0 {
 		return &limitError{http.StatusBadGateway, CodePriceTooHigh, fmt.Sprintf(
 			"The upstream model asks %s USDC per call, more than this server's limit of %s USDC.",
-			fx.FormatUSDC(r.Amount), fx.FormatUSDC(m.cfg.MaxPrice))}
+			x402.FormatUSDC(r.Amount), x402.FormatUSDC(m.cfg.MaxPrice))}
 	}
 	if max := m.cfg.MaxSpendPerDay; max != nil {
 		m.mu.Lock()
@@ -283,7 +283,7 @@ func (m *Model) authorizeDeposit(ctx context.Context, d *payer.DepositOffer) err
 		if amount != nil && amount.Cmp(m.cfg.MaxDeposit) > 0 {
 			return &limitError{http.StatusBadGateway, CodeDepositTooHigh, fmt.Sprintf(
 				"The upstream model asks for a deposit of %s USDC, more than this server's limit of %s USDC.",
-				fx.FormatUSDC(amount), fx.FormatUSDC(m.cfg.MaxDeposit))}
+				x402.FormatUSDC(amount), x402.FormatUSDC(m.cfg.MaxDeposit))}
 		}
 	}
 	if delay := time.Duration(d.WithdrawDelay) * time.Second; delay > m.cfg.MaxWithdrawDelay {

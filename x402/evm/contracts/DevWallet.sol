@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-pragma solidity 0.8.30;
+pragma solidity 0.8.28;
 
 /// @title DevWallet: a minimal multi-owner smart wallet for testing EIP-1271 payments.
 /// @notice A signature is the concatenation of `threshold` 65-byte ECDSA signatures (r, s, v)
