@@ -17,7 +17,7 @@ import (
 	"github.com/farebox/farebox/x402/evm"
 )
 
-// BenchmarkSettlementThroughput settles b.N payments from 32 payers on
+// BenchmarkSettlementThroughput settles b.N payments from 256 payers to one pay_to on
 // anvil mining every 2 s with Base's 150M gas limit, from 512 concurrent
 // callers, one transfer per transaction (single) and batched through
 // Multicall3 (batched). It reports settlements per second until the last
@@ -33,7 +33,7 @@ func BenchmarkSettlementThroughput(b *testing.B) {
 	}
 	defer a.Stop()
 	f := anvilFixture("anvil-2s-150M", a)
-	payers := fundPayers(b, f, 32)
+	payers := fundPayers(b, f, 256)
 	for _, mode := range []struct {
 		name     string
 		maxBatch int
@@ -81,9 +81,15 @@ func settleMany(b *testing.B, f *fixture, s *evm.Settler, payers []*ecdsa.Privat
 	n := b.N
 	pays := make([]*x402.Payment, n)
 	reqs := make([]*x402.Requirement, n)
+	// One merchant, as a gateway's pay_to: its balance slot is written by
+	// every transfer, new payers' balances and nonces are not.
+	payToKey, _ := crypto.GenerateKey()
+	payTo := crypto.PubkeyToAddress(payToKey.PublicKey)
 	for i := range n {
 		key := payers[i%len(payers)]
 		pays[i], reqs[i] = f.authorize(crypto.PubkeyToAddress(key.PublicKey), price, func(d [32]byte) []byte { return sign(d, key) })
+		pays[i].Authorization.To, reqs[i].PayTo = payTo, payTo
+		f.resign(pays[i], key)
 	}
 	before := make([]*big.Int, len(payers))
 	for i, key := range payers {
@@ -146,6 +152,9 @@ func settleMany(b *testing.B, f *fixture, s *evm.Settler, payers []*ecdsa.Privat
 		if got.Int64() != count*price {
 			b.Fatalf("payer %d paid %s, want %d x %d", i, got, count, price)
 		}
+	}
+	if got := f.balance(b, payTo); got.Int64() != int64(n)*price {
+		b.Fatalf("pay_to received %s, want %d x %d", got, n, price)
 	}
 	// Gas: every transaction the relayer had mined since the start (a fee
 	// bump mines another hash than the one broadcast).
