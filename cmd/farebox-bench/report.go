@@ -31,6 +31,11 @@ type Report struct {
 	Voucher *VoucherResult `json:"voucher,omitempty"`
 	Ratios  []Ratio        `json:"ratios"`
 	Budgets []Budget       `json:"budgets"`
+
+	// Settler is the chain settler alone on anvil (settlerarm.go), and
+	// SettlerThroughput its settlements per second, judged by the chain.
+	Settler           *SettlerResult `json:"settler,omitempty"`
+	SettlerThroughput float64        `json:"settler_throughput_per_s"`
 }
 
 // Machine says where the figures came from.
@@ -225,6 +230,7 @@ func (r *Report) writeTable(w io.Writer) {
 	}
 	r.writeChainTable(w)
 	r.writeVoucherTable(w)
+	r.writeSettlerTable(w)
 	p("\n### Ratios\n\n| comparison | value |\n|---|---|\n")
 	for _, x := range r.Ratios {
 		if x.Unit == "x" {
