@@ -52,10 +52,15 @@ type SettlerResult struct {
 	Chain       string `json:"chain"`
 	Payers      int    `json:"payers"`
 	Settlements int    `json:"settlements"`
-	// PerSec is settlements mined divided by the chain time they took:
-	// from the timestamp of the block before the first that carried one to
-	// that of the last (so the partly filled first and last blocks count).
+	// PerSec is the rate held while the settler had more to send than the
+	// chain could take: the settlements of the blocks from the first that
+	// carried one to the last carrying at least 90% of the fullest one's,
+	// over the chain time from the block before the first to that one (by
+	// block timestamps, so a slow block counts against it).
 	PerSec float64 `json:"settlements_per_s"`
+	// OverallPerSec is every settlement over the chain time until the last
+	// was mined, the draining tail included.
+	OverallPerSec float64 `json:"overall_settlements_per_s"`
 	// PeakBlockPerSec is the fullest block's settlements over the block time.
 	PeakBlockPerSec     float64 `json:"peak_block_settlements_per_s"`
 	GasPerSettlement    float64 `json:"gas_per_settlement"`
@@ -380,7 +385,17 @@ func judgeSettler(ctx context.Context, a *chaintest.Anvil, relayer common.Addres
 		fill += float64(b.gasUsed) / float64(b.limit)
 	}
 	span := blocks[len(blocks)-1].time - firstTime
-	res.PerSec = float64(total) / float64(max(span, 1))
+	res.OverallPerSec = float64(total) / float64(max(span, 1))
+	held, full := 0, 0
+	for i, b := range blocks {
+		if 10*b.settlements >= 9*peak {
+			full = i
+		}
+	}
+	for _, b := range blocks[:full+1] {
+		held += b.settlements
+	}
+	res.PerSec = float64(held) / float64(max(blocks[full].time-firstTime, 1))
 	res.PeakBlockPerSec = float64(peak) / settlerBlockTime.Seconds()
 	res.GasPerSettlement = float64(gas) / float64(max(total, 1))
 	res.SettlementsPerTx = float64(total) / float64(res.Transactions)
@@ -431,8 +446,8 @@ func (r *Report) writeSettlerTable(w io.Writer) {
 	}
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	p("\n### Chain settler throughput (%s; pre-signed payments, no gateway)\n\n", s.Chain)
-	p("| settlements/s held | peak block | gas per settlement | most at this gas | settlements per tx | txs per block | block gas used | blocks | reverted | fee bumps | payers | settlements |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
-	p("| %.0f | %.0f/s | %.0f | %.0f/s | %.1f | %.1f | %.0f%% | %d | %d | %d | %d | %d |\n", s.PerSec, s.PeakBlockPerSec, s.GasPerSettlement, s.MaxPerSecAtThisGas,
+	p("| settlements/s held | overall | peak block | gas per settlement | most at this gas | settlements per tx | txs per block | block gas used | blocks | reverted | fee bumps | payers | settlements |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	p("| %.0f | %.0f | %.0f/s | %.0f | %.0f/s | %.1f | %.1f | %.0f%% | %d | %d | %d | %d | %d |\n", s.PerSec, s.OverallPerSec, s.PeakBlockPerSec, s.GasPerSettlement, s.MaxPerSecAtThisGas,
 		s.SettlementsPerTx, s.TxsPerBlock, s.BlockGasFillPercent, s.Blocks, s.Reverted, s.FeeBumps, s.Payers, s.Settlements)
-	p("\nHeld is settlements mined over the chain time from the block before the first that carried one to the last; all %d were handed to the settler within %.1f s. Chain check: %s.\n", s.Settlements, s.BroadcastSec, s.Verdict)
+	p("\nHeld: settlements mined while the settler had more than the chain could take (blocks up to the last at 90%% of the fullest) over their chain time by block timestamps; overall includes the draining tail. All %d were handed to the settler within %.1f s. Most at this gas: 150M gas per 2 s block over the gas per settlement. Chain check: %s.\n", s.Settlements, s.BroadcastSec, s.Verdict)
 }

@@ -182,7 +182,7 @@ func byPayer(q []*transfer, limit int) []*transfer {
 	return out
 }
 
-// batchLimit bounds a batch by MaxBatch and by MaxBatchGas over the
+// batchLimit bounds a batch by MaxBatch and by batchGasCap over the
 // largest gas reserved per transfer; one transfer until a token's transfer
 // gas is known.
 func (s *Settler) batchLimit() int {
@@ -190,7 +190,27 @@ func (s *Settler) batchLimit() int {
 	if s.multicall.Load() != 1 || per == 0 {
 		return 1 // no Multicall3 on this chain, or nothing measured yet
 	}
-	return max(1, min(s.MaxBatch, int((s.MaxBatchGas-batchOverheadGas)/per)))
+	return max(1, min(s.MaxBatch, int((s.batchGasCap()-batchOverheadGas)/per)))
+}
+
+// blockShare is the fewest transactions a batch's gas limit lets fill a
+// block: a node includes a transaction only while its whole gas limit fits
+// in what is left of the block, so each block may end up to one limit
+// short of full. Limits of a twentieth of the block keep that under 5%,
+// while each transaction's fixed cost (its base and first accesses, ~40k
+// gas) stays under 1% of a full block.
+const blockShare = 20
+
+// batchGasCap is the gas limit of the largest batch: MaxBatchGas, or a
+// blockShare-th of the latest block's gas limit when that is smaller.
+func (s *Settler) batchGasCap() uint64 {
+	limit := s.MaxBatchGas
+	s.latest.mu.Lock()
+	if h := s.latest.h; h != nil && h.GasLimit/blockShare > 2*batchOverheadGas {
+		limit = min(limit, h.GasLimit/blockShare)
+	}
+	s.latest.mu.Unlock()
+	return limit
 }
 
 // batchOverheadGas covers a transaction's base cost and Multicall3's loop.
@@ -365,7 +385,7 @@ func (s *Settler) sendBatch(batch []*transfer) {
 		s.requeue(ready[1:]) // a token not measured yet: its first transfer goes alone
 		ready = ready[:1]
 	}
-	for len(ready) > 1 && s.txGas(ready) > s.MaxBatchGas {
+	for len(ready) > 1 && s.txGas(ready) > s.batchGasCap() {
 		// Contract wallets' transfers reserve more gas: the tail waits.
 		s.requeue(ready[len(ready)-1:])
 		ready = ready[:len(ready)-1]

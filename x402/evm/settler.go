@@ -51,7 +51,8 @@ type Settler struct {
 	// MaxBatch bounds the transfers in one transaction (default 500).
 	MaxBatch int
 	// MaxBatchGas bounds one transaction's gas (default 16M, under the
-	// 16.7M per-transaction cap of EIP-7825).
+	// 16.7M per-transaction cap of EIP-7825); a batch's gas is also kept
+	// under a twentieth of the block gas limit, so blocks fill.
 	MaxBatchGas uint64
 	// BumpAfterBlocks is how many new heads a transaction may stay pending
 	// before it is replaced with fees 12.5% higher (default 3).
