@@ -85,6 +85,7 @@ func (s *Settler) dispatch() {
 		// One batch is taken and sent at a time, so the next one is
 		// whatever arrived while this one was on its way.
 		s.turn.Lock()
+		s.awaitBlockSpace()
 		if s.lastBatch > 1 && s.BatchWindow > 0 {
 			// Under load (the last batch had company): let more arrive, so
 			// fewer, fuller transactions carry them.
@@ -106,6 +107,41 @@ func (s *Settler) dispatch() {
 		s.sendBatch(batch)
 		s.turn.Unlock()
 	}
+}
+
+// backlogBlocks is how many blocks' worth of gas the relayer keeps sent
+// and unmined: enough that every block is filled to its gas limit, and no
+// more, so that what the chain cannot take yet waits in the queue, where
+// it joins fuller batches (a payer's transfers together), rather than in
+// the node's pool, where a transaction waiting for room looks stuck.
+const backlogBlocks = 2
+
+// awaitBlockSpace waits (polling at PollInterval) while the relayer's sent,
+// unmined transactions already hold backlogBlocks blocks' worth of gas.
+func (s *Settler) awaitBlockSpace() {
+	for start := time.Now(); time.Since(start) < s.SendTimeout; {
+		s.latest.mu.Lock()
+		h := s.latest.h
+		s.latest.mu.Unlock()
+		if h == nil || h.GasLimit == 0 || s.unminedGas() <= backlogBlocks*h.GasLimit {
+			return
+		}
+		time.Sleep(s.PollInterval)
+	}
+}
+
+// unminedGas is the gas limit of the relayer's transactions sent and not
+// seen mined.
+func (s *Settler) unminedGas() uint64 {
+	s.flight.mu.Lock()
+	defer s.flight.mu.Unlock()
+	var gas uint64
+	for rec := range s.flight.open {
+		if rec.own && len(rec.txs) > 0 {
+			gas += rec.txs[len(rec.txs)-1].Gas()
+		}
+	}
+	return gas
 }
 
 // take removes up to the batch limit of ready transfers from the queue.
