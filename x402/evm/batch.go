@@ -340,6 +340,18 @@ func (s *Settler) learnFrom(nonce uint64, r *types.Receipt) {
 	}
 }
 
+// raiseTransferGas reserves half again more gas for the tokens of ts.
+func (s *Settler) raiseTransferGas(ts []*transfer) {
+	seen := map[common.Address]bool{}
+	for _, t := range ts {
+		asset := t.req.Network.Asset
+		if v, ok := s.gasByAsset.Load(asset); ok && !seen[asset] {
+			seen[asset] = true
+			s.setTransferGas(asset, v.(uint64)+v.(uint64)/2)
+		}
+	}
+}
+
 // setTransferGas sets asset's reservation and the largest over all assets.
 func (s *Settler) setTransferGas(asset common.Address, per uint64) {
 	s.gasMu.Lock()
@@ -513,6 +525,11 @@ func (s *Settler) simulateBatch(ctx context.Context, ts []*transfer, at uint64) 
 			t.solo = true
 			alone = append(alone, t)
 		}
+	}
+	if len(alone) > 0 {
+		// Ran short within the batch's gas (a mined batch of cheaper
+		// transfers taught too little): reserve more from now on.
+		s.raiseTransferGas(alone)
 	}
 	return ok, refused, alone, nil
 }
