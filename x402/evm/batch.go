@@ -109,12 +109,14 @@ func (s *Settler) dispatch() {
 	}
 }
 
-// backlogBlocks is how many blocks' worth of gas the relayer keeps sent
-// and unmined: enough that every block is filled to its gas limit, and no
-// more, so that what the chain cannot take yet waits in the queue, where
-// it joins fuller batches (a payer's transfers together), rather than in
-// the node's pool, where a transaction waiting for room looks stuck.
-const backlogBlocks = 2
+// backlogBlocks is how many blocks' worth of gas limits the relayer keeps
+// sent and unmined (limits reserve a quarter above what batches use, more
+// before one is mined, so about two blocks of gas): enough that every
+// block is filled to its gas limit, and no more, so that what the chain
+// cannot take yet waits in the queue, where it joins fuller batches (a
+// payer's transfers together), rather than in the node's pool, where a
+// transaction waiting for room looks stuck and has its fees bumped.
+const backlogBlocks = 3
 
 // awaitBlockSpace waits (polling at PollInterval) while the relayer's sent,
 // unmined transactions already hold backlogBlocks blocks' worth of gas.
