@@ -8,6 +8,7 @@
 //	go run ./cmd/farebox-bench          # the full run (a few minutes)
 //	go run ./cmd/farebox-bench -smoke   # under a minute (starts anvil); CI's check that it still works
 //	go run ./cmd/farebox-bench -soak 10m  # one paid farebox on anvil for 10 minutes: is it flat? (bench/soak.md)
+//	go run ./cmd/farebox-bench -settler-only  # the chain settler alone: settlements/s on anvil, 2 s blocks, 150M gas
 //
 // farebox runs as its own process (built with go build ./cmd/farebox) so
 // its CPU time and memory are read from /proc apart from the harness's.
@@ -79,6 +80,17 @@ func main() {
 		stop()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "farebox-bench -soak:", err)
+			os.Exit(1)
+		}
+		return
+	}
+
+	if *settlerOnly {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err := runSettlerOnly(ctx, *smoke, *out)
+		stop()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "farebox-bench -settler-only:", err)
 			os.Exit(1)
 		}
 		return

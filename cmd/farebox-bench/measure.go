@@ -132,6 +132,9 @@ func (h *harness) finish(ctx context.Context, c *http.Client) error {
 	if err := h.measureVoucher(ctx, c); err != nil {
 		return err
 	}
+	if err := h.measureSettler(ctx); err != nil {
+		return err
+	}
 	if late := h.arms[3].pay.lateCount(); late > 0 {
 		h.note(fmt.Sprintf("%d payments had to be signed inside timed intervals (the pre-signed pool ran dry).", late))
 	}

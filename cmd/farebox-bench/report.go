@@ -29,12 +29,13 @@ type Report struct {
 	RealSettlement []*ChainResult `json:"real_settlement"`
 	// Voucher is the batch-settlement arm (vouchers on a per-token model).
 	Voucher *VoucherResult `json:"voucher,omitempty"`
-	// SettlerThroughput is the settler's sustained settlements per second
-	// on anvil with 2 s blocks, measured by the settler arm; 0 means not
-	// measured in this run (its budget line then says so).
-	SettlerThroughput float64  `json:"settler_throughput_per_s"`
-	Ratios            []Ratio  `json:"ratios"`
-	Budgets           []Budget `json:"budgets"`
+	Ratios  []Ratio        `json:"ratios"`
+	Budgets []Budget       `json:"budgets"`
+
+	// Settler is the chain settler alone on anvil (settlerarm.go), and
+	// SettlerThroughput its settlements per second, judged by the chain.
+	Settler           *SettlerResult `json:"settler,omitempty"`
+	SettlerThroughput float64        `json:"settler_throughput_per_s"`
 }
 
 // Machine says where the figures came from.
@@ -303,6 +304,7 @@ func (r *Report) writeTable(w io.Writer) {
 	}
 	r.writeChainTable(w)
 	r.writeVoucherTable(w)
+	r.writeSettlerTable(w)
 	p("\n### Ratios\n\n| comparison | value |\n|---|---|\n")
 	for _, x := range r.Ratios {
 		if x.Unit == "x" {

@@ -38,6 +38,9 @@ func (s *Settler) await(ctx context.Context, hash common.Hash, p *x402.Payment) 
 		return nil, fmt.Errorf("%w: the relayer's nonce %d was mined by a transaction this process did not send", ErrNotMined, rec.nonce)
 	}
 	r := rec.receipt
+	if rec.own {
+		s.learnFrom(rec.nonce, r)
+	}
 	a := &p.Authorization
 	req := rec.reqs[authKey{a.From, a.Nonce}]
 	var asset common.Address

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/farebox/farebox/x402"
 )
 
@@ -83,6 +85,7 @@ func (s *Settler) dispatch() {
 		// One batch is taken and sent at a time, so the next one is
 		// whatever arrived while this one was on its way.
 		s.turn.Lock()
+		s.awaitBlockSpace()
 		if s.lastBatch > 1 && s.BatchWindow > 0 {
 			// Under load (the last batch had company): let more arrive, so
 			// fewer, fuller transactions carry them.
@@ -106,6 +109,43 @@ func (s *Settler) dispatch() {
 	}
 }
 
+// backlogBlocks is how many blocks' worth of gas limits the relayer keeps
+// sent and unmined (limits reserve a quarter above what batches use, more
+// before one is mined, so about two blocks of gas): enough that every
+// block is filled to its gas limit, and no more, so that what the chain
+// cannot take yet waits in the queue, where it joins fuller batches (a
+// payer's transfers together), rather than in the node's pool, where a
+// transaction waiting for room looks stuck and has its fees bumped.
+const backlogBlocks = 3
+
+// awaitBlockSpace waits (polling at PollInterval) while the relayer's sent,
+// unmined transactions already hold backlogBlocks blocks' worth of gas.
+func (s *Settler) awaitBlockSpace() {
+	for start := time.Now(); time.Since(start) < s.SendTimeout; {
+		s.latest.mu.Lock()
+		h := s.latest.h
+		s.latest.mu.Unlock()
+		if h == nil || h.GasLimit == 0 || s.unminedGas() <= backlogBlocks*h.GasLimit {
+			return
+		}
+		time.Sleep(s.PollInterval)
+	}
+}
+
+// unminedGas is the gas limit of the relayer's transactions sent and not
+// seen mined.
+func (s *Settler) unminedGas() uint64 {
+	s.flight.mu.Lock()
+	defer s.flight.mu.Unlock()
+	var gas uint64
+	for rec := range s.flight.open {
+		if rec.own && len(rec.txs) > 0 {
+			gas += rec.txs[len(rec.txs)-1].Gas()
+		}
+	}
+	return gas
+}
+
 // take removes up to the batch limit of ready transfers from the queue.
 // With none ready it returns how long until one is (0: queue empty, and
 // the dispatcher stops).
@@ -120,7 +160,7 @@ func (s *Settler) take() ([]*transfer, time.Duration) {
 	now := time.Now()
 	var batch, rest []*transfer
 	wait := time.Hour
-	for _, t := range s.queue {
+	for _, t := range byPayer(s.queue, limit) {
 		switch {
 		case t.ctx.Err() != nil:
 			t.taken = true
@@ -135,6 +175,14 @@ func (s *Settler) take() ([]*transfer, time.Duration) {
 			rest = append(rest, t)
 		}
 	}
+	if len(rest) > 1 && limit > 1 {
+		// Back in arrival order: byPayer only chose who rides now.
+		pos := make(map[*transfer]int, len(s.queue))
+		for i, t := range s.queue {
+			pos[t] = i
+		}
+		slices.SortFunc(rest, func(a, b *transfer) int { return pos[a] - pos[b] })
+	}
 	s.queue = rest
 	if batch == nil && len(rest) == 0 {
 		s.dispatchers--
@@ -143,7 +191,36 @@ func (s *Settler) take() ([]*transfer, time.Duration) {
 	return batch, wait
 }
 
-// batchLimit bounds a batch by MaxBatch and by MaxBatchGas over the
+// byPayer orders the queue for taking a batch when more than one batch
+// waits: payers in the order of their oldest waiting transfer, each
+// payer's transfers together. A payer met again within a transaction costs
+// its balance's and account's first access once (about 7k gas less for
+// each transfer after the first), and no transfer waits behind one that
+// arrived after it, other than those of a payer who was already waiting.
+func byPayer(q []*transfer, limit int) []*transfer {
+	if limit <= 1 || len(q) <= limit {
+		return q
+	}
+	order := make([]common.Address, 0, len(q))
+	groups := make(map[common.Address][]*transfer, len(q))
+	for _, t := range q {
+		from := t.p.Authorization.From
+		if _, ok := groups[from]; !ok {
+			order = append(order, from)
+		}
+		groups[from] = append(groups[from], t)
+	}
+	if len(order) == len(q) {
+		return q
+	}
+	out := make([]*transfer, 0, len(q))
+	for _, from := range order {
+		out = append(out, groups[from]...)
+	}
+	return out
+}
+
+// batchLimit bounds a batch by MaxBatch and by batchGasCap over the
 // largest gas reserved per transfer; one transfer until a token's transfer
 // gas is known.
 func (s *Settler) batchLimit() int {
@@ -151,14 +228,34 @@ func (s *Settler) batchLimit() int {
 	if s.multicall.Load() != 1 || per == 0 {
 		return 1 // no Multicall3 on this chain, or nothing measured yet
 	}
-	return max(1, min(s.MaxBatch, int((s.MaxBatchGas-batchOverheadGas)/per)))
+	return max(1, min(s.MaxBatch, int((s.batchGasCap()-batchOverheadGas)/per)))
+}
+
+// blockShare is the fewest transactions a batch's gas limit lets fill a
+// block: a node includes a transaction only while its whole gas limit fits
+// in what is left of the block, so each block may end up to one limit
+// short of full. Limits of a twentieth of the block keep that under 5%,
+// while each transaction's fixed cost (its base and first accesses, ~40k
+// gas) stays under 1% of a full block.
+const blockShare = 20
+
+// batchGasCap is the gas limit of the largest batch: MaxBatchGas, or a
+// blockShare-th of the latest block's gas limit when that is smaller.
+func (s *Settler) batchGasCap() uint64 {
+	limit := s.MaxBatchGas
+	s.latest.mu.Lock()
+	if h := s.latest.h; h != nil && h.GasLimit/blockShare > 2*batchOverheadGas {
+		limit = min(limit, h.GasLimit/blockShare)
+	}
+	s.latest.mu.Unlock()
+	return limit
 }
 
 // batchOverheadGas covers a transaction's base cost and Multicall3's loop.
 const batchOverheadGas = 40_000
 
-// transferGas is the gas reserved for one transfer of asset: half again
-// what eth_estimateGas measured for one (0 while unmeasured), three times
+// transferGas is the gas reserved for one transfer of asset inside a batch
+// (0 while unmeasured; see learnTransferGas and learnBatchGas), three times
 // that for a contract wallet's signature, which runs its EIP-1271 code.
 func (s *Settler) transferGas(t *transfer) uint64 {
 	v, ok := s.gasByAsset.Load(t.req.Network.Asset)
@@ -171,19 +268,103 @@ func (s *Settler) transferGas(t *transfer) uint64 {
 	return v.(uint64)
 }
 
-// learnTransferGas records a measured single transfer's gas for its asset.
+// txBaseGas is every transaction's intrinsic cost, paid once per batch.
+const txBaseGas = 21_000
+
+// learnTransferGas records the gas of one transfer of asset measured alone
+// (eth_estimateGas of its own transaction). Inside a batch it costs that
+// less the transaction's base cost (and less its first access to the
+// token's contracts, which batchOverheadGas covers); a fifth more is
+// reserved until a mined batch tells what a transfer really costs there.
 func (s *Settler) learnTransferGas(asset common.Address, measured uint64) {
-	per := measured + measured/2
+	per := measured - min(measured, txBaseGas)
+	per += per / 5
 	if old, ok := s.gasByAsset.Load(asset); ok && old.(uint64) >= per {
 		return
 	}
-	s.gasByAsset.Store(asset, per)
-	for {
-		cur := s.maxTransferGas.Load()
-		if per <= cur || s.maxTransferGas.CompareAndSwap(cur, per) {
-			return
+	s.setTransferGas(asset, per)
+}
+
+// minLearnBatch is the smallest mined batch whose gas per transfer is
+// taken as the reservation: a few transfers carry the batch's fixed costs.
+const minLearnBatch = 8
+
+// learnBatchGas records what a mined batch of n transfers of asset, all
+// carried out, used: each reserves a quarter more than their average
+// (payers met again within a transaction cost less than new ones, and
+// the simulation catches a transfer that would still run short).
+func (s *Settler) learnBatchGas(asset common.Address, n int, gasUsed uint64) {
+	if n < minLearnBatch || gasUsed <= txBaseGas {
+		return
+	}
+	per := (gasUsed - txBaseGas) / uint64(n)
+	per += per / 4
+	if old, ok := s.gasByAsset.Load(asset); ok && old.(uint64) == per {
+		return
+	}
+	s.setTransferGas(asset, per)
+}
+
+// learnable is a batch sent whose receipt tells the gas of a transfer.
+type learnable struct {
+	asset common.Address
+	n     int
+}
+
+// noteBatch remembers that the relayer's nonce carries n transfers of
+// asset, all signed by plain keys, so that its receipt teaches the gas of
+// one (see learnFrom). Only the latest few hundred are kept.
+func (s *Settler) noteBatch(nonce uint64, asset common.Address, n int) {
+	s.gasMu.Lock()
+	defer s.gasMu.Unlock()
+	if s.learning == nil {
+		s.learning = map[uint64]learnable{}
+	}
+	s.learning[nonce] = learnable{asset, n}
+	if len(s.learning) > 256 {
+		for k := range s.learning {
+			if k+256 < nonce {
+				delete(s.learning, k)
+			}
 		}
 	}
+}
+
+// learnFrom learns the gas of a transfer from the receipt of the relayer's
+// nonce when noteBatch noted it and every transfer in it was carried out.
+func (s *Settler) learnFrom(nonce uint64, r *types.Receipt) {
+	s.gasMu.Lock()
+	l, ok := s.learning[nonce]
+	delete(s.learning, nonce)
+	s.gasMu.Unlock()
+	if ok && r.Status == types.ReceiptStatusSuccessful && countUsed(r, l.asset) == l.n {
+		s.learnBatchGas(l.asset, l.n, r.GasUsed)
+	}
+}
+
+// raiseTransferGas reserves half again more gas for the tokens of ts.
+func (s *Settler) raiseTransferGas(ts []*transfer) {
+	seen := map[common.Address]bool{}
+	for _, t := range ts {
+		asset := t.req.Network.Asset
+		if v, ok := s.gasByAsset.Load(asset); ok && !seen[asset] {
+			seen[asset] = true
+			s.setTransferGas(asset, v.(uint64)+v.(uint64)/2)
+		}
+	}
+}
+
+// setTransferGas sets asset's reservation and the largest over all assets.
+func (s *Settler) setTransferGas(asset common.Address, per uint64) {
+	s.gasMu.Lock()
+	defer s.gasMu.Unlock()
+	s.gasByAsset.Store(asset, per)
+	var largest uint64
+	s.gasByAsset.Range(func(_, v any) bool {
+		largest = max(largest, v.(uint64))
+		return true
+	})
+	s.maxTransferGas.Store(largest)
 }
 
 // txGas is the gas limit of a transaction carrying ts (0 when a transfer's
@@ -254,7 +435,7 @@ func (s *Settler) sendBatch(batch []*transfer) {
 		s.requeue(ready[1:]) // a token not measured yet: its first transfer goes alone
 		ready = ready[:1]
 	}
-	for len(ready) > 1 && s.txGas(ready) > s.MaxBatchGas {
+	for len(ready) > 1 && s.txGas(ready) > s.batchGasCap() {
 		// Contract wallets' transfers reserve more gas: the tail waits.
 		s.requeue(ready[len(ready)-1:])
 		ready = ready[:len(ready)-1]
@@ -320,10 +501,12 @@ func (s *Settler) simulateBatch(ctx context.Context, ts []*transfer, at uint64) 
 	}
 	if err != nil && strings.Contains(strings.ToLower(err.Error()), "out of gas") {
 		// The reservations were short for this token: measure again, one alone.
+		s.gasMu.Lock()
 		for _, t := range ts {
 			s.gasByAsset.Delete(t.req.Network.Asset)
 			t.solo = true
 		}
+		s.gasMu.Unlock()
 		return nil, nil, ts, nil
 	}
 	if err != nil {
@@ -344,6 +527,11 @@ func (s *Settler) simulateBatch(ctx context.Context, ts []*transfer, at uint64) 
 			t.solo = true
 			alone = append(alone, t)
 		}
+	}
+	if len(alone) > 0 {
+		// Ran short within the batch's gas (a mined batch of cheaper
+		// transfers taught too little): reserve more from now on.
+		s.raiseTransferGas(alone)
 	}
 	return ok, refused, alone, nil
 }

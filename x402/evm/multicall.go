@@ -86,3 +86,14 @@ func authorizationUsed(r *types.Receipt, asset, from common.Address, nonce [32]b
 	}
 	return false
 }
+
+// countUsed counts the AuthorizationUsed logs asset emitted in r.
+func countUsed(r *types.Receipt, asset common.Address) int {
+	n := 0
+	for _, l := range r.Logs {
+		if len(l.Topics) == 3 && l.Topics[0] == authorizationUsedTopic && l.Address == asset {
+			n++
+		}
+	}
+	return n
+}

@@ -238,6 +238,9 @@ func (s *Settler) transmit(ctx context.Context, tx *types.Transaction, ts []*tra
 		for _, t := range ts {
 			rec.reqs[authKey{t.p.Authorization.From, t.p.Authorization.Nonce}] = t.req
 		}
+		if len(ts) >= minLearnBatch && plainBatch(ts) {
+			s.noteBatch(s.nonce, ts[0].req.Network.Asset, len(ts))
+		}
 		// Sent, or lost in transport with the outcome unknown: either way the
 		// nonce is taken, and following the record re-sends it if needed.
 		s.nonce++
@@ -293,4 +296,16 @@ func (s *Settler) signAndJournal(ts []*transfer, gas uint64, f fees) (*types.Tra
 		ts = kept
 	}
 	return nil, nil, nil
+}
+
+// plainBatch tells whether ts all move one token and are all signed by
+// plain keys (65-byte signatures): their batch's gas tells what one such
+// transfer costs.
+func plainBatch(ts []*transfer) bool {
+	for _, t := range ts {
+		if len(t.p.Signature) != 65 || t.req.Network.Asset != ts[0].req.Network.Asset {
+			return false
+		}
+	}
+	return true
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"math/big"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -17,7 +19,7 @@ import (
 	"github.com/farebox/farebox/x402/evm"
 )
 
-// BenchmarkSettlementThroughput settles b.N payments from 32 payers on
+// BenchmarkSettlementThroughput settles b.N payments from 256 payers to one pay_to on
 // anvil mining every 2 s with Base's 150M gas limit, from 512 concurrent
 // callers, one transfer per transaction (single) and batched through
 // Multicall3 (batched). It reports settlements per second until the last
@@ -33,7 +35,7 @@ func BenchmarkSettlementThroughput(b *testing.B) {
 	}
 	defer a.Stop()
 	f := anvilFixture("anvil-2s-150M", a)
-	payers := fundPayers(b, f, 32)
+	payers := fundPayers(b, f, 256)
 	for _, mode := range []struct {
 		name     string
 		maxBatch int
@@ -81,9 +83,15 @@ func settleMany(b *testing.B, f *fixture, s *evm.Settler, payers []*ecdsa.Privat
 	n := b.N
 	pays := make([]*x402.Payment, n)
 	reqs := make([]*x402.Requirement, n)
+	// One merchant, as a gateway's pay_to: its balance slot is written by
+	// every transfer, new payers' balances and nonces are not.
+	payToKey, _ := crypto.GenerateKey()
+	payTo := crypto.PubkeyToAddress(payToKey.PublicKey)
 	for i := range n {
 		key := payers[i%len(payers)]
 		pays[i], reqs[i] = f.authorize(crypto.PubkeyToAddress(key.PublicKey), price, func(d [32]byte) []byte { return sign(d, key) })
+		pays[i].Authorization.To, reqs[i].PayTo = payTo, payTo
+		f.resign(pays[i], key)
 	}
 	before := make([]*big.Int, len(payers))
 	for i, key := range payers {
@@ -147,6 +155,9 @@ func settleMany(b *testing.B, f *fixture, s *evm.Settler, payers []*ecdsa.Privat
 			b.Fatalf("payer %d paid %s, want %d x %d", i, got, count, price)
 		}
 	}
+	if got := f.balance(b, payTo); got.Int64() != int64(n)*price {
+		b.Fatalf("pay_to received %s, want %d x %d", got, n, price)
+	}
 	// Gas: every transaction the relayer had mined since the start (a fee
 	// bump mines another hash than the one broadcast).
 	last, err := f.backend.HeaderByNumber(ctx, nil)
@@ -177,4 +188,121 @@ func settleMany(b *testing.B, f *fixture, s *evm.Settler, payers []*ecdsa.Privat
 	b.ReportMetric(float64(n)/float64(txs), "settlements/tx")
 	b.Logf("%d settlements in %d transactions: all broadcast in %s, all mined in %s (%.0f/s); %+v", n, txs,
 		broadcast.Round(time.Millisecond), elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds(), s.Stats())
+}
+
+// BenchmarkTransferGas measures what one transferWithAuthorization of
+// Circle's FiatToken v2.2 costs inside a Multicall3 batch on anvil: the
+// marginal gas of a transfer (gas of a batch of 2n less that of n, over n)
+// for a payer new to the transaction (cold) and one met again in it
+// (warm), paying a pay_to that holds USDC already, and for a pay_to new to
+// the chain (its balance slot written from zero); and a transfer sent
+// alone. It is the floor under BenchmarkSettlementThroughput: 150M gas
+// every 2 s over the marginal gas is the most any batching can settle.
+//
+//	go test -run '^$' -bench TransferGas -benchtime 1x ./x402/evm/
+func BenchmarkTransferGas(b *testing.B) {
+	f := fixtures[1] // anvil, automine
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	key, err := f.newRelayer(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tr, err := evm.NewTransactor(ctx, f.backend, key)
+	if err != nil {
+		b.Fatal(err)
+	}
+	payTo := crypto.PubkeyToAddress(mustKey(b).PublicKey)
+	if err := f.fund(ctx, payTo, 1); err != nil {
+		b.Fatal(err)
+	}
+	// transfers signs n transfers from payers fresh keys (each paying
+	// n/payers times, consecutively) to `to` (nil: a new pay_to each).
+	transfers := func(n, payers int, to *common.Address) [][]byte {
+		keys := make([]*ecdsa.PrivateKey, payers)
+		for i := range keys {
+			keys[i] = mustKey(b)
+			if err := f.fund(ctx, crypto.PubkeyToAddress(keys[i].PublicKey), 1e9); err != nil {
+				b.Fatal(err)
+			}
+		}
+		out := make([][]byte, n)
+		for i := range n {
+			k := keys[i*payers/n]
+			p, _ := f.authorize(crypto.PubkeyToAddress(k.PublicKey), 1000, func(d [32]byte) []byte { return sign(d, k) })
+			if to != nil {
+				p.Authorization.To = *to
+				f.resign(p, k)
+			}
+			out[i] = directTransfer(p)
+		}
+		return out
+	}
+	send := func(to common.Address, data []byte, want int) uint64 {
+		r, err := tr.Send(ctx, &to, data, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if got := countAuthorizationUsed(r); got != want {
+			b.Fatalf("%d transfers carried out, want %d", got, want)
+		}
+		return r.GasUsed
+	}
+	batch := func(datas [][]byte) uint64 {
+		return send(evm.Multicall3, tryAggregate(b, f.net.Asset, datas), len(datas))
+	}
+	const n = 100
+	marginal := func(payersPerN int, to *common.Address) (float64, float64) {
+		g1 := batch(transfers(n, payersPerN, to))
+		g2 := batch(transfers(2*n, 2*payersPerN, to))
+		per := float64(g2-g1) / n
+		return per, float64(g1) - n*per
+	}
+	b.ResetTimer()
+	for range b.N {
+		cold, overhead := marginal(n, &payTo)
+		warm, _ := marginal(n/10, &payTo) // each payer 10 times in a row
+		newPayTo, _ := marginal(n, nil)
+		alone := send(f.net.Asset, transfers(1, 1, &payTo)[0], 1)
+		b.ReportMetric(cold, "gas/transfer-cold-payer")
+		b.ReportMetric(warm, "gas/transfer-warm-payer")
+		b.ReportMetric(newPayTo, "gas/transfer-new-payto")
+		b.ReportMetric(overhead, "gas/batch-fixed")
+		b.ReportMetric(float64(alone), "gas/transfer-alone")
+		b.ReportMetric(150e6/cold/2, "max-settlements/s-cold")
+		b.ReportMetric(150e6/warm/2, "max-settlements/s-warm")
+		b.Logf("calldata per call in tryAggregate: %d bytes (of which the transfer's own %d)",
+			len(tryAggregate(b, f.net.Asset, transfers(2, 2, &payTo)))/2, len(transfers(1, 1, &payTo)[0]))
+	}
+}
+
+func mustKey(tb testing.TB) *ecdsa.PrivateKey {
+	k, err := crypto.GenerateKey()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return k
+}
+
+// tryAggregate is Multicall3's tryAggregate(false, calls) of datas to target.
+func tryAggregate(tb testing.TB, target common.Address, datas [][]byte) []byte {
+	a, err := abi.JSON(strings.NewReader(`[{"type":"function","name":"tryAggregate","stateMutability":"payable",
+ "inputs":[{"name":"requireSuccess","type":"bool"},{"name":"calls","type":"tuple[]","components":[
+  {"name":"target","type":"address"},{"name":"callData","type":"bytes"}]}],"outputs":[]}]`))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	type call struct {
+		Target   common.Address
+		CallData []byte
+	}
+	cs := make([]call, len(datas))
+	for i, d := range datas {
+		cs[i] = call{target, d}
+	}
+	out, err := a.Pack("tryAggregate", false, cs)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
 }
