@@ -1,19 +1,27 @@
-//go:build nodev
+//go:build server
 
 package main
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"io"
 )
 
-// errNoDev is what `farebox dev` says in a build without it: the
-// production binary (Dockerfile, scripts/build-static.sh) is built with
-// -tags nodev so it does not carry go-ethereum's in-process node.
-var errNoDev = errors.New("dev is not in this build (built with -tags nodev, as the container image is): run `go run ./cmd/farebox dev` from a checkout, or build without -tags nodev")
+// The server build (-tags server: the container image, scripts/build-static.sh)
+// is the gateway and the proxy only. It leaves out `farebox dev`, whose
+// in-process Ethereum node is most of go-ethereum, and the client commands
+// `farebox call` and `farebox chat`, which are built on openai-go and the MCP
+// SDK; each of them answers with one line saying where to find it.
 
-// DevMain stands in for `farebox dev` in a build without it.
+// notInServerBuild is what command says in the server build.
+func notInServerBuild(command string) error {
+	return fmt.Errorf("%s is not in this build (the server build, -tags server, as the container image is): run `go run ./cmd/farebox %s` from a checkout, or build without -tags server", command, command)
+}
+
+var errNoDev = notInServerBuild("dev")
+
+// DevMain stands in for `farebox dev` in the server build.
 type DevMain struct{ Main }
 
 // NewDevMain returns the stand-in, whose ParseFlags refuses.
@@ -26,3 +34,13 @@ func (m *DevMain) ParseFlags([]string) error { return errNoDev }
 
 // Run is never reached: ParseFlags refused.
 func (m *DevMain) Run(context.Context) error { return errNoDev }
+
+// runCall stands in for `farebox call` in the server build.
+func runCall(context.Context, []string, io.Writer, io.Writer, func(string) string) error {
+	return notInServerBuild("call")
+}
+
+// runChat stands in for `farebox chat` in the server build.
+func runChat(context.Context, []string, io.Writer, io.Writer, func(string) string) error {
+	return notInServerBuild("chat")
+}
