@@ -284,3 +284,11 @@ func priceOf(ctx context.Context, base, model string) *big.Int {
 	}
 	return n
 }
+
+// fundFlags collects a repeatable flag's values in order (--fund of dev,
+// --tool of call, --mcp and --deny of chat: none of them in the server
+// build).
+type fundFlags []string
+
+func (f *fundFlags) String() string     { return strings.Join(*f, ",") }
+func (f *fundFlags) Set(v string) error { *f = append(*f, v); return nil }
