@@ -6,8 +6,9 @@
 #
 # The build stage runs scripts/build-static.sh, the same command
 # internal/dockerbuild tests outside a container engine. The image is the
-# server: its farebox is built with -tags nodev, without `farebox dev` and
-# the in-process chain (run `go run ./cmd/farebox dev` from a checkout).
+# server: its farebox is built with -tags server, without `farebox dev` and
+# the in-process chain, nor the clients `farebox call` and `farebox chat`
+# (run them with `go run ./cmd/farebox ...` from a checkout).
 
 ARG GO_VERSION=1.26.8
 

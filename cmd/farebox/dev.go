@@ -1,8 +1,8 @@
-//go:build !nodev
+//go:build !server
 
 // The dev command links go-ethereum's simulated backend (an in-process
 // Ethereum node: state database, EVM, p2p types); the production build
-// (-tags nodev, see nodev.go) leaves it and this file out.
+// (-tags server, see server.go) leaves it and this file out.
 
 package main
 

@@ -1,4 +1,4 @@
-//go:build !nodev
+//go:build !server
 
 package main
 

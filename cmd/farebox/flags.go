@@ -96,13 +96,6 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// fundFlags collects a repeatable flag's values in order (--fund, --tool,
-// --mcp, ...).
-type fundFlags []string
-
-func (f *fundFlags) String() string     { return strings.Join(*f, ",") }
-func (f *fundFlags) Set(v string) error { *f = append(*f, v); return nil }
-
 // publicDevPayerKey is the key `farebox dev` funds
 // (devchain.DevPayerKey, which a test keeps equal): a client command pays
 // with it when FAREBOX_PAYER_KEY is unset, and naming it here keeps the

@@ -31,9 +31,9 @@ func repoRoot(t *testing.T) string {
 
 // TestStaticBuildServesWithEmptyEnvironment checks the image's binaries
 // (scripts/build-static.sh): both static, farebox with cgo (for
-// libsecp256k1) and without `farebox dev`; `farebox serve` starts under an
-// empty environment as it would FROM scratch and passes the image's health
-// check.
+// libsecp256k1) and without `farebox dev`, `call` or `chat`; `farebox serve`
+// starts under an empty environment as it would FROM scratch and passes the
+// image's health check.
 func TestStaticBuildServesWithEmptyEnvironment(t *testing.T) {
 	out := staticBuild(t)
 	farebox := filepath.Join(out, "farebox")
@@ -42,12 +42,14 @@ func TestStaticBuildServesWithEmptyEnvironment(t *testing.T) {
 		checkStatic(t, bin)
 	}
 	checkBuildSetting(t, farebox, "CGO_ENABLED", "1")
-	checkBuildSetting(t, farebox, "-tags", "netgo,osusergo,nodev")
+	checkBuildSetting(t, farebox, "-tags", "netgo,osusergo,server")
 
-	dev := exec.Command(farebox, "dev")
-	dev.Env = []string{}
-	if b, err := dev.CombinedOutput(); err == nil || !strings.Contains(string(b), "go run ./cmd/farebox dev") {
-		t.Fatalf("the image's farebox dev: %v, %q; want a failure saying how to run dev", err, b)
+	for _, command := range []string{"dev", "call", "chat"} {
+		cmd := exec.Command(farebox, command)
+		cmd.Env = []string{}
+		if b, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(b), "go run ./cmd/farebox "+command) {
+			t.Fatalf("the image's farebox %s: %v, %q; want a failure saying how to run %s", command, err, b, command)
+		}
 	}
 
 	base := startServe(t, farebox)

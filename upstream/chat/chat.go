@@ -1,7 +1,7 @@
 // Package chat puts a Chat Completions server (vLLM, Ollama, llama.cpp, LM
 // Studio, OpenRouter, OpenAI itself) behind farebox: it translates the
 // Responses request into a Chat request, always streams from the upstream
-// through openai-go, and turns the chunks into emitter calls so clients see
+// through upstreamhttp, and turns the chunks into emitter calls so clients see
 // one correct Responses event stream whatever quirks the upstream has.
 package chat
 
@@ -12,7 +12,6 @@ import (
 
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/upstreamhttp"
-	"github.com/openai/openai-go/v3"
 )
 
 // Config describes one Chat Completions upstream.
@@ -33,13 +32,13 @@ type Config struct {
 // Model is a Chat Completions upstream; it implements responses.Model.
 type Model struct {
 	cfg    Config
-	client openai.Client
+	client *upstreamhttp.Client
 }
 
 var _ responses.Model = (*Model)(nil)
 
-// New checks cfg and builds the openai-go client for it (no SDK retries:
-// a retry after the first byte would duplicate output).
+// New checks cfg and builds the HTTP client for it (no retries: a retry
+// after the first byte would duplicate output).
 func New(cfg Config) (*Model, error) {
 	if cfg.BaseURL == "" {
 		return nil, errors.New("chat upstream: BaseURL is required")
@@ -52,7 +51,10 @@ func New(cfg Config) (*Model, error) {
 		return nil, fmt.Errorf("chat upstream: MaxTokensField %q is neither max_completion_tokens nor max_tokens", cfg.MaxTokensField)
 	}
 	cfg.Timeouts = cfg.Timeouts.WithDefaults()
-	client := upstreamhttp.NewClient(cfg.BaseURL, cfg.APIKey, cfg.Timeouts, nil)
+	client, err := upstreamhttp.NewClient(cfg.BaseURL, cfg.APIKey, cfg.Timeouts, nil)
+	if err != nil {
+		return nil, fmt.Errorf("chat upstream: %w", err)
+	}
 	return &Model{cfg: cfg, client: client}, nil
 }
 
@@ -62,7 +64,7 @@ func (m *Model) Respond(ctx context.Context, req *responses.Request, out respons
 	if err != nil {
 		return err
 	}
-	st, err := upstreamhttp.Open(ctx, &m.client, "chat/completions", body, m.cfg.Timeouts)
+	st, err := upstreamhttp.Open(ctx, m.client, "chat/completions", body, m.cfg.Timeouts)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,7 @@
 // Package openai puts an OpenAI Responses endpoint behind farebox: it sends
 // the canonical request (the client's tools only, reasoning items back with
 // their encrypted content), always streams from the upstream through
-// openai-go, and maps the upstream's events into the emitter. Messages,
+// upstreamhttp, and maps the upstream's events into the emitter. Messages,
 // reasoning and the calls of client-executed tools go on; the items of
 // provider-executed tools are dropped, never forwarded.
 package openai
@@ -9,11 +9,11 @@ package openai
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/upstreamhttp"
-	sdk "github.com/openai/openai-go/v3"
 )
 
 // Config describes one Responses API upstream.
@@ -31,19 +31,22 @@ type Config struct {
 // Model is a Responses API upstream; it implements responses.Model.
 type Model struct {
 	cfg    Config
-	client sdk.Client
+	client *upstreamhttp.Client
 }
 
 var _ responses.Model = (*Model)(nil)
 
-// New checks cfg and builds the openai-go client for it (no SDK retries:
-// a retry after the first byte would duplicate output).
+// New checks cfg and builds the HTTP client for it (no retries: a retry
+// after the first byte would duplicate output).
 func New(cfg Config) (*Model, error) {
 	if cfg.BaseURL == "" {
 		return nil, errors.New("openai upstream: BaseURL is required")
 	}
 	cfg.Timeouts = cfg.Timeouts.WithDefaults()
-	client := upstreamhttp.NewClient(cfg.BaseURL, cfg.APIKey, cfg.Timeouts, cfg.Transport)
+	client, err := upstreamhttp.NewClient(cfg.BaseURL, cfg.APIKey, cfg.Timeouts, cfg.Transport)
+	if err != nil {
+		return nil, fmt.Errorf("openai upstream: %w", err)
+	}
 	return &Model{cfg: cfg, client: client}, nil
 }
 
@@ -60,7 +63,7 @@ func (m *Model) RespondFinal(ctx context.Context, req *responses.Request, out re
 	if err != nil {
 		return err
 	}
-	st, err := upstreamhttp.Open(ctx, &m.client, "responses", body, m.cfg.Timeouts)
+	st, err := upstreamhttp.Open(ctx, m.client, "responses", body, m.cfg.Timeouts)
 	if err != nil {
 		return err
 	}

@@ -4,53 +4,46 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net/http"
 	"strings"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 )
 
 // Stream is one streaming upstream call in progress: the SSE events of a
 // 200 answer, read under the watchdog's timers. Errors it reports are
 // already mapped for the client.
 type Stream struct {
-	ctx context.Context
-	w   *watchdog
-	dec ssestream.Decoder
-	err error
+	ctx  context.Context
+	w    *watchdog
+	body io.Closer
+	dec  *decoder
+	err  error
 }
+
+// maxErrorBody bounds how much of an upstream's error answer is read.
+const maxErrorBody = 1 << 20
 
 // Open posts body (JSON) to path through client and returns the event stream
 // once the upstream answered 200. A non-2xx answer, a failure to connect or
 // a timeout is returned as the client's error (see FromStatus, Transport).
-func Open(ctx context.Context, client *openai.Client, path string, body []byte, t Timeouts) (*Stream, error) {
+func Open(ctx context.Context, client *Client, path string, body []byte, t Timeouts) (*Stream, error) {
 	cctx, w := watch(ctx, t)
-	var raw *http.Response
-	err := client.Post(cctx, path, nil, &raw,
-		option.WithRequestBody("application/json", body),
-		option.WithHeader("Accept", "text/event-stream"))
-	if raw != nil && raw.StatusCode >= 300 {
-		w.Stop()
-		var data []byte
-		if raw.Body != nil {
-			data, _ = io.ReadAll(io.LimitReader(raw.Body, 1<<20))
-			raw.Body.Close()
-		}
-		return nil, FromStatus(raw.StatusCode, raw.Header, data)
-	}
+	res, err := client.post(cctx, path, body)
 	if err != nil {
 		mapped := Transport(cctx, err)
 		w.Stop()
 		return nil, mapped
 	}
-	if ct := raw.Header.Get("Content-Type"); !strings.HasPrefix(strings.ToLower(ct), "text/event-stream") {
-		raw.Body.Close()
+	if res.StatusCode >= 300 {
+		data, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
+		res.Body.Close()
+		w.Stop()
+		return nil, FromStatus(res.StatusCode, res.Header, data)
+	}
+	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(strings.ToLower(ct), "text/event-stream") {
+		res.Body.Close()
 		w.Stop()
 		return nil, Broken(errors.New("upstream answered a streaming request with Content-Type " + ct))
 	}
-	return &Stream{ctx: cctx, w: w, dec: ssestream.NewDecoder(raw)}, nil
+	return &Stream{ctx: cctx, w: w, body: res.Body, dec: newDecoder(res.Body, maxEvent)}, nil
 }
 
 // Next advances to the next event; false at the end of the stream or on an
@@ -59,11 +52,11 @@ func (s *Stream) Next() bool {
 	if s.err != nil {
 		return false
 	}
-	if s.dec.Next() {
+	if s.dec.next() {
 		s.w.Seen()
 		return true
 	}
-	if err := s.dec.Err(); err != nil || s.ctx.Err() != nil {
+	if err := s.dec.err; err != nil || s.ctx.Err() != nil {
 		if err == nil {
 			err = s.ctx.Err()
 		}
@@ -72,8 +65,8 @@ func (s *Stream) Next() bool {
 	return false
 }
 
-// Event is the current event: its SSE event name (may be empty) and data.
-func (s *Stream) Event() ssestream.Event { return s.dec.Event() }
+// Event is the current event.
+func (s *Stream) Event() Event { return s.dec.ev }
 
 // Err is the mapped error that ended the stream, nil after a clean end.
 func (s *Stream) Err() error { return s.err }
@@ -82,5 +75,5 @@ func (s *Stream) Err() error { return s.err }
 // request if the stream was not read to its end.
 func (s *Stream) Close() {
 	s.w.Stop()
-	s.dec.Close()
+	s.body.Close()
 }

@@ -54,10 +54,13 @@ func FuzzSSE(f *testing.F) {
 	}))
 	f.Cleanup(srv.Close)
 	tm := Timeouts{FirstByte: 10 * time.Second, Gap: 10 * time.Second, Total: 20 * time.Second}
-	client := NewClient(srv.URL, "", tm, nil)
+	client, err := NewClient(srv.URL, "", tm, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
 	read := func(t *testing.T, a *sseAnswer) (events []string, err error) {
 		answer.Store(a)
-		st, err := Open(context.Background(), &client, "events", []byte(`{}`), tm)
+		st, err := Open(context.Background(), client, "events", []byte(`{}`), tm)
 		if err != nil {
 			t.Fatalf("Open on a 200 event stream: %v", err)
 		}

@@ -1,8 +1,8 @@
-//go:build !nodev
+//go:build !server
 
 // CanonicalAlloc deploys on go-ethereum's simulated backend (an in-process
 // node), which only the dev chain and tests need: the production build
-// (-tags nodev) leaves this file out so the server does not link that node.
+// (-tags server) leaves this file out so the server does not link that node.
 
 package contracts
 
