@@ -1,6 +1,7 @@
 package x402
 
 import (
+	"context"
 	"encoding/json"
 	"math/big"
 	"testing"
@@ -12,6 +13,10 @@ type namedScheme struct{ name, tag string }
 
 func (s namedScheme) Name() string                        { return s.name }
 func (s namedScheme) Accept(*Requirement) json.RawMessage { return json.RawMessage(`"` + s.tag + `"`) }
+func (namedScheme) Metered() bool                         { return true }
+func (namedScheme) Authorize(context.Context, *Payment, *Requirement, Facts) (Hold, error) {
+	return nil, nil
+}
 
 // The registry answers by name in the order schemes were offered, and a
 // scheme registered again replaces the first without moving.
