@@ -212,26 +212,26 @@ func (p *payments) requirements(rt *route, resource string) *offer {
 	o := &offer{resource: resource, extensions: declaredExtensions}
 	all := p.schemes.All()
 	for _, n := range p.networks {
+		o.bases = append(o.bases, &x402.Requirement{Network: n, Amount: rt.price, PayTo: p.payTo,
+			MaxTimeoutSeconds: p.maxTimeout, Resource: resource,
+			Description: rt.description, MimeType: "application/json"})
+	}
+	for _, b := range o.bases {
 		for _, s := range all {
 			if !s.Metered() {
-				o.reqs = append(o.reqs, &x402.Requirement{
-					Scheme: s.Name(), Network: n, Amount: rt.price, PayTo: p.payTo,
-					MaxTimeoutSeconds: p.maxTimeout, Resource: resource,
-					Description: rt.description, MimeType: "application/json",
-				})
+				r := *b
+				r.Scheme = s.Name()
+				o.reqs = append(o.reqs, &r)
 			}
 		}
 	}
 	if rt.perToken != nil {
-		for _, n := range p.networks {
-			r := &x402.Requirement{Network: n, Amount: rt.price, PayTo: p.payTo,
-				MaxTimeoutSeconds: p.maxTimeout, Resource: resource,
-				Description: rt.description, MimeType: "application/json"}
+		for _, b := range o.bases {
 			for _, s := range all {
 				if !s.Metered() {
 					continue
 				}
-				a := s.Accept(r)
+				a := s.Accept(b)
 				if a == nil {
 					continue // known, not served
 				}
@@ -264,6 +264,7 @@ func withExtensions(base, add map[string]json.RawMessage) map[string]json.RawMes
 type offer struct {
 	resource   string
 	reqs       []*x402.Requirement // the schemes that are not metered (exact)
+	bases      []*x402.Requirement // per network, of no scheme: what the others offer
 	others     []json.RawMessage   // the metered schemes' accepts (per-token models)
 	extensions map[string]json.RawMessage
 	v1         []byte
@@ -275,23 +276,22 @@ type offer struct {
 // requirement is the offer's requirement on network (CAIP-2 id or v1
 // name) for scheme, nil when the network is not offered.
 func (o *offer) requirement(network, scheme string) *x402.Requirement {
-	var found *x402.Requirement
+	on := func(r *x402.Requirement) bool {
+		return r.Network.CAIP2 == network || (r.Network.V1Name != "" && r.Network.V1Name == network)
+	}
 	for _, r := range o.reqs {
-		if r.Network.CAIP2 == network || (r.Network.V1Name != "" && r.Network.V1Name == network) {
-			if r.Scheme == scheme {
-				return r
-			}
-			if found == nil {
-				found = r
-			}
+		if r.Scheme == scheme && on(r) {
+			return r
 		}
 	}
-	if found == nil {
-		return nil
+	for _, r := range o.bases {
+		if on(r) {
+			c := *r
+			c.Scheme = scheme
+			return &c
+		}
 	}
-	c := *found
-	c.Scheme = scheme
-	return &c
+	return nil
 }
 
 // authorize turns the request's payment header into a reserved charge:
