@@ -84,7 +84,10 @@ func (r *Schemes) All() []ServerScheme {
 // requirement, decodes and verifies its payload, and reserves what the
 // payment covers as a Hold the server settles or releases after the
 // answer. A server keeps its ServerSchemes in a Schemes registry,
-// dispatches a payment to Lookup(p.Scheme) and never names a scheme.
+// dispatches a payment to Lookup(p.Scheme) and never names a scheme. A
+// metered scheme's Accept may be nil: the scheme is known and not offered
+// (Unserved). The requirements of a scheme that is not metered are
+// offered as x402 renders them (PlainAccept), and listed in v1 accepts.
 type ServerScheme interface {
 	Scheme
 	// Metered reports a scheme that charges the actual use (at most the
@@ -194,8 +197,8 @@ func Refusal(err error, reason string) *Error {
 }
 
 // Unserved is a scheme the server knows but does not serve as configured
-// (upto without farebox's own chain settler): never offered, its payments
-// refused with Refusal.
+// (upto without farebox's own chain settler): never offered (metered, with
+// no accept), its payments refused with Refusal.
 type Unserved struct {
 	SchemeName string
 	Refusal    *Error
