@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/x402"
 	"github.com/labstack/echo/v4"
 )
 
@@ -81,7 +82,7 @@ func (r *recordingSink) recorded() []byte {
 // keepAnswer stores the whole answer of a paid charge for its retries:
 // the stream's events, or the response object.
 func keepAnswer(ctx context.Context, ch *charge, rec *recordingSink, object []byte) {
-	a, ok := ch.pay.(answered)
+	a, ok := ch.pay.(x402.AnsweredHold)
 	if !ok || (ch.outcome != settled && ch.outcome != replayed) {
 		return
 	}
@@ -92,7 +93,7 @@ func keepAnswer(ctx context.Context, ch *charge, rec *recordingSink, object []by
 	case len(object) < maxStoredAnswer:
 		b = append([]byte{answerJSON}, object...)
 	}
-	a.keep(ctx, b)
+	a.Keep(ctx, b)
 }
 
 // errBadStoredAnswer: a stored answer that does not decode.

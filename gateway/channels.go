@@ -2,8 +2,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
 	"time"
@@ -11,88 +9,14 @@ import (
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/channel"
 	"github.com/farebox/farebox/x402/channel/service"
-	"github.com/farebox/farebox/x402/eip712"
 	"github.com/farebox/farebox/x402/evm/contracts"
 	"github.com/farebox/farebox/x402/facilitator"
 )
 
-// channelCall is a batch-settlement voucher or deposit as a settlement:
-// the channel service's call, committed with the actual charge or aborted.
-type channelCall struct {
-	call *service.Call
-}
-
-// replay: a voucher cannot be replayed (the service refuses a cumulative
-// amount it already recorded with a corrective 402).
-func (channelCall) replay() bool { return false }
-
-func (c channelCall) settle(ctx context.Context, amount *big.Int) (*x402.Receipt, error) {
-	r, err := c.call.Commit(context.WithoutCancel(ctx), amount)
-	if err != nil {
-		xe := x402.AsError(err, channel.ReasonVerificationStateUnavailable)
-		var ce *channel.Error
-		if errors.As(err, &ce) {
-			xe = ce.X402()
-		}
-		return &x402.Receipt{Payer: c.call.Payer().Hex(), ErrorReason: xe.Reason}, xe
-	}
-	return r.X402(), nil
-}
-
-func (c channelCall) release(ctx context.Context) error {
-	c.call.Abort(ctx)
-	return nil
-}
-
-// owe: a channel commit that failed charged nothing and keeps the
-// voucher unrecorded; the payer owes nothing on chain.
-func (channelCall) owe(context.Context, string) error { return nil }
-
-// authorizeChannel begins a batch-settlement request on its channel: the
-// service verifies the voucher (and sends a deposit) and holds the channel
-// until the charge commits after the answer.
-func (p *payments) authorizeChannel(ctx context.Context, pay *x402.Payment, rt *route, o *offer, version int) (*charge, error) {
-	if p.channelSvc == nil || rt.perToken == nil {
-		return nil, refuse(o, x402.ReasonUnsupportedScheme, "Payment refused: this model takes batch-settlement payments only when priced per token and settled by farebox's own chain settler or a facilitator that settles them. Pay with one of the offers.")
-	}
-	req := o.requirement(pay.Network, channel.Scheme)
-	if req == nil {
-		return nil, refuse(o, channel.ReasonNetworkMismatch, "Payment refused: network "+pay.Network+" is not offered.")
-	}
-	cp, err := channel.DecodePayload(pay.Payload)
-	if err != nil {
-		xe := x402.AsError(err, channel.ReasonPayloadType)
-		var ce *channel.Error
-		if errors.As(err, &ce) {
-			xe = ce.X402()
-		}
-		return nil, refuse(o, xe.Reason, "Payment refused: "+xe.Message)
-	}
-	if cp.Type == channel.TypeRefund {
-		// Only a header the refund peek could not read gets here.
-		return nil, refuse(o, channel.ReasonPayloadType, "Payment refused: a cooperative refund is served on GET /v1/responses, with its payload as the payment.")
-	}
-	sponsoring, err := eip712.DecodeGasSponsoring(pay.Extensions)
-	if err != nil {
-		return nil, p.undecodable(o, &x402.Error{Reason: eip712.ReasonGasSponsoringFormat, Message: "extensions.eip2612GasSponsoring is malformed", Malformed: true}, version, "")
-	}
-	call, err := p.channelSvc.Begin(ctx, cp, req, sponsoring)
-	if err != nil {
-		var me *service.MismatchError
-		if errors.As(err, &me) {
-			// The spec's corrective 402: the channel's state, so the client resyncs.
-			c := *o
-			c.others = []json.RawMessage{channel.Accept(req, p.channelSvc.Terms(), me.State)}
-			return nil, refuse(&c, me.Refusal.Reason, "Payment refused: "+me.Refusal.Message)
-		}
-		var ce *channel.Error
-		if errors.As(err, &ce) {
-			return nil, refuse(o, ce.Reason, "Payment refused: "+ce.Message)
-		}
-		return nil, errPaymentsUnavailable(err)
-	}
-	pay.Authorization.From = call.Payer()
-	return &charge{route: rt, payment: pay, req: req, offer: o, pay: channelCall{call: call}}, nil
+// channelParts is what the payments keep of the batch-settlement
+// service's wiring: its store, beside the settlement journal.
+type channelParts struct {
+	chanStore service.Store
 }
 
 // defaultClaimInterval is how often vouchers are claimed when the config
@@ -104,39 +28,39 @@ const defaultClaimInterval = time.Hour
 // through a facilitator that settles batch-settlement (delegated: see
 // delegatedChannels), and its claimer, which claims on the policy until
 // the payments close and once more, for everything unclaimed, at close.
-func (p *payments) buildChannels(pc PaymentsConfig, now func() time.Time, getenv func(string) string, metered bool) error {
+// It is nil, with no error, when batch-settlement is not served.
+func (p *payments) buildChannels(pc PaymentsConfig, now func() time.Time, getenv func(string) string, metered bool) (*service.Service, error) {
 	bc := pc.BatchSettlement
 	policy, err := bc.claimPolicy()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var cfg service.Config
-	if p.upto != nil {
+	if p.chain != nil {
 		if bc.ReceiverAuthorizer != "" {
-			return fmt.Errorf("payments.batch_settlement.receiver_authorizer: only with settler facilitator (settler chain: the relayer authorizes)")
+			return nil, fmt.Errorf("payments.batch_settlement.receiver_authorizer: only with settler facilitator (settler chain: the relayer authorizes)")
 		}
 		st := p.chain
 		cfg = service.Config{Contracts: canonicalContracts(st.ChainID()), Chain: st.Backend(), Relayer: st}
 	} else {
 		fc, ok := p.settler.(*facilitator.Client)
 		if !ok {
-			return nil
+			return nil, nil
 		}
 		var on bool
 		if cfg, on, err = p.delegatedChannels(pc, fc, getenv, metered); err != nil || !on {
-			return err
+			return nil, err
 		}
 	}
 	if err := bc.depositAndRefundLimits(&cfg); err != nil {
-		return err
+		return nil, err
 	}
 	cfg.Receiver, cfg.WithdrawDelay, cfg.Policy = p.payTo, bc.WithdrawDelay, policy
 	cfg.Store, cfg.Logger, cfg.Now = p.chanStore, p.log, now
 	svc, err := service.New(cfg)
 	if err != nil {
-		return fmt.Errorf("payments.batch_settlement: %w", err)
+		return nil, fmt.Errorf("payments.batch_settlement: %w", err)
 	}
-	p.channelSvc = svc
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -154,7 +78,7 @@ func (p *payments) buildChannels(pc PaymentsConfig, now func() time.Time, getenv
 			p.log.Warn("claiming the channels at shutdown", "err", err)
 		}
 	}}, p.closers...)
-	return nil
+	return svc, nil
 }
 
 // canonicalContracts are the batch-settlement contracts at their canonical

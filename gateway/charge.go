@@ -16,8 +16,11 @@ type charge struct {
 	route   *route
 	payment *x402.Payment
 	req     *x402.Requirement
-	offer   *offer     // what was asked for, for a refusal after settling
-	pay     settlement // the payment's claim, whatever its scheme
+	offer   *offer    // what was asked for, for a refusal after settling
+	pay     x402.Hold // the payment's hold, whatever its scheme
+	// chargesUse: the payment's scheme settles the actual use (metered),
+	// not the amount it was verified for.
+	chargesUse bool
 	// amount is what the answer costs, set after it from the usage of a
 	// per-token model paid with a metered scheme; nil: the requirement's
 	// amount (per call, or the ceiling with exact).
@@ -99,8 +102,8 @@ func due(d delivery) bool {
 // money moved or may still move, else released when the client got
 // nothing (served false) or kept when it did.
 func (p *payments) settle(ctx context.Context, ch *charge, served bool) {
-	if ch.pay.replay() {
-		ch.receipt, _ = ch.pay.settle(ctx, ch.charged()) // the stored receipt
+	if ch.pay.Replay() {
+		ch.receipt, _ = ch.pay.Settle(ctx, ch.charged()) // the stored receipt
 		p.finish(ctx, ch, replayed)
 		return
 	}
@@ -131,23 +134,20 @@ func (p *payments) finish(ctx context.Context, ch *charge, o outcome) {
 		// Served and not paid: the payer owes it and is refused until the
 		// debt lapses or is forgiven, like a transfer that fails later.
 		p.counts.kept.Add(1)
-		if err := ch.pay.owe(ctx, ch.receipt.ErrorReason); err != nil {
+		if err := ch.pay.Owe(ctx, ch.receipt.ErrorReason); err != nil {
 			p.log.Error("recording a debt failed", "err", err)
 		}
 	case released:
 		p.counts.released.Add(1)
-		if err := ch.pay.release(ctx); err != nil {
+		if err := ch.pay.Release(ctx); err != nil {
 			p.log.Error("releasing a purchase failed", "err", err)
 		}
 	}
 }
 
-// metered reports a payment that settles the actual use (upto, and
-// batch-settlement), not the amount it was verified for.
-func (ch *charge) metered() bool {
-	j, ok := ch.pay.(journaled)
-	return !ok || j.metered
-}
+// metered reports a payment that settles the actual use (a metered
+// scheme), not the amount it was verified for.
+func (ch *charge) metered() bool { return ch.chargesUse }
 
 // charged is what the answer costs (see amount).
 func (ch *charge) charged() *big.Int {

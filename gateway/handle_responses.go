@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/settle"
 	"github.com/labstack/echo/v4"
 )
@@ -30,7 +31,7 @@ func (s *Server) handleResponses(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if refundRequested(c.Request().Header) {
+	if s.pay.refundRequested(c.Request().Header) {
 		// A refund pays for nothing: its body is not a call (any is taken).
 		if o := s.refundOffer(s.resourceURL(c)); o != nil {
 			return s.refund(c, o)
@@ -64,11 +65,11 @@ func (s *Server) handleResponses(c echo.Context) error {
 	if err := s.escrowOnly(c.Request().Context(), ch, req.Stream); err != nil {
 		return err
 	}
-	if a, ok := ch.pay.(answered); ok {
-		defer a.keep(c.Request().Context(), nil)
-		if ch.pay.replay() {
+	if a, ok := ch.pay.(x402.AnsweredHold); ok {
+		defer a.Keep(c.Request().Context(), nil)
+		if ch.pay.Replay() {
 			// Paid already: the answer it bought, not another model run.
-			stored, err := a.answer(c.Request().Context())
+			stored, err := a.Answer(c.Request().Context())
 			switch {
 			case errors.Is(err, settle.ErrNoAnswer):
 				s.pay.finish(c.Request().Context(), ch, replayed)
@@ -261,7 +262,7 @@ func (s *Server) charge(c echo.Context, ch *charge, d delivery) {
 	ctx := c.Request().Context()
 	switch {
 	case ch.outcome != reserved:
-	case due(d) || ch.pay.replay():
+	case due(d) || ch.pay.Replay():
 		s.pay.settle(ctx, ch, d.stream)
 	default:
 		s.pay.finish(ctx, ch, released)

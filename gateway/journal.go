@@ -24,12 +24,13 @@ const (
 // buildEngine opens the settlement journal and starts the engine that
 // owns every purchase: a bbolt file under data_dir (durable, one process),
 // else Redis (shared by replicas), else memory (bounded, lost on exit).
-// Entries a previous run left in flight are resumed before traffic comes.
+// Entries a previous run left in flight are resumed (resume) once the
+// schemes are registered, before traffic comes.
 func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
 	pc := cfg.Payments
 	ec := settle.Config{Settler: p.settler, Networks: reg, Confirm: settle.ConfirmMode(pc.Confirm),
 		Logger: p.log, OnEvent: p.counts.event, Complete: schemeChain{schemes: &p.schemes}.complete}
-	if p.upto != nil {
+	if p.chain != nil {
 		ec.Settler = schemeChain{chainSettler: p.chain, schemes: &p.schemes}
 	}
 	switch {
@@ -72,8 +73,16 @@ func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
 		return fmt.Errorf("payments.confirm: %w", err)
 	}
 	p.engine = e
+	p.replicas = ec.Instance != ""
 	// Closed before the journal (closers run in order after this one).
 	p.closers = append([]func(){func() { e.Close() }}, p.closers...)
+	return nil
+}
+
+// resume resumes the entries a previous run left in flight and, with
+// replicas, starts adopting those a dead replica left.
+func (p *payments) resume() error {
+	e := p.engine
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	n, err := e.Resume(ctx)
@@ -83,7 +92,7 @@ func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
 	if n > 0 {
 		p.log.Info("settlement journal resumed", "entries", n)
 	}
-	if ec.Instance != "" {
+	if p.replicas {
 		p.adoptOrphans(e)
 	}
 	return nil

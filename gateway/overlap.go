@@ -18,11 +18,11 @@ type pendingCheck struct {
 	err  error
 }
 
-func startCheck(ctx context.Context, v *x402.Verifier, pay *x402.Payment, req *x402.Requirement) *pendingCheck {
+func startCheck(ctx context.Context, check func(context.Context) error) *pendingCheck {
 	c := &pendingCheck{done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
-		c.err = v.Check(ctx, pay, req)
+		c.err = check(ctx)
 	}()
 	return c
 }

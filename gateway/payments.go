@@ -14,27 +14,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402"
-	"github.com/farebox/farebox/x402/channel"
-	"github.com/farebox/farebox/x402/channel/service"
-	"github.com/farebox/farebox/x402/eip712"
 	"github.com/farebox/farebox/x402/settle"
-	"github.com/farebox/farebox/x402/upto"
 )
-
-// chainSettler is a settler that is farebox's own relayer on a chain
-// (evm.Settler): it broadcasts exact transfers, settles upto payments
-// after the answer and sends the channels' transactions. Beside
-// Broadcaster, the engine asks it for balances and, after a restart or a
-// front-run, for the transaction that moved a payment (TransferTx, PaidBy).
-type chainSettler interface {
-	x402.Settler
-	settle.Broadcaster
-	settle.Balances
-	upto.Chain
-	service.Relayer
-	TransferTx(ctx context.Context, p *x402.Payment, req *x402.Requirement) (common.Hash, error)
-	PaidBy(ctx context.Context, p *x402.Payment, req *x402.Requirement) (common.Hash, time.Time, error)
-}
 
 // payments holds the payment side of the gateway: what is accepted, how it
 // is verified, remembered and settled.
@@ -47,20 +28,22 @@ type payments struct {
 	overlap    bool // the chain check runs alongside the model (payments.chain.overlap)
 	verifier   *x402.Verifier
 	settler    x402.Settler
-	chain      chainSettler     // the settler when it is farebox's own relayer on a chain, else nil
-	schemes    x402.Schemes     // the schemes besides exact that journal their payments (upto)
-	upto       *upto.Server     // nil unless settled by farebox's own chain settler
-	channelSvc *service.Service // batch-settlement, with upto
-	chanStore  service.Store    // the channels' store, beside the settlement journal
-	engine     *settle.Engine   // the journal of every purchase: replay protection, holds, confirmation
-	timeout    time.Duration
-	readiness  []func(context.Context) error
-	closers    []func()
-	log        *slog.Logger
+	chain      chainSettler   // the settler when it is farebox's own relayer on a chain, else nil
+	schemes    x402.Schemes   // the schemes taken, in offer order (see buildSchemes)
+	refunder   x402.Refunder  // the scheme that serves refunds, nil when none does
+	engine     *settle.Engine // the journal of every purchase: replay protection, holds, confirmation
+	replicas   bool           // the journal is shared (Redis): orphans of dead replicas are adopted
+	channelParts
+	timeout   time.Duration
+	readiness []func(context.Context) error
+	closers   []func()
+	log       *slog.Logger
 
 	counts   paymentCounts
 	inflight inflight // settlements running
 	metrics  *metrics
+	// schemeMetrics register the series of the schemes' own services.
+	schemeMetrics []func(*metrics)
 }
 
 // inflight counts running settlements. Unlike a WaitGroup it may gain new
@@ -195,8 +178,6 @@ func newPayments(cfg Config, opts Options, log *slog.Logger) (*payments, error) 
 		// Metered schemes need a facilitator that settles after the
 		// answer: farebox's own relayer.
 		p.chain = st
-		p.upto = upto.NewServer(st, now)
-		p.schemes.Register(p.upto)
 	}
 	if err := p.buildEngine(cfg, reg); err != nil {
 		p.close()
@@ -206,7 +187,13 @@ func newPayments(cfg Config, opts Options, log *slog.Logger) (*payments, error) 
 	for _, m := range cfg.Models {
 		metered = metered || m.PricePerMTok != nil
 	}
-	if err := p.buildChannels(pc, now, opts.getenv(), metered); err != nil {
+	if err := p.buildSchemes(pc, now, opts.getenv(), metered); err != nil {
+		p.close()
+		return nil, err
+	}
+	// Resumed once every scheme is registered: a journaled payment of a
+	// scheme is completed and settled by its scheme.
+	if err := p.resume(); err != nil {
 		p.close()
 		return nil, err
 	}
@@ -214,30 +201,45 @@ func newPayments(cfg Config, opts Options, log *slog.Logger) (*payments, error) 
 }
 
 // requirements are a pure function of configuration, route and URL: any
-// replica computes the same.
+// replica computes the same. The schemes are offered in the registry's
+// order, the metered ones (per-token models only) first, at the ceiling:
+// a client takes the first it speaks, and they charge the use where the
+// others charge the ceiling.
 func (p *payments) requirements(rt *route, resource string) *offer {
 	if o := rt.offer.Load(); o != nil && o.resource == resource {
 		return o
 	}
 	o := &offer{resource: resource, extensions: declaredExtensions}
+	all := p.schemes.All()
 	for _, n := range p.networks {
-		o.reqs = append(o.reqs, &x402.Requirement{
-			Scheme: "exact", Network: n, Amount: rt.price, PayTo: p.payTo,
+		o.bases = append(o.bases, &x402.Requirement{Network: n, Amount: rt.price, PayTo: p.payTo,
 			MaxTimeoutSeconds: p.maxTimeout, Resource: resource,
-			Description: rt.description, MimeType: "application/json",
-		})
+			Description: rt.description, MimeType: "application/json"})
 	}
-	if rt.perToken != nil && p.channelSvc != nil {
-		// Metered schemes first, at the ceiling: a client takes the first
-		// it speaks, and they charge the use where exact charges the ceiling.
-		for _, r := range o.reqs {
-			o.others = append(o.others, channel.Accept(r, p.channelSvc.Terms(), nil))
-			if p.upto != nil {
-				o.others = append(o.others, p.upto.Accept(r))
+	for _, b := range o.bases {
+		for _, s := range all {
+			if !s.Metered() {
+				r := *b
+				r.Scheme = s.Name()
+				o.reqs = append(o.reqs, &r)
 			}
 		}
-		if p.upto != nil {
-			o.extensions = meteredExtensions
+	}
+	if rt.perToken != nil {
+		for _, b := range o.bases {
+			for _, s := range all {
+				if !s.Metered() {
+					continue
+				}
+				a := s.Accept(b)
+				if a == nil {
+					continue // known, not served
+				}
+				o.others = append(o.others, a)
+				if e, ok := s.(x402.Extender); ok {
+					o.extensions = withExtensions(o.extensions, e.Extensions())
+				}
+			}
 		}
 	}
 	o.v1 = x402.V1Accepts(o.reqs)
@@ -245,30 +247,45 @@ func (p *payments) requirements(rt *route, resource string) *offer {
 	return o
 }
 
-// meteredExtensions are a per-token model's offer's extensions: upto's
-// EIP-2612 gas sponsoring, so a payer with no ETH who never approved
-// Permit2 can pay.
-var meteredExtensions = map[string]json.RawMessage{"payment-identifier": x402.PaymentIdentifierExtension,
-	"eip2612GasSponsoring": eip712.GasSponsoringDeclaration()}
+// withExtensions is base with add's extensions (base is not changed).
+func withExtensions(base, add map[string]json.RawMessage) map[string]json.RawMessage {
+	m := make(map[string]json.RawMessage, len(base)+len(add))
+	for k, v := range base {
+		m[k] = v
+	}
+	for k, v := range add {
+		m[k] = v
+	}
+	return m
+}
 
 // offer is the requirements for one route at one URL, with the parts of the
 // 402 answer that do not depend on the failure.
 type offer struct {
 	resource   string
-	reqs       []*x402.Requirement // exact
-	others     []json.RawMessage   // batch-settlement and upto accepts (per-token models)
+	reqs       []*x402.Requirement // the schemes that are not metered (exact)
+	bases      []*x402.Requirement // per network, of no scheme: what the others offer
+	others     []json.RawMessage   // the metered schemes' accepts (per-token models)
 	extensions map[string]json.RawMessage
 	v1         []byte
-	// refundOnly: the offer of a refund, whose 402 lists the
-	// batch-settlement accepts alone (reqs only find them by network).
+	// refundOnly: the offer of a refund, whose 402 lists the refunding
+	// scheme's accepts alone (reqs only find them by network).
 	refundOnly bool
 }
 
 // requirement is the offer's requirement on network (CAIP-2 id or v1
 // name) for scheme, nil when the network is not offered.
 func (o *offer) requirement(network, scheme string) *x402.Requirement {
+	on := func(r *x402.Requirement) bool {
+		return r.Network.CAIP2 == network || (r.Network.V1Name != "" && r.Network.V1Name == network)
+	}
 	for _, r := range o.reqs {
-		if r.Network.CAIP2 == network || (r.Network.V1Name != "" && r.Network.V1Name == network) {
+		if r.Scheme == scheme && on(r) {
+			return r
+		}
+	}
+	for _, r := range o.bases {
+		if on(r) {
 			c := *r
 			c.Scheme = scheme
 			return &c
@@ -277,7 +294,8 @@ func (o *offer) requirement(network, scheme string) *x402.Requirement {
 	return nil
 }
 
-// authorize turns the request's payment header into a reserved charge. A
+// authorize turns the request's payment header into a reserved charge:
+// the payment's scheme, asked of the registry, verifies and holds it. A
 // request without one, or with one that does not pay, gets an error the
 // writer answers with (a 402 offer, a 400 for a header that cannot be
 // decoded, a 409 while the same purchase is in flight).
@@ -294,47 +312,46 @@ func (p *payments) authorize(ctx context.Context, h http.Header, rt *route, reso
 	if err != nil {
 		return nil, p.undecodable(o, err, version, "")
 	}
-	switch pay.Scheme {
-	case x402.SchemeExact:
-	case upto.Scheme:
-		return p.authorizeUpto(ctx, pay, rt, o, body, version)
-	case channel.Scheme:
-		return p.authorizeChannel(ctx, pay, rt, o, version)
-	}
-	id, err := paymentID(pay)
-	if err != nil {
-		p.counts.refused.Add(1)
-		return nil, err
-	}
-	req, err := p.verifier.VerifyLocal(ctx, pay, o.reqs)
-	if err != nil {
-		xe := x402.AsError(err, x402.ReasonUnexpectedVerifyError)
+	s := p.schemes.Lookup(pay.Scheme)
+	if s == nil {
+		xe := x402.Unsupported(pay, o.reqs)
 		return nil, refuse(o, xe.Reason, "Payment refused: "+xe.Message)
 	}
-	pu, err := p.engine.BeginWait(ctx, settle.Purchase{Payment: pay, Requirement: req, BodyHash: sha256.Sum256(body), PaymentID: id})
+	req := o.requirement(pay.Network, pay.Scheme)
+	hold, err := s.Authorize(ctx, pay, req, x402.Facts{BodyHash: sha256.Sum256(body), PerToken: rt.perToken != nil})
 	if err != nil {
-		return nil, p.beginError(o, err)
+		return nil, p.refusal(o, err, version, "Payment refused: ")
 	}
-	// The chain is asked once the journal knows the purchase: a paid one
-	// is served again even though its nonce is used on chain.
-	ch := &charge{route: rt, payment: pay, req: req, offer: o, pay: journaled{pu: pu}}
-	// A contract wallet's signature (longer than 65 bytes) was not checked
-	// locally at all: it is checked before the model starts, or anyone
-	// could run the model for nothing by sending junk.
-	if !pu.Replay() && p.overlap && !p.before && p.verifier.Checker != nil && len(pay.Signature) <= 65 {
-		ch.check = startCheck(ctx, p.verifier, pay, req)
-		return ch, nil
-	}
-	if !pu.Replay() {
-		if err := p.verifier.Check(ctx, pay, req); err != nil {
-			if rerr := pu.Release(ctx); rerr != nil {
-				p.log.Error("releasing a purchase the chain refused", "err", rerr)
-			}
-			xe := x402.AsError(err, x402.ReasonUnexpectedVerifyError)
-			return nil, refuse(o, xe.Reason, "Payment refused: "+xe.Message)
-		}
+	ch := &charge{route: rt, payment: pay, req: req, offer: o, pay: hold, chargesUse: s.Metered()}
+	if c, ok := hold.(x402.CheckingHold); ok && c.Deferred() {
+		ch.check = startCheck(ctx, c.Check)
 	}
 	return ch, nil
+}
+
+// refusal is the client's view of a payment its scheme refused (err, from
+// Authorize or Refund): a 402 whose message is prefix and the reason's
+// (with the scheme's corrective accepts), a 400 for a header no offer can
+// make valid, a 409 while the same purchase is in flight.
+func (p *payments) refusal(o *offer, err error, version int, prefix string) error {
+	if errors.Is(err, settle.ErrInvalidPaymentID) {
+		p.counts.refused.Add(1)
+		return errBadPaymentID()
+	}
+	if e := p.beginError(o, err); e != nil {
+		return e
+	}
+	var ce *x402.Corrective
+	if errors.As(err, &ce) {
+		c := *o
+		c.others = ce.Accepts
+		return refuse(&c, ce.Refusal.Reason, prefix+ce.Refusal.Message)
+	}
+	var xe *x402.Error
+	if errors.As(err, &xe) {
+		return p.undecodable(o, xe, version, prefix)
+	}
+	return errPaymentsUnavailable(err)
 }
 
 // undecodable is the client's view of a payment that did not decode: a
@@ -351,7 +368,8 @@ func (p *payments) undecodable(o *offer, err error, version int, prefix string) 
 	return errMalformedPayment(xe, version)
 }
 
-// beginError is the client's view of a purchase the engine would not begin.
+// beginError is the client's view of a purchase the engine would not
+// begin, nil when err is not the engine's refusal.
 func (p *payments) beginError(o *offer, err error) error {
 	switch {
 	case errors.Is(err, settle.ErrInProgress):
@@ -365,17 +383,7 @@ func (p *payments) beginError(o *offer, err error) error {
 	case errors.Is(err, settle.ErrInsufficientFunds):
 		return refuse(o, x402.ReasonInsufficientFunds, "Payment refused: the payer's balance, less its payments still in flight, does not cover this call.")
 	}
-	return errPaymentsUnavailable(err)
-}
-
-// paymentID is the payment-identifier extension's id of pay ("" when it
-// carries none); a malformed id is a 400.
-func paymentID(pay *x402.Payment) (string, error) {
-	id := settle.PaymentIDOf(pay.Raw)
-	if id != "" && !settle.ValidPaymentID(id) {
-		return "", errBadPaymentID()
-	}
-	return id, nil
+	return nil
 }
 
 // settleReceipt runs the settler on a context of its own (a client that
@@ -387,7 +395,7 @@ func (p *payments) settleReceipt(ctx context.Context, ch *charge) *x402.Receipt 
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.timeout)
 	defer cancel()
 	start := time.Now()
-	r, err := ch.pay.settle(ctx, ch.charged())
+	r, err := ch.pay.Settle(ctx, ch.charged())
 	p.metrics.settling.Observe(time.Since(start).Seconds())
 	if r == nil {
 		r = &x402.Receipt{}

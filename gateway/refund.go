@@ -4,28 +4,27 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"math/big"
 	"net/http"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402"
-	"github.com/farebox/farebox/x402/channel"
-	"github.com/farebox/farebox/x402/channel/service"
 	"github.com/labstack/echo/v4"
-	"github.com/tidwall/gjson"
 )
 
-// A cooperative refund (batch-settlement's `refund` payload) is a payment
-// operation, not a paid call: it is served on /v1/responses, GET (what
-// @x402/evm's client sends: a probe for the 402, then the refund, neither
-// with a body) or POST (farebox's Go payer), whatever the body (it is not
-// read as a request and no model runs). The channel's terms are the same
-// for every per-token model, so the refund needs no model.
+// A refund (batch-settlement's cooperative refund: a `refund` payload) is
+// a payment operation, not a paid call: it is served on /v1/responses, GET
+// (what @x402/evm's client sends: a probe for the 402, then the refund,
+// neither with a body) or POST (farebox's Go payer), whatever the body (it
+// is not read as a request and no model runs). The refunding scheme's
+// terms are the same for every per-token model, so the refund needs no
+// model.
 
-// refundRequested reports a v2 payment header that carries a
-// batch-settlement refund payload: cheap enough to ask of every call.
-func refundRequested(h http.Header) bool {
+// refundRequested reports a v2 payment header that asks the refunding
+// scheme for a refund: cheap enough to ask of every call.
+func (p *payments) refundRequested(h http.Header) bool {
+	if p.refunder == nil {
+		return false
+	}
 	hdr := h.Get(x402.HeaderPaymentSignature)
 	if hdr == "" || len(hdr) > 64<<10 {
 		return false
@@ -34,17 +33,17 @@ func refundRequested(h http.Header) bool {
 	if err != nil {
 		return false
 	}
-	r := gjson.GetManyBytes(raw, "accepted.scheme", "payload.type")
-	return r[0].String() == channel.Scheme && r[1].String() == channel.TypeRefund
+	return p.refunder.RefundRequested(raw)
 }
 
-// refundOffer is the 402 of a refund: batch-settlement alone on every
+// refundOffer is the 402 of a refund: the refunding scheme alone on every
 // network, at the largest per-token ceiling (a refund is zero-charge: the
-// amount only has to be a valid requirement's). Nil when no channel is
-// served.
+// amount only has to be a valid requirement's). Nil when no scheme serves
+// refunds.
 func (s *Server) refundOffer(resource string) *offer {
 	p := s.pay
-	if p.channelSvc == nil {
+	rf := p.refunder
+	if rf == nil {
 		return nil
 	}
 	var top *route
@@ -59,20 +58,21 @@ func (s *Server) refundOffer(resource string) *offer {
 	if o := s.refunds.Load(); o != nil && o.resource == resource {
 		return o
 	}
-	o := &offer{resource: resource, extensions: meteredExtensions, refundOnly: true, v1: []byte("[]")}
+	desc, ext := rf.RefundOffer()
+	o := &offer{resource: resource, extensions: withExtensions(declaredExtensions, ext), refundOnly: true, v1: []byte("[]")}
 	for _, n := range p.networks {
-		r := &x402.Requirement{Scheme: channel.Scheme, Network: n, Amount: top.price, PayTo: p.payTo,
+		r := &x402.Requirement{Scheme: rf.Name(), Network: n, Amount: top.price, PayTo: p.payTo,
 			MaxTimeoutSeconds: p.maxTimeout, Resource: resource, MimeType: "application/json",
-			Description: "Cooperative refund of a batch-settlement channel"}
+			Description: desc}
 		o.reqs = append(o.reqs, r)
-		o.others = append(o.others, channel.Accept(r, p.channelSvc.Terms(), nil))
+		o.others = append(o.others, rf.Accept(r))
 	}
 	s.refunds.Store(o)
 	return o
 }
 
 // refundRequiredHeader is a refund offer's PAYMENT-REQUIRED: its accepts
-// are the batch-settlement ones only (a refund pays for nothing).
+// are the refunding scheme's only (a refund pays for nothing).
 func refundRequiredHeader(o *offer, code string) string {
 	type resource struct {
 		URL         string `json:"url"`
@@ -86,7 +86,7 @@ func refundRequiredHeader(o *offer, code string) string {
 		Accepts     []json.RawMessage          `json:"accepts"`
 		Extensions  map[string]json.RawMessage `json:"extensions,omitempty"`
 	}{X402Version: 2, Error: code, Accepts: o.others, Extensions: o.extensions,
-		Resource: resource{URL: o.resource, Description: "Cooperative refund of a batch-settlement channel", MimeType: "application/json"}}
+		Resource: resource{URL: o.resource, Description: o.reqs[0].Description, MimeType: "application/json"}}
 	b, _ := json.Marshal(pr) // raw accepts come from json.Marshal
 	return base64.StdEncoding.EncodeToString(b)
 }
@@ -109,32 +109,16 @@ func (s *Server) handleRefund(c echo.Context) error {
 	return s.refund(c, o)
 }
 
-// refund verifies a refund payload and has the channel service send it
-// (claim what was charged, refund, sweep, in one transaction): 200 with
-// the refund receipt in PAYMENT-RESPONSE, or a 402 with the spec's reason
-// (the corrective 402 for a voucher that is not at the charged amount).
-// Nothing is charged either way.
+// refund has the refunding scheme verify a refund payload and send it
+// (batch-settlement: claim what was charged, refund, sweep, in one
+// transaction): 200 with the refund receipt in PAYMENT-RESPONSE, or a 402
+// with the scheme's reason (its corrective 402 for a voucher that is not
+// at the charged amount). Nothing is charged either way.
 func (s *Server) refund(c echo.Context, o *offer) error {
 	p := s.pay
 	pay, err := x402.DecodePayment(c.Request().Header.Get(x402.HeaderPaymentSignature), 2)
 	if err != nil {
 		return p.undecodable(o, err, 2, "Refund refused: ")
-	}
-	req := o.requirement(pay.Network, channel.Scheme)
-	if req == nil {
-		return refuse(o, channel.ReasonNetworkMismatch, "Refund refused: network "+pay.Network+" is not offered.")
-	}
-	cp, err := channel.DecodePayload(pay.Payload)
-	if err == nil && cp.Type != channel.TypeRefund {
-		err = &channel.Error{Reason: channel.ReasonPayloadType, Message: "GET /v1/responses serves refunds only; POST a call to pay for it"}
-	}
-	if err != nil {
-		xe := x402.AsError(err, channel.ReasonPayloadType)
-		var ce *channel.Error
-		if errors.As(err, &ce) {
-			xe = ce.X402()
-		}
-		return refuse(o, xe.Reason, "Refund refused: "+xe.Message)
 	}
 	// The refund's transaction is waited for on a context of its own: a
 	// client that leaves does not stop a refund under way.
@@ -142,34 +126,20 @@ func (s *Server) refund(c echo.Context, o *offer) error {
 	defer p.inflight.add(-1)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), p.timeout)
 	defer cancel()
-	r, err := p.channelSvc.Refund(ctx, cp, req)
+	r, err := p.refunder.Refund(ctx, pay, o.requirement(pay.Network, p.refunder.Name()))
 	if err != nil {
-		var me *service.MismatchError
-		if errors.As(err, &me) && me.State.Refundable().Sign() == 0 {
-			// Resynchronising would only lead to this answer.
-			return refuse(o, channel.ReasonRefundNoBalance, "Refund refused: nothing is left to refund in this channel.")
-		}
-		if errors.As(err, &me) {
-			cor := *o
-			cor.others = []json.RawMessage{channel.Accept(req, p.channelSvc.Terms(), me.State)}
-			return refuse(&cor, me.Refusal.Reason, "Refund refused: "+me.Refusal.Message)
-		}
-		var ce *channel.Error
-		if errors.As(err, &ce) {
-			return refuse(o, ce.Reason, "Refund refused: "+ce.Message)
-		}
-		return errPaymentsUnavailable(err)
+		return p.refusal(o, err, 2, "Refund refused: ")
 	}
 	p.metrics.payment("refunded", "")
-	p.log.Info("channel refunded", "channel", channelIDOf(cp), "payer", r.Payer, "amount", r.Amount, "transaction", r.Transaction)
+	p.log.Info("channel refunded", "channel", r.ID, "payer", r.Payer, "amount", r.Amount, "transaction", r.Transaction)
 	h := c.Response().Header()
-	h.Set(x402.HeaderPaymentResponse, x402.EncodeReceipt(r.X402()))
+	h.Set(x402.HeaderPaymentResponse, x402.EncodeReceipt(r.Receipt))
 	h.Set("Cache-Control", "no-store")
 	amount, ok := new(big.Int).SetString(r.Amount, 10)
 	if !ok {
 		amount = new(big.Int)
 	}
-	body, _ := json.Marshal(refundBody{Object: "x402.refund", Message: "Refund acknowledged", ChannelID: channelIDOf(cp),
+	body, _ := json.Marshal(refundBody{Object: "x402.refund", Message: "Refund acknowledged", ChannelID: r.ID,
 		Amount: r.Amount, AmountUSDC: x402.FormatUSDC(amount), Transaction: r.Transaction, Network: r.Network, Payer: r.Payer})
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, body)
 }
@@ -187,5 +157,3 @@ type refundBody struct {
 	Network     string `json:"network"`
 	Payer       string `json:"payer"`
 }
-
-func channelIDOf(p *channel.Payload) string { return common.Hash(p.Voucher.ChannelID).Hex() }

@@ -63,7 +63,9 @@ func New(cfg Config, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.metrics.registerMargins(s) // per model: after the routes
-	s.metrics.registerChannels(s.pay.channelSvc, s.pay.chanStore)
+	for _, f := range s.pay.schemeMetrics {
+		f(s.metrics)
+	}
 	s.echo = s.newEcho()
 	s.maxConns = connCap(cfg.Limits.MaxConnections)
 	s.overCapAnswer = rawAnswer(errOverloaded("open connections"))

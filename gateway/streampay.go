@@ -2,9 +2,7 @@ package gateway
 
 import (
 	"context"
-	"errors"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/x402"
 )
@@ -18,10 +16,10 @@ import (
 // is in the chain's hands before the client sees anything.
 
 // settlesFirst reports whether ch's stream settles before its first
-// event: an exact payment (a journaled one that is not metered), not a
-// replay, under settle: after.
+// event: a payment of a scheme that is not metered (exact), not a replay,
+// under settle: after.
 func (s *Server) settlesFirst(ch *charge, stream bool) bool {
-	return stream && ch != nil && !s.pay.before && !ch.metered() && !ch.pay.replay()
+	return stream && ch != nil && !s.pay.before && !ch.metered() && !ch.pay.Replay()
 }
 
 // settleFirst settles ch before the stream's first event and reports the
@@ -34,28 +32,18 @@ func (s *Server) settleFirst(ctx context.Context, ch *charge, stop context.Cance
 	if ch.settleFailed() {
 		return refuseUnsettled(ch)
 	}
-	st := s.pay.chain
-	if st == nil || ch.receipt == nil || ch.receipt.Transaction == "" || !ch.receipt.Success {
+	f, ok := ch.pay.(x402.FollowedHold)
+	if !ok || s.pay.chain == nil || ch.receipt == nil || ch.receipt.Transaction == "" || !ch.receipt.Success {
 		return nil
 	}
-	tx := common.HexToHash(ch.receipt.Transaction)
+	r := ch.receipt
 	go func() {
 		// Bounded by the stream: once it has ended the engine alone follows
 		// the transfer.
-		err := st.Await(ctx, tx, ch.payment)
-		var xe *x402.Error
-		if !errors.As(err, &xe) {
-			return
+		if xe := f.Follow(ctx, r); xe != nil {
+			ch.failedOnChain.Store(xe)
+			stop()
 		}
-		if xe.Reason == x402.ReasonNonceAlreadyUsed {
-			// Someone else's transaction used the authorization first: if
-			// it paid payTo in full, the call is paid all the same.
-			if tx, _, perr := st.PaidBy(ctx, ch.payment, ch.req); perr == nil && tx != (common.Hash{}) {
-				return
-			}
-		}
-		ch.failedOnChain.Store(xe)
-		stop()
 	}()
 	return nil
 }
@@ -78,7 +66,7 @@ func (ch *charge) chainRefusal() *responses.Error {
 // upto hold the funds before the first byte), and the exact authorization
 // is released, unspent.
 func (s *Server) escrowOnly(ctx context.Context, ch *charge, stream bool) error {
-	if !stream || !s.pay.escrowOnly || ch.metered() || ch.pay.replay() {
+	if !stream || !s.pay.escrowOnly || ch.metered() || ch.pay.Replay() {
 		return nil
 	}
 	s.pay.finish(ctx, ch, released)

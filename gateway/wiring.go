@@ -20,7 +20,63 @@ import (
 	"github.com/farebox/farebox/upstream/scripted"
 	"github.com/farebox/farebox/upstream/upstreamhttp"
 	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/channel"
+	"github.com/farebox/farebox/x402/channel/service"
+	"github.com/farebox/farebox/x402/exact"
+	"github.com/farebox/farebox/x402/settle"
+	"github.com/farebox/farebox/x402/upto"
 )
+
+// chainSettler is a settler that is farebox's own relayer on a chain
+// (evm.Settler): it broadcasts exact transfers, settles upto payments
+// after the answer and sends the channels' transactions. Beside
+// Broadcaster, the engine asks it for balances and, after a restart or a
+// front-run, for the transaction that moved a payment (TransferTx, PaidBy).
+type chainSettler interface {
+	x402.Settler
+	settle.Broadcaster
+	settle.Balances
+	upto.Chain
+	service.Relayer
+	exact.Chain
+	TransferTx(ctx context.Context, p *x402.Payment, req *x402.Requirement) (common.Hash, error)
+}
+
+// buildSchemes registers the schemes farebox takes, in the order they are
+// offered: the metered ones first (batch-settlement, then upto), then
+// exact. A metered scheme the configuration cannot serve (no chain
+// settler of farebox's own, no facilitator that settles it) stays known,
+// never offered, and refuses its payments with its own reason. This is
+// the one place the gateway names a scheme.
+func (p *payments) buildSchemes(pc PaymentsConfig, now func() time.Time, getenv func(string) string, metered bool) error {
+	svc, err := p.buildChannels(pc, now, getenv, metered)
+	if err != nil {
+		return err
+	}
+	if svc != nil {
+		bs := service.NewScheme(svc)
+		p.schemes.Register(bs)
+		p.refunder = bs
+		store := p.chanStore
+		p.schemeMetrics = append(p.schemeMetrics, func(m *metrics) { m.registerChannels(svc, store) })
+	} else {
+		p.schemes.Register(&x402.Unserved{SchemeName: channel.Scheme, Refusal: service.ErrUnserved})
+	}
+	if p.chain != nil {
+		u := upto.NewServer(p.chain, now)
+		u.Engine, u.Log = p.engine, p.log
+		p.schemes.Register(u)
+	} else {
+		p.schemes.Register(&x402.Unserved{SchemeName: upto.Scheme, Refusal: upto.ErrUnserved})
+	}
+	var followed exact.Chain
+	if p.chain != nil {
+		followed = p.chain
+	}
+	p.schemes.Register(&exact.Server{Verifier: p.verifier, Engine: p.engine, Chain: followed,
+		Overlap: p.overlap && !p.before, Log: p.log})
+	return nil
+}
 
 // registry is the configured custom networks, those supplied in process,
 // and the built-in ones they do not replace: an operator who declares

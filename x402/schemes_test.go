@@ -1,7 +1,9 @@
 package x402
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"math/big"
 	"testing"
 
@@ -12,6 +14,10 @@ type namedScheme struct{ name, tag string }
 
 func (s namedScheme) Name() string                        { return s.name }
 func (s namedScheme) Accept(*Requirement) json.RawMessage { return json.RawMessage(`"` + s.tag + `"`) }
+func (namedScheme) Metered() bool                         { return true }
+func (namedScheme) Authorize(context.Context, *Payment, *Requirement, Facts) (Hold, error) {
+	return nil, nil
+}
 
 // The registry answers by name in the order schemes were offered, and a
 // scheme registered again replaces the first without moving.
@@ -54,3 +60,35 @@ func TestAcceptJSONShape(t *testing.T) {
 }
 
 func jsonInt(n int64) string { b, _ := json.Marshal(n); return string(b) }
+
+// A payment of a scheme no registered scheme serves is refused exactly as
+// the exact verifier refused it before the registry: invalid_network when
+// its network is not offered, else unsupported_scheme.
+func TestUnsupportedIsTheVerifiersRefusal(t *testing.T) {
+	n := NewNetwork("", "base-sepolia", big.NewInt(84532), common.HexToAddress("0x1"), "USDC", "2")
+	reqs := []*Requirement{{Scheme: SchemeExact, Network: n, Amount: big.NewInt(5)}}
+	for _, p := range []*Payment{
+		{Version: 2, Scheme: "solana-exact", Network: n.CAIP2},
+		{Version: 2, Scheme: "solana-exact", Network: "eip155:8453"},
+		{Version: 1, Scheme: "upto", Network: "base-sepolia"},
+		{Version: 1, Scheme: "upto", Network: n.CAIP2},
+	} {
+		_, want := (&Verifier{}).VerifyLocal(context.Background(), p, reqs)
+		got := Unsupported(p, reqs)
+		if want == nil || got.Error() != want.Error() {
+			t.Errorf("%s on %s (v%d): %v, want %v", p.Scheme, p.Network, p.Version, got, want)
+		}
+	}
+}
+
+// Refusal never marks a refusal malformed, and never changes the error it
+// was given.
+func TestRefusalIsNeverMalformed(t *testing.T) {
+	m := &Error{Reason: ReasonInvalidPayload, Message: "x", Malformed: true}
+	if r := Refusal(m, ""); r.Malformed || r.Reason != m.Reason || !m.Malformed {
+		t.Errorf("refusal %+v of %+v", r, m)
+	}
+	if r := Refusal(errors.New("boom"), ReasonUnexpectedVerifyError); r.Reason != ReasonUnexpectedVerifyError || r.Malformed {
+		t.Errorf("refusal %+v", r)
+	}
+}

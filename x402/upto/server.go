@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/big"
 	"time"
 
@@ -12,8 +13,10 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/eip712"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/evm/contracts"
+	"github.com/farebox/farebox/x402/settle"
 )
 
 // Chain is what the upto scheme needs of a server's chain settler: its
@@ -34,9 +37,23 @@ type Chain interface {
 type Server struct {
 	chain    Chain
 	verifier *Verifier
+	// Engine journals the payments: replays, holds at the ceiling,
+	// settlement for the charge (set before Authorize is called).
+	Engine *settle.Engine
+	// Log reports a purchase that could not be released.
+	Log *slog.Logger
 }
 
-var _ x402.JournaledScheme = (*Server)(nil)
+var (
+	_ x402.JournaledScheme = (*Server)(nil)
+	_ x402.ServerScheme    = (*Server)(nil)
+	_ x402.Extender        = (*Server)(nil)
+)
+
+// ErrUnserved is the refusal of an upto payment where upto is not
+// served: a model priced per call, or a server that does not settle on
+// chain itself.
+var ErrUnserved = &x402.Error{Reason: x402.ReasonUnsupportedScheme, Message: "this model takes upto payments only when priced per token and settled by farebox's own chain settler. Pay with one of the offers."}
 
 var (
 	tokenABI   = contracts.NewFareboxUSDv2() // the ERC-20 reads every USDC answers
@@ -56,6 +73,54 @@ func (*Server) Name() string { return Scheme }
 // Accept is req offered as upto, settled by the chain's relayer.
 func (s *Server) Accept(req *x402.Requirement) json.RawMessage {
 	return Accept(req, s.chain.Relayer())
+}
+
+// Metered is true: upto settles the actual charge.
+func (*Server) Metered() bool { return true }
+
+// Extensions declares EIP-2612 gas sponsoring, so that a payer with no
+// ETH who never approved Permit2 can pay.
+func (*Server) Extensions() map[string]json.RawMessage {
+	return map[string]json.RawMessage{"eip2612GasSponsoring": eip712.GasSponsoringDeclaration()}
+}
+
+// Authorize verifies an upto payment locally, reserves it in the
+// settlement journal (replays and holds as for exact, at the ceiling) and
+// simulates its settlement at the ceiling from the relayer.
+func (s *Server) Authorize(ctx context.Context, pay *x402.Payment, req *x402.Requirement, f x402.Facts) (x402.Hold, error) {
+	if !f.PerToken {
+		return nil, ErrUnserved
+	}
+	if req == nil {
+		return nil, &x402.Error{Reason: ReasonNetworkMismatch, Message: "network " + pay.Network + " is not offered."}
+	}
+	if err := s.Complete(pay); err != nil {
+		return nil, x402.AsError(err, x402.ReasonInvalidPayload)
+	}
+	if err := s.Verify(pay, req); err != nil {
+		return nil, x402.Refusal(err, x402.ReasonUnexpectedVerifyError)
+	}
+	id, err := settle.PaymentID(pay)
+	if err != nil {
+		return nil, err
+	}
+	h, err := s.Engine.Reserve(ctx, settle.Purchase{Payment: pay, Requirement: req, BodyHash: f.BodyHash, PaymentID: id}, true)
+	if err != nil {
+		return nil, err
+	}
+	if !h.Replay() {
+		if err := s.Simulate(ctx, pay, req); err != nil {
+			if rerr := h.Release(ctx); rerr != nil && s.Log != nil {
+				s.Log.Error("releasing a purchase the chain refused", "err", rerr)
+			}
+			var xe *x402.Error
+			if !errors.As(err, &xe) {
+				return nil, err
+			}
+			return nil, x402.Refusal(xe, "")
+		}
+	}
+	return h, nil
 }
 
 // Complete decodes p's upto payload into p.Decoded and fills the x402

@@ -1,0 +1,96 @@
+package gateway
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"math/big"
+	"net/http"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/farebox/farebox/x402"
+	"github.com/tidwall/gjson"
+)
+
+// fourthScheme is a scheme the gateway has never heard of: a new package
+// and a registration are all it takes to be offered and paid with.
+type fourthScheme struct {
+	metered bool
+	got     *x402.Requirement
+	facts   x402.Facts
+}
+
+func (*fourthScheme) Name() string { return "fourth" }
+func (*fourthScheme) Accept(r *x402.Requirement) json.RawMessage {
+	return x402.AcceptJSON(r, "fourth", struct{}{})
+}
+func (s *fourthScheme) Metered() bool { return s.metered }
+func (s *fourthScheme) Authorize(_ context.Context, p *x402.Payment, req *x402.Requirement, f x402.Facts) (x402.Hold, error) {
+	s.got, s.facts = req, f
+	if req == nil {
+		return nil, &x402.Error{Reason: "fourth_network", Message: "not offered"}
+	}
+	return fourthHold{}, nil
+}
+
+type fourthHold struct{}
+
+func (fourthHold) Replay() bool { return false }
+func (fourthHold) Settle(context.Context, *big.Int) (*x402.Receipt, error) {
+	return &x402.Receipt{Success: true}, nil
+}
+func (fourthHold) Release(context.Context) error     { return nil }
+func (fourthHold) Owe(context.Context, string) error { return nil }
+
+func fourthHeader(scheme, network string) http.Header {
+	env := `{"x402Version":2,"accepted":{"scheme":"` + scheme + `","network":"` + network + `"},"payload":{"any":"thing"}}`
+	h := http.Header{}
+	h.Set(x402.HeaderPaymentSignature, base64.StdEncoding.EncodeToString([]byte(env)))
+	return h
+}
+
+// A registered scheme is offered where its kind is (metered: per-token
+// routes only, before the others) and gets its payments with the offer's
+// requirement on their network; the gateway names it nowhere.
+func TestAFourthSchemeIsARegistration(t *testing.T) {
+	n := x402.NewNetwork("", "", big.NewInt(84532), common.HexToAddress("0x1"), "USDC", "2")
+	for _, metered := range []bool{false, true} {
+		s := &fourthScheme{metered: metered}
+		p := &payments{payTo: common.HexToAddress("0x2"), networks: []*x402.Network{n}}
+		p.schemes.Register(s)
+		rt := &route{name: "m", price: big.NewInt(7), perToken: &tokenPrice{input: big.NewInt(1), output: big.NewInt(1), ceiling: big.NewInt(7)}}
+		o := p.requirements(rt, "http://x/v1/responses")
+		offered := x402.PaymentRequiredHeaderOffer(o.reqs, o.others, "", o.extensions)
+		raw, _ := base64.StdEncoding.DecodeString(offered)
+		if got := gjson.GetBytes(raw, "accepts.#.scheme").String(); got != `["fourth"]` {
+			t.Fatalf("metered %v: offered %s", metered, raw)
+		}
+		ch, err := p.authorize(context.Background(), fourthHeader("fourth", n.CAIP2), rt, "http://x/v1/responses", []byte("body"))
+		if err != nil {
+			t.Fatalf("metered %v: %v", metered, err)
+		}
+		if s.got == nil || s.got.Scheme != "fourth" || s.got.Amount.Int64() != 7 || !s.facts.PerToken || ch.metered() != metered {
+			t.Errorf("metered %v: authorized with %+v %+v, charge metered %v", metered, s.got, s.facts, ch.metered())
+		}
+		if _, err := p.authorize(context.Background(), fourthHeader("fourth", "eip155:1"), rt, "http://x/v1/responses", nil); !refusedWith(err, "fourth_network") {
+			t.Errorf("metered %v: another network: %v", metered, err)
+		}
+		if _, err := p.authorize(context.Background(), fourthHeader("fifth", n.CAIP2), rt, "http://x/v1/responses", nil); metered && !refusedWith(err, x402.ReasonInvalidNetwork) || !metered && !refusedWith(err, x402.ReasonUnsupportedScheme) {
+			// With only a metered scheme no plain requirement names the
+			// network: the verifier's refusal was invalid_network.
+			t.Errorf("metered %v: unknown scheme: %v", metered, err)
+		}
+		perCall := &route{name: "c", price: big.NewInt(7)}
+		o = p.requirements(perCall, "http://x/v1/responses")
+		if n := len(o.others) + len(o.reqs); metered && n != 0 || !metered && n != 1 {
+			t.Errorf("metered %v: per-call offer has %d accepts", metered, n)
+		}
+	}
+}
+
+func refusedWith(err error, code string) bool {
+	var r *refusal
+	return errors.As(err, &r) && r.err.Code == code
+}
