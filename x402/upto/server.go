@@ -56,7 +56,6 @@ var (
 var ErrUnserved = &x402.Error{Reason: x402.ReasonUnsupportedScheme, Message: "this model takes upto payments only when priced per token and settled by farebox's own chain settler. Pay with one of the offers."}
 
 var (
-	tokenABI   = contracts.NewFareboxUSDv2() // the ERC-20 reads every USDC answers
 	permit2ABI = contracts.NewPermit2()
 )
 
@@ -182,15 +181,15 @@ func (s *Server) Simulate(ctx context.Context, p *x402.Payment, req *x402.Requir
 	refuse := func(reason, msg string) error { return &x402.Error{Reason: reason, Message: msg} }
 	b := s.chain.Backend()
 	asset := req.Network.Asset
-	if out, cerr := b.CallContract(ctx, ethereum.CallMsg{To: &asset, Data: tokenABI.PackBalanceOf(up.From)}, nil); cerr == nil {
-		if bal, uerr := tokenABI.UnpackBalanceOf(out); uerr == nil && bal.Cmp(req.Amount) < 0 {
+	if out, cerr := b.CallContract(ctx, ethereum.CallMsg{To: &asset, Data: erc20Call(selBalanceOf, up.From)}, nil); cerr == nil {
+		if bal, ok := uint256Result(out); ok && bal.Cmp(req.Amount) < 0 {
 			return refuse(ReasonInsufficientBalance, "the payer's balance does not cover "+req.Amount.String())
 		}
 	}
 	if up.GasSponsoring == nil {
-		data := tokenABI.PackAllowance(up.From, s.verifier.Contracts.Permit2)
+		data := erc20Call(selAllowance, up.From, s.verifier.Contracts.Permit2)
 		if out, cerr := b.CallContract(ctx, ethereum.CallMsg{To: &asset, Data: data}, nil); cerr == nil {
-			if al, uerr := tokenABI.UnpackAllowance(out); uerr == nil && al.Cmp(req.Amount) < 0 {
+			if al, ok := uint256Result(out); ok && al.Cmp(req.Amount) < 0 {
 				return refuse(ReasonAllowanceRequired, "the payer has not approved Permit2 for "+req.Amount.String()+" (or send the eip2612GasSponsoring extension)")
 			}
 		}
