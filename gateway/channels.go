@@ -10,7 +10,6 @@ import (
 	"github.com/farebox/farebox/x402/channel"
 	"github.com/farebox/farebox/x402/channel/service"
 	"github.com/farebox/farebox/x402/evm/contracts"
-	"github.com/farebox/farebox/x402/facilitator"
 )
 
 // channelParts is what the payments keep of the batch-settlement
@@ -43,7 +42,7 @@ func (p *payments) buildChannels(pc PaymentsConfig, now func() time.Time, getenv
 		st := p.chain
 		cfg = service.Config{Contracts: canonicalContracts(st.ChainID()), Chain: st.Backend(), Relayer: st}
 	} else {
-		fc, ok := p.settler.(*facilitator.Client)
+		fc, ok := p.settler.(remoteFacilitator)
 		if !ok {
 			return nil, nil
 		}

@@ -22,7 +22,15 @@ import (
 // itself (chain.rpc_url, eth_call only) to load channels and see
 // withdrawals. on is false, with a log line, when batch-settlement cannot
 // be offered (no rpc_url, or a facilitator that does not settle it).
-func (p *payments) delegatedChannels(pc PaymentsConfig, fc *facilitator.Client, getenv func(string) string, metered bool) (cfg service.Config, on bool, err error) {
+// remoteFacilitator is a settler that is a remote x402 facilitator: it
+// says what it settles (/supported), and a scheme may call its endpoints
+// (batch-settlement delegates its channels to it).
+type remoteFacilitator interface {
+	service.FacilitatorCaller
+	Supported(ctx context.Context) (*facilitator.Supported, error)
+}
+
+func (p *payments) delegatedChannels(pc PaymentsConfig, fc remoteFacilitator, getenv func(string) string, metered bool) (cfg service.Config, on bool, err error) {
 	bc := pc.BatchSettlement
 	switch bc.ReceiverAuthorizer {
 	case "", "facilitator", "key":
