@@ -59,9 +59,11 @@ type Transport struct {
 	saltSet      bool                            // WithChannelSalt: every channel uses salt
 	deployments  map[string]contracts.Deployment // by chain id
 	onSettlement func(*Settlement)
+	noPreempt    bool // WithPreemptivePayment(false)
 
 	mu      sync.Mutex
 	pending map[purchaseKey][]*purchase // signed and unanswered, by request
+	known   map[string]*terms           // batch-settlement terms last paid, by endpoint (WithPreemptivePayment)
 	permits map[common.Address]uint64   // EIP-2612 permits seen settled, by token (no chain)
 }
 
@@ -131,6 +133,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	key := keyOf(req, body)
+	endpoint := endpointOf(req, body)
 	hooks := hooksFrom(req.Context())
 	p, err := t.recall(req.Context(), key)
 	if err != nil {
@@ -138,11 +141,14 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	fresh := p == nil // a retry presents a remembered authorization first
 	if p == nil {
+		p = t.preempt(req.Context(), endpoint, key, hooks)
+	}
+	if p == nil {
 		resp, err := t.base.RoundTrip(withBody(req, body))
 		if err != nil || resp.StatusCode != http.StatusPaymentRequired {
 			return resp, err
 		}
-		if p = t.buy(req.Context(), resp, key, hooks); p == nil {
+		if p = t.buy(req.Context(), resp, key, endpoint, hooks); p == nil {
 			return resp, nil // not paid: the caller reads the server's 402
 		}
 		resp.Body.Close()
@@ -159,14 +165,23 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			// was refused is superseded by the next, built on the record
 			// the refusal corrected (once per request).
 			pr, _ := decodeRequired(resp.Header.Get(x402.HeaderPaymentRequired))
-			again := t.batchRefused(req.Context(), p, pr, reason) && !resynced
+			corrected := t.batchRefused(req.Context(), p, pr, reason)
+			again := corrected && !resynced
 			t.void(p)
 			t.forget(p)
+			if p.preempted {
+				// The server's terms or state moved on: its 402 is the one
+				// the normal path would have read first (a corrective one
+				// counts as this request's resynchronisation).
+				t.unlearn(p)
+				again, resynced = true, corrected
+			} else {
+				resynced = true
+			}
 			if !again {
 				return resp, nil
 			}
-			resynced = true
-			if p = t.buy(req.Context(), resp, key, hooks); p == nil {
+			if p = t.buy(req.Context(), resp, key, endpoint, hooks); p == nil {
 				return resp, nil
 			}
 			resp.Body.Close()
@@ -181,7 +196,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if fresh {
 			return resp, nil // a new authorization was refused: the server's answer stands
 		}
-		if p = t.buy(req.Context(), resp, key, hooks); p == nil {
+		if p = t.buy(req.Context(), resp, key, endpoint, hooks); p == nil {
 			return resp, nil
 		}
 		resp.Body.Close()
@@ -241,7 +256,7 @@ func (t *Transport) present(req *http.Request, body []byte, p *purchase, hooks *
 
 // buy signs an acceptable offer of the 402 resp, remembers it under key
 // before it is sent, and returns it; nil when the transport will not pay.
-func (t *Transport) buy(ctx context.Context, resp *http.Response, key purchaseKey, hooks *Hooks) *purchase {
+func (t *Transport) buy(ctx context.Context, resp *http.Response, key purchaseKey, endpoint string, hooks *Hooks) *purchase {
 	p, err := t.sign(ctx, resp, hooks)
 	if err != nil {
 		if hooks != nil && hooks.Refused != nil {
@@ -252,7 +267,7 @@ func (t *Transport) buy(ctx context.Context, resp *http.Response, key purchaseKe
 		}
 		return nil
 	}
-	p.key, p.hooks = key, hooks
+	p.key, p.hooks, p.endpoint = key, hooks, endpoint
 	if hooks != nil && hooks.Signed != nil {
 		hooks.Signed(p.req, &p.payment)
 	}
