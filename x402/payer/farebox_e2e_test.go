@@ -33,54 +33,22 @@ import (
 func TestPreemptiveVouchersAgainstFarebox(t *testing.T) {
 	testenv.SkipShort(t, "farebox on the in-process dev chain")
 	ctx := context.Background()
-	c, err := devchain.Start(ctx, devchain.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	settler, err := evm.NewSettler(ctx, c.Client, c.RelayerKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	receiver := common.HexToAddress("0x00000000000000000000000000000000000fa4e5")
-	const model = "metered"
-	cfg := gateway.Config{
-		Models: []gateway.ModelConfig{{Name: model, Upstream: "scripted",
-			PricePerMTok: &gateway.TokenPriceConfig{Input: "1.25", Output: "10", MaxPerCall: "0.02"}}},
-		Payments: gateway.PaymentsConfig{PayTo: receiver.Hex(), Networks: []string{c.Network.CAIP2}},
-	}
-	var logs bytes.Buffer // written by one slog handler, read once it is done
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Log(logs.String())
-		}
-	})
-	srv, err := gateway.New(cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: settler, Ready: settler.Ready,
-		Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var requests, paid atomic.Int64
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		if r.Header.Get(x402.HeaderPaymentSignature) != "" {
-			paid.Add(1)
-		}
-		srv.Handler().ServeHTTP(w, r)
-	}))
-	defer ts.Close()
+	f := startFarebox(t, t.TempDir()) // channels in bbolt, as farebox serve keeps them
+	c, receiver, ts := f.chain, f.receiver, f.srv
+	requests, paid := &f.requests, &f.paid
 	closed := false
 	shutdown := func() {
 		if !closed {
 			closed = true
 			sctx, cancel := context.WithTimeout(ctx, time.Minute)
 			defer cancel()
-			if err := srv.Shutdown(sctx); err != nil {
+			if err := f.gw.Shutdown(sctx); err != nil {
 				t.Error(err)
 			}
 		}
 	}
 	defer shutdown()
+	const model = fareboxModel
 
 	key, _ := crypto.GenerateKey()
 	who := crypto.PubkeyToAddress(key.PublicKey)
@@ -165,5 +133,107 @@ func awaitRelayer(t *testing.T, c *devchain.Chain) {
 	defer cancel()
 	if err := devchain.AwaitMined(ctx, c.Client, c.Relayer); err != nil {
 		t.Fatal(err)
+	}
+}
+
+const fareboxModel = "metered"
+
+// farebox is farebox's gateway in process with a per-token model settling
+// on an in-process dev chain, behind a server that counts its requests.
+type farebox struct {
+	chain          *devchain.Chain
+	gw             *gateway.Server
+	srv            *httptest.Server
+	receiver       common.Address
+	requests, paid atomic.Int64
+}
+
+func startFarebox(tb testing.TB, dataDir string) *farebox {
+	tb.Helper()
+	ctx := context.Background()
+	c, err := devchain.Start(ctx, devchain.Config{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	settler, err := evm.NewSettler(ctx, c.Client, c.RelayerKey)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f := &farebox{chain: c, receiver: common.HexToAddress("0x00000000000000000000000000000000000fa4e5")}
+	cfg := gateway.Config{
+		DataDir: dataDir,
+		Models: []gateway.ModelConfig{{Name: fareboxModel, Upstream: "scripted",
+			PricePerMTok: &gateway.TokenPriceConfig{Input: "1.25", Output: "10", MaxPerCall: "0.02"}}},
+		Payments: gateway.PaymentsConfig{PayTo: f.receiver.Hex(), Networks: []string{c.Network.CAIP2}},
+	}
+	var logs bytes.Buffer // written by one slog handler, read once it is done
+	tb.Cleanup(func() {
+		if tb.Failed() {
+			tb.Log(logs.String())
+		}
+	})
+	if f.gw, err = gateway.New(cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: settler, Ready: settler.Ready,
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil))}); err != nil {
+		tb.Fatal(err)
+	}
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.requests.Add(1)
+		if r.Header.Get(x402.HeaderPaymentSignature) != "" {
+			f.paid.Add(1)
+		}
+		f.gw.Handler().ServeHTTP(w, r)
+	}))
+	tb.Cleanup(func() {
+		f.srv.Close()
+		sctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		f.gw.Shutdown(sctx)
+	})
+	return f
+}
+
+// BenchmarkFareboxVoucherCall is one voucher-paid call through the Go
+// transport to farebox in process (its journal and channels in bbolt),
+// after the channel's deposit: client and server together, so
+// allocs/op counts both sides; requests/op is what farebox received.
+func BenchmarkFareboxVoucherCall(b *testing.B) {
+	testenv.SkipShort(b, "farebox on the in-process dev chain")
+	for _, preempt := range []bool{true, false} {
+		b.Run(fmt.Sprintf("preemptive=%v", preempt), func(b *testing.B) {
+			f := startFarebox(b, b.TempDir())
+			key, _ := crypto.GenerateKey()
+			if err := f.chain.Fund(context.Background(), crypto.PubkeyToAddress(key.PublicKey), big.NewInt(1_000_000_000)); err != nil {
+				b.Fatal(err)
+			}
+			reg, _ := x402.NewRegistry(f.chain.Network)
+			tr := payer.NewTransport(payer.NewSigner(key), payer.WithNetworks(reg), payer.WithSchemes(channel.Scheme),
+				payer.WithPreemptivePayment(preempt), payer.WithMaxDeposit(big.NewInt(500_000_000)), payer.WithDepositMultiplier(100_000))
+			client := &http.Client{Transport: tr}
+			body := []byte(`{"model":"` + fareboxModel + `","input":"Say hello."}`)
+			call := func() {
+				resp, err := client.Post(f.srv.URL+"/v1/responses", "application/json", bytes.NewReader(body))
+				if err != nil {
+					b.Fatal(err)
+				}
+				var out bytes.Buffer
+				out.ReadFrom(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					b.Fatalf("%d %s", resp.StatusCode, out.String())
+				}
+			}
+			for range 3 {
+				call() // the deposit, and connections
+			}
+			before := f.requests.Load()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				call()
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(f.requests.Load()-before)/float64(b.N), "requests/op")
+		})
 	}
 }
