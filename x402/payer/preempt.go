@@ -111,9 +111,6 @@ func (t *Transport) preempt(ctx context.Context, endpoint string, key purchaseKe
 	if err != nil {
 		return nil
 	}
-	if hooks != nil && hooks.Authorize != nil && hooks.Authorize(req) != nil {
-		return nil // the normal path asks again and reports the refusal
-	}
 	c := candidate{o: o, req: req}
 	b, err := t.channelOf(o, req)
 	if err != nil {
@@ -123,7 +120,7 @@ func (t *Transport) preempt(ctx context.Context, endpoint string, key purchaseKe
 	if err != nil {
 		return nil
 	}
-	p, err := t.preemptLocked(ctx, c, tm, b)
+	p, err := t.preemptLocked(ctx, c, tm, b, hooks)
 	if err != nil || p == nil {
 		unlock()
 		return nil
@@ -136,7 +133,7 @@ func (t *Transport) preempt(ctx context.Context, endpoint string, key purchaseKe
 	return p
 }
 
-func (t *Transport) preemptLocked(ctx context.Context, c candidate, tm *terms, b *batchBuy) (*purchase, error) {
+func (t *Transport) preemptLocked(ctx context.Context, c candidate, tm *terms, b *batchBuy, hooks *Hooks) (*purchase, error) {
 	if err := t.bind(b); err != nil {
 		return nil, err
 	}
@@ -146,6 +143,10 @@ func (t *Transport) preemptLocked(ctx context.Context, c candidate, tm *terms, b
 	}
 	if new(big.Int).Add(rec.Charged, b.ceiling).Cmp(rec.Balance) > 0 {
 		return nil, nil // a deposit is due: the 402 first
+	}
+	// Asked only when a voucher is about to be signed, as on the normal path.
+	if hooks != nil && hooks.Authorize != nil && hooks.Authorize(c.req) != nil {
+		return nil, nil // the normal path asks again and reports the refusal
 	}
 	b.terms = tm
 	return t.signBatchLocked(ctx, c, tm.pr, b) // a voucher: the balance covers it
