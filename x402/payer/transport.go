@@ -25,7 +25,10 @@ const maxOfferBody = 64 << 10
 // Transport is an http.RoundTripper that pays: a 402 answer is read for
 // offers (the v2 PAYMENT-REQUIRED header first, else the v1 body), the best
 // acceptable one is signed (batch-settlement over upto over exact, see
-// WithSchemes), and the request is sent again with the payment header. Anything else passes through untouched. When no offer is
+// WithSchemes), and the request is sent again with the payment header.
+// Once a batch-settlement call to an endpoint was answered, the next
+// request there carries the next voucher straight away, without a 402
+// first (see WithPreemptivePayment). Anything else passes through untouched. When no offer is
 // acceptable the 402 is returned as is, so SDKs report the server's error.
 // Use it with openai-go via option.WithHTTPClient(&http.Client{Transport: t}).
 //
