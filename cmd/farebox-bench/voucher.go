@@ -57,7 +57,10 @@ type voucherArm struct {
 	payers     []*voucherPayer
 	next       atomic.Uint64
 	mu         sync.Mutex
-	e2e        []time.Duration // whole calls through the transport (402 + paid request)
+	e2e        []time.Duration // whole calls through the transport (the paid request, after a 402 for a payer's first)
+	// requests counts the HTTP requests the transports sent (a 402 read
+	// first is one more than the paid request).
+	requests atomic.Int64
 }
 
 // voucherPayer is one payer's transport and what its receipts reported.
@@ -76,10 +79,16 @@ type voucherPayer struct {
 type paidStartKey struct{}
 
 // paidClock is the transports' base: it notes when a request carrying a
-// payment is sent, so the paid request can be timed apart from the 402.
-type paidClock struct{ base http.RoundTripper }
+// payment is sent, so the paid request can be timed apart from a 402 read
+// first (a payer's first call; later ones pay straight away), and counts
+// the requests.
+type paidClock struct {
+	base     http.RoundTripper
+	requests *atomic.Int64
+}
 
 func (p paidClock) RoundTrip(req *http.Request) (*http.Response, error) {
+	p.requests.Add(1)
 	if at, ok := req.Context().Value(paidStartKey{}).(*time.Time); ok && req.Header.Get(x402.HeaderPaymentSignature) != "" {
 		*at = time.Now()
 	}
@@ -136,7 +145,7 @@ func (h *harness) addVoucherArm(ctx context.Context, bin string, a *chaintest.An
 		}
 		hc := newClient()
 		tr := payer.NewTransport(payer.NewSigner(key), payer.WithNetworks(reg), payer.WithSchemes(channel.Scheme),
-			payer.WithBase(paidClock{base: hc.Transport}), payer.WithChain(a.Client),
+			payer.WithBase(paidClock{base: hc.Transport, requests: &va.requests}), payer.WithChain(a.Client),
 			payer.WithDepositMultiplier(10_000), payer.WithMaxDeposit(voucherDeposit))
 		vp.client = &http.Client{Timeout: hc.Timeout, Transport: tr}
 		va.payers = append(va.payers, vp)

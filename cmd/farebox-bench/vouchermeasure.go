@@ -45,8 +45,9 @@ type VoucherResult struct {
 	AddedP99us Spread `json:"added_p99_us_vs_free"`
 	FreeP50us  Spread `json:"free_p50_us"`
 	Samples    int    `json:"latency_samples"`
-	// E2E* time the whole call through the Go transport: the unpaid request
-	// and its 402, signing the voucher, the paid request.
+	// E2E* time the whole call through the Go transport: signing the
+	// voucher and the paid request (the transport pays straight away once
+	// it has paid the endpoint: no 402 first).
 	E2EP50us      Spread `json:"e2e_p50_us"`
 	E2EP99us      Spread `json:"e2e_p99_us"`
 	E2EAddedP50us Spread `json:"e2e_added_p50_us_vs_free"`
@@ -59,7 +60,7 @@ type VoucherResult struct {
 	CPUOfferedPer      float64 `json:"cpu_offered_per_s"`
 	CPUFailed          string  `json:"cpu_phase_failed,omitempty"`
 	// AllocsPerCall and FreeAllocsPerCall are farebox's heap allocations
-	// per voucher call (both its requests) and per free call; IdleMsPerSec
+	// per voucher call (all its requests) and per free call; IdleMsPerSec
 	// its CPU with no calls (ms per s: the claim loop, chain heads).
 	AllocsPerCall     float64 `json:"allocs_per_call"`
 	FreeAllocsPerCall float64 `json:"free_allocs_per_call"`
@@ -72,10 +73,13 @@ type VoucherResult struct {
 	FailedAt    string  `json:"failed_at,omitempty"`
 	// Calls are the paid calls answered; Deposits the calls that opened a
 	// channel; Charged and Deposited the sums the receipts reported (atomic).
-	Calls     int    `json:"calls"`
-	Deposits  int    `json:"deposits"`
-	Charged   string `json:"charged_atomic"`
-	Deposited string `json:"deposited_atomic"`
+	Calls int `json:"calls"`
+	// RequestsPerCall is the HTTP requests the transports sent per paid
+	// call (1 when each pays straight away; each payer's first reads a 402).
+	RequestsPerCall float64 `json:"http_requests_per_call"`
+	Deposits        int     `json:"deposits"`
+	Charged         string  `json:"charged_atomic"`
+	Deposited       string  `json:"deposited_atomic"`
 	// Transactions, Reverted and GasUsed are farebox's relayer's mined
 	// transactions (deposits and claims); GasPerCall divides by Calls.
 	Transactions int     `json:"transactions"`
@@ -200,6 +204,9 @@ func (h *harness) measureVoucher(ctx context.Context, c *http.Client) error {
 	phase(fmt.Sprintf("voucher arm: waiting for the claims (every %v) and the chain's judgement", voucherClaimInterval))
 	calls, deposits, charged, deposited, _ := va.totals()
 	res.Calls, res.Deposits, res.Charged, res.Deposited = calls, deposits, charged.String(), deposited.String()
+	if calls > 0 {
+		res.RequestsPerCall = float64(va.requests.Load()) / float64(calls)
+	}
 	if res.Verdict, err = va.judge(ctx, voucherJudgeWithin); err != nil {
 		return fmt.Errorf("%s: reading the chain: %w", armVoucher, err)
 	}
@@ -231,13 +238,13 @@ func (r *Report) writeVoucherTable(w io.Writer) {
 		v.Arm, v.Chain, v.Price, v.ClaimInterval, chainPayers, v.P50us.Rounds)
 	p("| figure | p50 | p99 | added p50 vs free | added p99 vs free |\n|---|---|---|---|---|\n")
 	p("| voucher call, the paid request alone (server side) | %s | %s | %s | %s |\n", sp(v.P50us), sp(v.P99us), sp(v.AddedP50us), sp(v.AddedP99us))
-	p("| voucher call end to end through the Go transport (request, 402, voucher signed, paid request) | %s | %s | %s | |\n", sp(v.E2EP50us), sp(v.E2EP99us), sp(v.E2EAddedP50us))
+	p("| voucher call end to end through the Go transport (voucher signed, paid request: no 402 once the endpoint was paid) | %s | %s | %s | |\n", sp(v.E2EP50us), sp(v.E2EP99us), sp(v.E2EAddedP50us))
 	p("| free call, same process | %s | | | |\n", sp(v.FreeP50us))
 	if v.Node != nil {
 		n := v.Node
 		p("| voucher call end to end from Node, official @x402/evm %s BatchSettlementEvmScheme via @x402/fetch (%d calls after %d warm-up) | %.0f | %.0f | | |\n", n.Version, n.Calls, n.Warm, n.P50us, n.P99us)
 	}
-	p("\n%d calls, %d samples in the latency phase.\n\n", v.Calls, v.Samples)
+	p("\n%d calls, %d samples in the latency phase; %.3f HTTP requests per paid call (each payer's first call reads the 402).\n\n", v.Calls, v.Samples, v.RequestsPerCall)
 	p("| farebox at %.0f calls/s | voucher | free |\n|---|---|---|\n| CPU µs/call (utime+stime; schedstat) | %s; %s | %s; %s |\n| allocations per call | %.0f | %.0f |\n\n",
 		v.CPUOfferedPer, sp(v.CPUPerCallUs), sp(v.SchedPerCallUs), sp(v.FreeCPUPerCallUs), sp(v.FreeSchedPerCallUs), v.AllocsPerCall, v.FreeAllocsPerCall)
 	p("Idle CPU of the process (no calls, claim loop and chain heads running): %.2f ms per s.\n\n", v.IdleMsPerSec)

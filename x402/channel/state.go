@@ -59,14 +59,38 @@ func (o Onchain) normal() Onchain {
 		WithdrawRequestedAt: o.WithdrawRequestedAt, RefundNonce: z(o.RefundNonce)}
 }
 
-// clone is a deep copy.
+// clone is a deep copy, in three allocations: the state with its
+// amounts, their digits, the signature (one is made per paid request).
 func (s *State) clone() *State {
-	n := *s
-	n.Charged = new(big.Int).Set(s.Charged)
-	n.SignedMaxClaimable = new(big.Int).Set(s.SignedMaxClaimable)
+	box := new(struct {
+		st   State
+		ints [5]big.Int
+	})
+	n := &box.st
+	*n = *s
+	src := [5]*big.Int{s.Charged, s.SignedMaxClaimable, s.Balance, s.TotalClaimed, s.RefundNonce}
+	words := 0
+	for _, v := range src {
+		if v != nil {
+			words += len(v.Bits())
+		}
+	}
+	digits := make([]big.Word, words)
+	for i, v := range src {
+		switch {
+		case v == nil, v.Sign() == 0:
+		case v.Sign() < 0:
+			box.ints[i].Set(v)
+		default:
+			k := copy(digits, v.Bits())
+			box.ints[i].SetBits(digits[:k:k]) // capped: growing it reallocates, never overwrites the next
+			digits = digits[k:]
+		}
+	}
+	n.Charged, n.SignedMaxClaimable, n.Balance, n.TotalClaimed, n.RefundNonce =
+		&box.ints[0], &box.ints[1], &box.ints[2], &box.ints[3], &box.ints[4]
 	n.Signature = append([]byte(nil), s.Signature...)
-	n.Onchain = s.Onchain.normal()
-	return &n
+	return n
 }
 
 // Mirror returns the state with the on-chain fields replaced by o, read at now.
@@ -129,9 +153,9 @@ func (s *State) Commit(v *Voucher, charge, ceiling *big.Int, now time.Time) (*St
 			"charge "+next.String()+" exceeds the signed maximum "+v.MaxClaimable.String())
 	}
 	n := s.clone()
-	n.Charged = next
-	n.SignedMaxClaimable = new(big.Int).Set(v.MaxClaimable)
-	n.Signature = append([]byte(nil), v.Signature...)
+	n.Charged.Set(next)
+	n.SignedMaxClaimable.Set(v.MaxClaimable)
+	n.Signature = append(n.Signature[:0], v.Signature...) // the clone's own copy
 	n.LastRequestAt = now
 	return n, nil
 }
@@ -164,14 +188,9 @@ func fromMilli(ms int64) time.Time {
 	return time.UnixMilli(ms)
 }
 
-// MarshalJSON writes the state with the spec's field names.
-func (s *State) MarshalJSON() ([]byte, error) {
-	return json.Marshal(stateJSON{ChannelID: s.ChannelID, Config: s.Config.wire(),
-		Charged: s.Charged.String(), SignedMaxClaimable: s.SignedMaxClaimable.String(), Signature: s.Signature,
-		Balance: s.Balance.String(), TotalClaimed: s.TotalClaimed.String(),
-		WithdrawRequestedAt: s.WithdrawRequestedAt, RefundNonce: s.RefundNonce.String(),
-		OnchainSyncedAt: unixMilli(s.OnchainSyncedAt), LastRequestAt: unixMilli(s.LastRequestAt)})
-}
+// MarshalJSON writes the state with the spec's field names (stateJSON's
+// layout, see AppendJSON).
+func (s *State) MarshalJSON() ([]byte, error) { return s.AppendJSON(make([]byte, 0, 768)), nil }
 
 // UnmarshalJSON reads what MarshalJSON wrote.
 func (s *State) UnmarshalJSON(b []byte) error {

@@ -54,6 +54,7 @@ type batchBuy struct {
 	max       *big.Int        // the voucher's maxClaimableAmount
 	deposit   *PendingDeposit // nil for a voucher-only payment
 	refund    bool
+	terms     *terms // the offer signed, kept for a preemptive payment
 }
 
 // channelOf builds the payer's channel config for a batch-settlement offer
@@ -117,6 +118,7 @@ func (t *Transport) signBatch(ctx context.Context, c candidate, pr *paymentRequi
 		unlock()
 		return nil, err
 	}
+	b.terms = termsOf(pr, c.o)
 	p, err := t.signBatchLocked(ctx, c, pr, b)
 	if err != nil {
 		unlock()
@@ -341,6 +343,7 @@ func (t *Transport) batchAnswered(ctx context.Context, p *purchase, receipt gjso
 			(!cum.Exists() || cum.String() == next.String()) {
 			rec.Charged = next
 			s.Charged = charged
+			t.learn(p) // the next call here can pay without a 402
 		}
 	}
 	if err := t.store.Put(b.key, rec); err != nil && t.onRefusal != nil {

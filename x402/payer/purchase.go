@@ -55,6 +55,10 @@ type purchase struct {
 	upto  *uptoBuy
 	// unlock releases the batch-settlement channel while it is held.
 	unlock func()
+	// endpoint is where the request went (endpointOf); preempted says the
+	// payment was sent without a 402 first.
+	endpoint  string
+	preempted bool
 }
 
 // usableUntil is when presenting the authorization again stops making

@@ -25,7 +25,10 @@ const maxOfferBody = 64 << 10
 // Transport is an http.RoundTripper that pays: a 402 answer is read for
 // offers (the v2 PAYMENT-REQUIRED header first, else the v1 body), the best
 // acceptable one is signed (batch-settlement over upto over exact, see
-// WithSchemes), and the request is sent again with the payment header. Anything else passes through untouched. When no offer is
+// WithSchemes), and the request is sent again with the payment header.
+// Once a batch-settlement call to an endpoint was answered, the next
+// request there carries the next voucher straight away, without a 402
+// first (see WithPreemptivePayment). Anything else passes through untouched. When no offer is
 // acceptable the 402 is returned as is, so SDKs report the server's error.
 // Use it with openai-go via option.WithHTTPClient(&http.Client{Transport: t}).
 //
@@ -59,9 +62,11 @@ type Transport struct {
 	saltSet      bool                            // WithChannelSalt: every channel uses salt
 	deployments  map[string]contracts.Deployment // by chain id
 	onSettlement func(*Settlement)
+	noPreempt    bool // WithPreemptivePayment(false)
 
 	mu      sync.Mutex
 	pending map[purchaseKey][]*purchase // signed and unanswered, by request
+	known   map[string]*terms           // batch-settlement terms last paid, by endpoint (WithPreemptivePayment)
 	permits map[common.Address]uint64   // EIP-2612 permits seen settled, by token (no chain)
 }
 
@@ -131,6 +136,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	key := keyOf(req, body)
+	endpoint := endpointOf(req, body)
 	hooks := hooksFrom(req.Context())
 	p, err := t.recall(req.Context(), key)
 	if err != nil {
@@ -138,11 +144,14 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	fresh := p == nil // a retry presents a remembered authorization first
 	if p == nil {
+		p = t.preempt(req.Context(), endpoint, key, hooks)
+	}
+	if p == nil {
 		resp, err := t.base.RoundTrip(withBody(req, body))
 		if err != nil || resp.StatusCode != http.StatusPaymentRequired {
 			return resp, err
 		}
-		if p = t.buy(req.Context(), resp, key, hooks); p == nil {
+		if p = t.buy(req.Context(), resp, key, endpoint, hooks); p == nil {
 			return resp, nil // not paid: the caller reads the server's 402
 		}
 		resp.Body.Close()
@@ -159,14 +168,23 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			// was refused is superseded by the next, built on the record
 			// the refusal corrected (once per request).
 			pr, _ := decodeRequired(resp.Header.Get(x402.HeaderPaymentRequired))
-			again := t.batchRefused(req.Context(), p, pr, reason) && !resynced
+			corrected := t.batchRefused(req.Context(), p, pr, reason)
+			again := corrected && !resynced
 			t.void(p)
 			t.forget(p)
+			if p.preempted {
+				// The server's terms or state moved on: its 402 is the one
+				// the normal path would have read first (a corrective one
+				// counts as this request's resynchronisation).
+				t.unlearn(p)
+				again, resynced = true, corrected
+			} else {
+				resynced = true
+			}
 			if !again {
 				return resp, nil
 			}
-			resynced = true
-			if p = t.buy(req.Context(), resp, key, hooks); p == nil {
+			if p = t.buy(req.Context(), resp, key, endpoint, hooks); p == nil {
 				return resp, nil
 			}
 			resp.Body.Close()
@@ -181,7 +199,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if fresh {
 			return resp, nil // a new authorization was refused: the server's answer stands
 		}
-		if p = t.buy(req.Context(), resp, key, hooks); p == nil {
+		if p = t.buy(req.Context(), resp, key, endpoint, hooks); p == nil {
 			return resp, nil
 		}
 		resp.Body.Close()
@@ -241,7 +259,7 @@ func (t *Transport) present(req *http.Request, body []byte, p *purchase, hooks *
 
 // buy signs an acceptable offer of the 402 resp, remembers it under key
 // before it is sent, and returns it; nil when the transport will not pay.
-func (t *Transport) buy(ctx context.Context, resp *http.Response, key purchaseKey, hooks *Hooks) *purchase {
+func (t *Transport) buy(ctx context.Context, resp *http.Response, key purchaseKey, endpoint string, hooks *Hooks) *purchase {
 	p, err := t.sign(ctx, resp, hooks)
 	if err != nil {
 		if hooks != nil && hooks.Refused != nil {
@@ -252,7 +270,7 @@ func (t *Transport) buy(ctx context.Context, resp *http.Response, key purchaseKe
 		}
 		return nil
 	}
-	p.key, p.hooks = key, hooks
+	p.key, p.hooks, p.endpoint = key, hooks, endpoint
 	if hooks != nil && hooks.Signed != nil {
 		hooks.Signed(p.req, &p.payment)
 	}

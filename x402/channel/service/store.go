@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"sync"
 	"time"
 
@@ -91,7 +92,53 @@ type Store interface {
 // channelKey names a channel in stores and locks.
 func channelKey(id [32]byte) string { return common.Hash(id).Hex() }
 
-func encodeRecord(rec *Record) ([]byte, error) { return json.Marshal(rec) }
+// encodeRecord writes rec as encoding/json would (its tags), without
+// reflection for the state: one record is written per paid request.
+func encodeRecord(rec *Record) ([]byte, error) {
+	if rec.State == nil {
+		return nil, errors.New("channel store: record without state")
+	}
+	b := make([]byte, 0, 896)
+	b = append(b, `{"state":`...)
+	b = rec.State.AppendJSON(b)
+	b = append(b, `,"rev":`...)
+	b = strconv.AppendUint(b, rec.Rev, 10)
+	for _, f := range []struct {
+		name string
+		v    any
+		set  bool
+	}{{"deposit", rec.Deposit, rec.Deposit != nil}, {"quarantine", rec.Quarantine, rec.Quarantine != nil}} {
+		if !f.set {
+			continue
+		}
+		v, err := json.Marshal(f.v)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(b, `,"`...), f.name...), `":`...)
+		b = append(b, v...)
+	}
+	if rec.RefundedAt != 0 {
+		b = append(b, `,"refundedAt":`...)
+		b = strconv.AppendInt(b, rec.RefundedAt, 10)
+	}
+	return append(b, '}'), nil
+}
+
+// clone is a deep copy of the record.
+func (r *Record) clone() *Record {
+	n := *r
+	n.State = r.State.Clone()
+	if r.Deposit != nil {
+		d := *r.Deposit
+		n.Deposit = &d
+	}
+	if r.Quarantine != nil {
+		q := *r.Quarantine
+		n.Quarantine = &q
+	}
+	return &n
+}
 
 func decodeRecord(b []byte) (*Record, error) {
 	var r Record

@@ -3,11 +3,14 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
+	"github.com/tidwall/gjson"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/farebox/farebox/internal/groupcommit"
@@ -23,12 +26,86 @@ var (
 // BoltStore is a Store in a bbolt file: durable (every write is on disk
 // when it returns), one process at a time. Locks are in-process. Writes
 // from concurrent calls (vouchers on different channels) share commits and
-// so fsyncs (groupcommit).
+// so fsyncs (groupcommit). The records are also kept decoded in memory
+// (the file is this store's alone: open one BoltStore per file), so a
+// paid request reads its channel without decoding it.
 type BoltStore struct {
 	db      *bolt.DB
 	commits *groupcommit.Committer
 	own     bool
 	locks   locks
+	cache   recordCache
+}
+
+// recordCache holds the records as last committed. A write empties its
+// channel's entry when it starts and fills it when it committed, unless
+// another write of the channel started meanwhile (of writes that overlap,
+// at most one can pass the revision check, and it may not be the last to
+// finish); a read fills it only when no write of the channel started or
+// ran while it read the file.
+type recordCache struct {
+	mu       sync.Mutex
+	recs     map[[32]byte]*Record
+	started  map[[32]byte]uint64 // writes started, per channel
+	inflight map[[32]byte]int
+}
+
+// maxCachedRecords bounds the cache; past it the cache starts over.
+const maxCachedRecords = 1 << 16
+
+// get returns a copy of the cached record, or the write count to pass to fill.
+func (c *recordCache) get(id [32]byte) (*Record, uint64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r := c.recs[id]; r != nil {
+		return r.clone(), 0, true
+	}
+	return nil, c.started[id], false
+}
+
+// fill caches rec, read from the file when started writes had begun.
+func (c *recordCache) fill(id [32]byte, rec *Record, started uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if rec == nil || c.started[id] != started || c.inflight[id] > 0 {
+		return
+	}
+	c.put(id, rec.clone())
+}
+
+func (c *recordCache) put(id [32]byte, rec *Record) {
+	if c.recs == nil || len(c.recs) >= maxCachedRecords {
+		c.recs = map[[32]byte]*Record{}
+	}
+	c.recs[id] = rec
+}
+
+// begin marks a write of id under way and returns its number.
+func (c *recordCache) begin(id [32]byte) uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.started == nil {
+		c.started, c.inflight = map[[32]byte]uint64{}, map[[32]byte]int{}
+	}
+	c.started[id]++
+	c.inflight[id]++
+	delete(c.recs, id)
+	return c.started[id]
+}
+
+// end records the outcome of write n of id: rec committed (nil: deleted,
+// or failed).
+func (c *recordCache) end(id [32]byte, n uint64, rec *Record) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.inflight[id]--; c.inflight[id] == 0 {
+		delete(c.inflight, id)
+	}
+	if rec != nil && c.started[id] == n {
+		c.put(id, rec)
+	} else {
+		delete(c.recs, id)
+	}
 }
 
 // NewBoltStore keeps channels in db (typically the settlement journal's,
@@ -86,6 +163,19 @@ func (s *BoltStore) Close() error {
 
 // Get implements Store.
 func (s *BoltStore) Get(_ context.Context, id [32]byte) (*Record, error) {
+	rec, started, ok := s.cache.get(id)
+	if ok {
+		return rec, nil
+	}
+	rec, err := s.read(id)
+	if err == nil {
+		s.cache.fill(id, rec, started)
+	}
+	return rec, err
+}
+
+// read reads the channel's record from the file.
+func (s *BoltStore) read(id [32]byte) (*Record, error) {
 	var rec *Record
 	err := s.db.View(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketChannels).Get(id[:])
@@ -99,16 +189,18 @@ func (s *BoltStore) Get(_ context.Context, id [32]byte) (*Record, error) {
 	return rec, err
 }
 
+// storedRev is the revision of the stored record, 0 without one: its
+// "rev" field alone is read.
 func storedRev(b *bolt.Bucket, key []byte) (uint64, error) {
 	v := b.Get(key)
 	if v == nil {
 		return 0, nil
 	}
-	r, err := decodeRecord(v)
-	if err != nil {
-		return 0, err
+	r := gjson.GetBytes(v, "rev")
+	if r.Type != gjson.Number || !gjson.GetBytes(v, "state").IsObject() {
+		return 0, errors.New("channel store: unreadable record")
 	}
-	return r.Rev, nil
+	return r.Uint(), nil
 }
 
 // Put implements Store.
@@ -119,19 +211,22 @@ func (s *BoltStore) Put(_ context.Context, rec *Record, prev uint64) error {
 	if err != nil {
 		return err
 	}
-	key := rec.State.ChannelID[:]
+	id := rec.State.ChannelID
+	n := s.cache.begin(id)
 	if err := s.update(func(tx *bolt.Tx) (error, error) {
 		b := tx.Bucket(bucketChannels)
-		if rev, err := storedRev(b, key); err != nil {
+		if rev, err := storedRev(b, id[:]); err != nil {
 			return nil, err
 		} else if rev != prev {
 			return ErrConflict, nil
 		}
-		return nil, b.Put(key, v)
+		return nil, b.Put(id[:], v)
 	}); err != nil {
+		s.cache.end(id, n, nil)
 		return err
 	}
 	rec.Rev = next.Rev
+	s.cache.end(id, n, next.clone())
 	return nil
 }
 
@@ -147,6 +242,8 @@ func (s *BoltStore) update(fn groupcommit.Func) error {
 
 // Delete implements Store.
 func (s *BoltStore) Delete(_ context.Context, id [32]byte, prev uint64) error {
+	n := s.cache.begin(id)
+	defer s.cache.end(id, n, nil)
 	return s.update(func(tx *bolt.Tx) (error, error) {
 		b := tx.Bucket(bucketChannels)
 		if rev, err := storedRev(b, id[:]); err != nil {
