@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -177,7 +178,13 @@ func (c *Client) Settle(ctx context.Context, p *x402.Payment, r *x402.Requiremen
 	}
 	a, err := c.exchange(ctx, EndpointSettle, b)
 	if err != nil {
-		return rc, unexpected(EndpointSettle, x402.ReasonUnexpectedSettleError, a.status, err)
+		uerr := unexpected(EndpointSettle, x402.ReasonUnexpectedSettleError, a.status, err)
+		if mayHaveArrived(err) {
+			// The facilitator may be settling it now: the money may still
+			// move, so the authorization must stay spent.
+			uerr = fmt.Errorf("%w (the request may have reached the facilitator: %w)", uerr, x402.ErrSettlementPending)
+		}
+		return rc, uerr
 	}
 	var s settleJSON
 	if json.Unmarshal(a.body, &s) != nil || (s.Success == nil && s.ErrorReason == "") {
@@ -231,6 +238,18 @@ func unexpected(endpoint, reason string, status int, cause error) error {
 		return fmt.Errorf("facilitator %s: HTTP %d: %w: %w", endpoint, status, xe, cause)
 	}
 	return fmt.Errorf("facilitator %s: %w: %w", endpoint, xe, cause)
+}
+
+// mayHaveArrived reports whether a request that got no answer may still
+// have reached the facilitator: every failure but one to connect (a dial
+// or a name lookup), after which nothing was sent.
+func mayHaveArrived(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return false
+	}
+	var dns *net.DNSError
+	return !errors.As(err, &dns)
 }
 
 // garbage reports an answer that is not the documented JSON.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"net"
 	"net/http"
 	"reflect"
 	"strings"
@@ -236,6 +237,11 @@ func TestAHangingFacilitatorIsAContextError(t *testing.T) {
 		if !errors.Is(err, context.DeadlineExceeded) || reason(err) != x402.ReasonUnexpectedSettleError || rc.Success {
 			t.Errorf("Settle: receipt %+v, err %v", rc, err)
 		}
+		// The facilitator got the request and may still settle it: the
+		// outcome is unknown, not a refusal that frees the authorization.
+		if !errors.Is(err, x402.ErrSettlementPending) {
+			t.Errorf("Settle of a facilitator that never answered: %v, want it pending", err)
+		}
 		if err := c.Check(context.Background(), p, r); !errors.Is(err, context.DeadlineExceeded) || reason(err) != x402.ReasonUnexpectedVerifyError {
 			t.Errorf("Check: %v", err)
 		}
@@ -392,5 +398,30 @@ func TestConcurrentSettlementsEachGetTheirOwnReceipt(t *testing.T) {
 	}
 	if len(seen) != n {
 		t.Errorf("%d distinct transactions, want %d", len(seen), n)
+	}
+}
+
+// A facilitator that cannot be reached was never asked: its Settle is a
+// failure, not pending, so the authorization may be used again.
+func TestAnUnreachableFacilitatorSettledNothing(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now: the dial is refused
+	c, err := New("http://" + addr + "/facilitator/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := requirement()
+	p := payment(t, 2, r, 1000, payTo)
+	rc, err := c.Settle(context.Background(), p, r)
+	if err == nil || rc.Success || reason(err) != x402.ReasonUnexpectedSettleError {
+		t.Fatalf("Settle: receipt %+v, err %v", rc, err)
+	}
+	if errors.Is(err, x402.ErrSettlementPending) {
+		t.Errorf("Settle through a refused connection is pending: %v", err)
 	}
 }

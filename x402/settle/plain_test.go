@@ -3,6 +3,7 @@ package settle_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/farebox/farebox/x402"
@@ -65,5 +66,40 @@ func TestPlainSettlerIsJournaledAroundSettle(t *testing.T) {
 	}
 	if from, to := b.balancesAfter(t, rc.Transaction); from != 0 || to != price {
 		t.Fatalf("payer %d, payee %d; want 0 and %d", from, to, price)
+	}
+}
+
+// unansweredSettler is a facilitator that took the settle request and gave
+// no answer (the facilitator client wraps x402.ErrSettlementPending): it
+// may be settling the payment right now.
+type unansweredSettler struct{}
+
+func (unansweredSettler) Settle(context.Context, *x402.Payment, *x402.Requirement) (*x402.Receipt, error) {
+	xe := &x402.Error{Reason: x402.ReasonUnexpectedSettleError, Message: "the payment facilitator did not answer"}
+	return &x402.Receipt{ErrorReason: xe.Reason}, fmt.Errorf("facilitator settle: %w (%w)", xe, x402.ErrSettlementPending)
+}
+
+// A settle request that got no answer keeps its purchase in Settling: the
+// authorization stays spent, so the same payment cannot buy a second run
+// while the facilitator may still move the money for the first.
+func TestUnansweredSettleKeepsThePurchase(t *testing.T) {
+	ctx := context.Background()
+	j := settle.NewMemoryJournal(100)
+	e, _ := newEngine(t, settle.Config{Journal: j, Settler: unansweredSettler{}})
+	b := newBuyer(t, price)
+	pu := b.purchase(b.pay(t), "unanswered")
+	p, err := e.Begin(ctx, pu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Settle(ctx); !errors.Is(err, x402.ErrSettlementPending) {
+		t.Fatalf("Settle = %v, want pending", err)
+	}
+	en, err := j.Get(ctx, pu.Payment.Key(chain.Network))
+	if err != nil || en.State != settle.Settling {
+		t.Fatalf("entry after an unanswered settle = %+v, %v; want it kept in settling", en, err)
+	}
+	if again, err := e.Begin(ctx, pu); err == nil && !again.Replay() {
+		t.Fatal("the same authorization began a second purchase while the first may still settle")
 	}
 }
