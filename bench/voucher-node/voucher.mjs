@@ -15,7 +15,14 @@ for await (const chunk of process.stdin) input += chunk;
 const req = JSON.parse(input);
 const account = privateKeyToAccount(req.privateKey);
 const signer = toClientEvmSigner(account, createPublicClient({ transport: http(req.rpcUrl) }));
-const scheme = new BatchSettlementEvmScheme(signer, { storage: new InMemoryClientChannelStorage(), rpcUrl: req.rpcUrl });
+// The deposit is capped at depositMultiplier x maxAmountPerPayment (the
+// ceiling here); farebox announces a minimum deposit of 0.01 USDC, ten
+// ceilings, so the cap must allow at least that.
+const scheme = new BatchSettlementEvmScheme(signer, {
+  storage: new InMemoryClientChannelStorage(),
+  rpcUrl: req.rpcUrl,
+  depositPolicy: { depositMultiplier: 20 },
+});
 const pay = wrapFetchWithPaymentFromConfig(fetch, {
   schemes: [{ network: 'eip155:*', client: scheme }],
   spendControls: { allowedAssets: [{ network: req.network, asset: req.asset, maxAmountPerPayment: req.maxAtomic }] },

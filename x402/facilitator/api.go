@@ -202,6 +202,11 @@ func (c *Client) Settle(ctx context.Context, p *x402.Payment, r *x402.Requiremen
 	}
 	rc.ErrorReason = reasonCode(s.ErrorReason, x402.ReasonUnexpectedSettleError)
 	xe := &x402.Error{Reason: rc.ErrorReason, Message: clientMessage(firstOf(s.ErrorMessage, s.Error), "settlement failed: "+rc.ErrorReason)}
+	if rc.ErrorReason == x402.ReasonSettlementPending {
+		// Broadcast, not yet mined (the reference facilitator's answer when
+		// its wait for the receipt gave up): the money may still move.
+		return rc, fmt.Errorf("facilitator %s: %w (transaction %q): %w", EndpointSettle, xe, s.Transaction, x402.ErrSettlementPending)
+	}
 	if !a.ok() {
 		return rc, fmt.Errorf("facilitator %s: HTTP %d (transaction %q): %w", EndpointSettle, a.status, s.Transaction, xe)
 	}

@@ -425,3 +425,18 @@ func TestAnUnreachableFacilitatorSettledNothing(t *testing.T) {
 		t.Errorf("Settle through a refused connection is pending: %v", err)
 	}
 }
+
+// A facilitator that answers settlement_pending broadcast the transfer and
+// did not see it mined: the outcome is unknown, not a refusal.
+func TestAPendingAnswerIsPending(t *testing.T) {
+	t.Parallel()
+	d := newDouble(t, "/facilitator")
+	d.set("pending")
+	c := newClient(t, d)
+	r := requirement()
+	p := payment(t, 2, r, 1000, payTo)
+	rc, err := c.Settle(context.Background(), p, r)
+	if !errors.Is(err, x402.ErrSettlementPending) || rc.Success || rc.ErrorReason != x402.ReasonSettlementPending || rc.Transaction != "0x"+strings.Repeat("ab", 32) {
+		t.Fatalf("Settle: receipt %+v, err %v", rc, err)
+	}
+}

@@ -22,7 +22,7 @@ type double struct {
 	release chan struct{} // closed at cleanup: frees hanging handlers
 
 	mu        sync.Mutex
-	behaviour string                 // "" (honest), "500", "500-error", "garbage", "no-flag", "no-tx", "hang"
+	behaviour string                 // "" (honest), "500", "500-error", "garbage", "no-flag", "no-tx", "hang", "pending"
 	requests  map[string][]requestIn // by endpoint
 	headers   map[string]http.Header // last request headers, by endpoint
 	settled   int
@@ -119,6 +119,11 @@ func (d *double) serve(w http.ResponseWriter, r *http.Request, endpoint string) 
 			writeJSON(w, http.StatusInternalServerError, map[string]any{"success": false, "errorReason": "invalid_transaction_state", "transaction": "0xdead", "network": "eip155:84532"})
 		}
 		return
+	case "pending":
+		if endpoint == "settle" {
+			writeJSON(w, http.StatusOK, map[string]any{"success": false, "errorReason": "settlement_pending", "errorMessage": "timed out waiting for the receipt", "transaction": "0x" + strings.Repeat("ab", 32), "network": "eip155:84532"})
+			return
+		}
 	case "500-error":
 		writeJSON(w, http.StatusInternalServerError, map[string]any{"error": "internal failure"})
 		return
