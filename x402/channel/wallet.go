@@ -3,16 +3,12 @@ package channel
 import (
 	"bytes"
 	"context"
-	"math/big"
 
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/eip712"
 )
-
-// eip1271Magic is what isValidSignature returns for a valid signature.
-var eip1271Magic = [4]byte{0x16, 0x26, 0xba, 0x7e}
 
 // ContractSignature asks a contract wallet whether sig is its signature of
 // digest (EIP-1271 isValidSignature), as the contracts' SignatureChecker
@@ -21,24 +17,8 @@ var eip1271Magic = [4]byte{0x16, 0x26, 0xba, 0x7e}
 // gives the answer the contract will get.
 func ContractSignature(ctx context.Context, caller ethereum.ContractCaller, asker, wallet common.Address, digest [32]byte, sig []byte) bool {
 	out, err := caller.CallContract(ctx, ethereum.CallMsg{From: asker, To: &wallet,
-		Data: isValidSignatureCalldata(digest, sig)}, nil)
-	return err == nil && len(out) >= 4 && bytes.Equal(out[:4], eip1271Magic[:])
-}
-
-// isValidSignatureCalldata encodes EIP-1271 isValidSignature(bytes32,
-// bytes), whose selector is the magic value itself: the digest, the offset
-// of the bytes (two words in), their length, and the bytes padded to a word.
-func isValidSignatureCalldata(digest [32]byte, sig []byte) []byte {
-	out := make([]byte, 0, 4+32*3+len(sig)+31)
-	out = append(out, eip1271Magic[:]...)
-	out = append(out, digest[:]...)
-	out = append(out, common.LeftPadBytes(big.NewInt(64).Bytes(), 32)...)
-	out = append(out, common.LeftPadBytes(big.NewInt(int64(len(sig))).Bytes(), 32)...)
-	out = append(out, sig...)
-	if pad := len(sig) % 32; pad != 0 {
-		out = append(out, make([]byte, 32-pad)...)
-	}
-	return out
+		Data: eip712.IsValidSignatureCalldata(digest, sig)}, nil)
+	return err == nil && len(out) >= 4 && bytes.Equal(out[:4], eip712.EIP1271Magic[:])
 }
 
 // VerifyOnChain finishes a verification that returned ErrNeedsChain: it

@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/internal/testenv"
 	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/eip712"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/evm/contracts"
 	"github.com/farebox/farebox/x402/evm/devchain"
@@ -137,7 +138,7 @@ func TestIsValidSignatureCalldata(t *testing.T) {
 		for i := range sig {
 			sig[i] = byte(i + 1)
 		}
-		got := isValidSignatureCalldata(digest, sig)
+		got := eip712.IsValidSignatureCalldata(digest, sig)
 		if want := contracts.NewDevWallet().PackIsValidSignature(digest, sig); string(got) != string(want) {
 			t.Fatalf("%d-byte signature: calldata %x, want %x", n, got, want)
 		}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402"
 )
 
@@ -58,9 +57,6 @@ func tokenResult[T any](method string, out []byte) (T, error) {
 	return *abi.ConvertType(vals[0], new(T)).(*T), nil
 }
 
-// eip1271Magic is the value isValidSignature returns for a valid signature.
-var eip1271Magic = [4]byte{0x16, 0x26, 0xba, 0x7e}
-
 // transferCalldata encodes transferWithAuthorization for a payment: the
 // (v, r, s) overload for a 65-byte signature, as every USDC version has it,
 // and the bytes overload (FiatToken v2.2, EIP-1271 wallets) for longer ones.
@@ -109,17 +105,3 @@ var transferWithAuthorizationVRS = [4]byte{0xe3, 0xee, 0x16, 0x0e}
 
 // word reports whether x fits an ABI uint256.
 func word(x *big.Int) bool { return x.Sign() >= 0 && x.BitLen() <= 256 }
-
-// isValidSignatureCalldata encodes EIP-1271 isValidSignature(bytes32, bytes).
-func isValidSignatureCalldata(digest [32]byte, sig []byte) []byte {
-	out := make([]byte, 0, 4+32*4+len(sig)+32)
-	out = append(out, eip1271Magic[:]...)
-	out = append(out, digest[:]...)
-	out = append(out, common.LeftPadBytes(big.NewInt(64).Bytes(), 32)...)
-	out = append(out, common.LeftPadBytes(big.NewInt(int64(len(sig))).Bytes(), 32)...)
-	out = append(out, sig...)
-	if pad := len(sig) % 32; pad != 0 {
-		out = append(out, make([]byte, 32-pad)...)
-	}
-	return out
-}

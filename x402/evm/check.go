@@ -10,6 +10,7 @@ import (
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/eip712"
 )
 
 // Checker is the on-chain verification step (x402.Checker): EIP-1271
@@ -72,11 +73,11 @@ func (c *Checker) VerifyContractSignature(ctx context.Context, p *x402.Payment, 
 			Message: "the payer is not a deployed contract wallet, so a signature that is not a plain 65-byte ECDSA signature cannot be checked (undeployed EIP-6492 wallets are not supported)"}
 	}
 	digest := req.Network.Digest(&p.Authorization)
-	out, err := c.backend.CallContract(ctx, ethereum.CallMsg{To: &from, Data: isValidSignatureCalldata(digest, p.Signature)}, nil)
+	out, err := c.backend.CallContract(ctx, ethereum.CallMsg{To: &from, Data: eip712.IsValidSignatureCalldata(digest, p.Signature)}, nil)
 	if err != nil && !isRevert(err) {
 		return fmt.Errorf("evm: EIP-1271 isValidSignature on %s: %w", from, err)
 	}
-	if err != nil || len(out) < 4 || !bytes.Equal(out[:4], eip1271Magic[:]) {
+	if err != nil || len(out) < 4 || !bytes.Equal(out[:4], eip712.EIP1271Magic[:]) {
 		return &x402.Error{Reason: x402.ReasonSignature,
 			Message: "the payer's smart wallet did not accept the signature (EIP-1271 isValidSignature)"}
 	}
