@@ -84,16 +84,7 @@ func TestDecoderCapsAnEvent(t *testing.T) {
 // events, types and data (openai-go's data keeps a final "\n"), and the
 // same end.
 func FuzzDecoderMatchesOpenAIGo(f *testing.F) {
-	for _, seed := range []string{
-		"data: {\"a\":1}\n\ndata: [DONE]\n\n",
-		"event: response.created\ndata: {\"type\":\"response.created\"}\n\n",
-		"data: one\ndata: two\n\n: comment\n\nretry: 10\nid: 7\ndata:three\r\n\r\n",
-		"data: no blank line at the end",
-		"\r\r\rdata: cr only\r\r",
-		"event: x\n\nevent\ndata\n\n",
-		"\xef\xbb\xbfdata: bom\n\n",
-		"data: a\r\r\n\r\n",
-	} {
+	for _, seed := range append(sseSeeds, "event: x\n\nevent\ndata\n\n", "data: a\r\r\n\r\n") {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {

@@ -20,20 +20,24 @@ type sseAnswer struct {
 	chunk int
 }
 
+// sseSeeds are the event streams both fuzz targets start from: JSON and
+// [DONE], named events, multi-line data with comments, retry and id lines,
+// a stream without its last blank line, CR-only line ends and a BOM.
+var sseSeeds = []string{
+	"data: {\"a\":1}\n\ndata: [DONE]\n\n",
+	"event: response.created\ndata: {\"type\":\"response.created\"}\n\n",
+	"data: one\ndata: two\n\n: comment\n\nretry: 10\nid: 7\ndata:three\r\n\r\n",
+	"data: no blank line at the end",
+	"\r\r\rdata: cr only\r\r",
+	"\xef\xbb\xbfdata: bom\n\n",
+}
+
 // FuzzSSE reads arbitrary bytes as an upstream's event stream through Open
 // and Next: no panic or hang, a failure is a mapped *responses.Error, and the
 // events are the same whether the bytes arrive at once or a few at a time
 // (the line reader must not depend on how the network splits the stream).
 func FuzzSSE(f *testing.F) {
-	for _, seed := range []string{
-		"data: {\"a\":1}\n\ndata: [DONE]\n\n",
-		"event: response.created\ndata: {\"type\":\"response.created\"}\n\n",
-		"data: one\ndata: two\n\n: comment\n\nretry: 10\nid: 7\ndata:three\r\n\r\n",
-		"data: no blank line at the end",
-		"\r\r\rdata: cr only\r\r",
-		"data: " + string(bytes.Repeat([]byte("x"), 70000)) + "\n\n",
-		"\xef\xbb\xbfdata: bom\n\n",
-	} {
+	for _, seed := range append(sseSeeds, "data: "+string(bytes.Repeat([]byte("x"), 70000))+"\n\n") {
 		f.Add([]byte(seed), uint8(3))
 	}
 	var answer atomic.Pointer[sseAnswer]
