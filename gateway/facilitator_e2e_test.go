@@ -1,7 +1,11 @@
 package gateway_test
 
 import (
+	"bytes"
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -168,4 +172,97 @@ func TestFacilitatorSettlerSimulatesWithAnRPCURL(t *testing.T) {
 	if n := f.model.calls.Load(); n != 0 {
 		t.Errorf("model called %d times, want 0", n)
 	}
+}
+
+// A facilitator that settles the payment but answers only once farebox
+// stopped waiting (here a proxy in front of the reference facilitator
+// that forwards /settle and holds the answer until farebox's request is
+// gone) may have moved the payer's money: the client is served with a
+// settlement_pending receipt, and the authorization stays spent, so the
+// same payment sent again does not buy a second run (a 409 once the
+// engine's 30 s answer wait runs out). (A settle request
+// without an answer once released the authorization.) The chain shows
+// one payment.
+func TestFacilitatorAnsweringTooLateStillServes(t *testing.T) {
+	a, ref := referenceFacilitator(t)
+	settled := make(chan string, 2)
+	late := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		out, err := http.NewRequestWithContext(context.WithoutCancel(r.Context()), r.Method, strings.TrimSuffix(ref.URL, "/")+r.URL.Path, bytes.NewReader(body))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		out.Header = r.Header.Clone()
+		res, err := http.DefaultClient.Do(out)
+		if err != nil {
+			t.Errorf("forwarding %s: %v", r.URL.Path, err)
+			return
+		}
+		answer, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if strings.HasSuffix(r.URL.Path, "/settle") {
+			settled <- string(answer)
+			<-r.Context().Done() // farebox gave up waiting
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(res.StatusCode)
+		w.Write(answer)
+	}))
+	t.Cleanup(late.Close)
+
+	pc := usdcPayments(a)
+	pc.Settler = "facilitator"
+	pc.Facilitator = gateway.FacilitatorConfig{URL: late.URL}
+	pc.SettleTimeout = gateway.Duration(500 * time.Millisecond)
+	f := startUSDCFarebox(t, a, pc, nil)
+	req := f.offer(t, 2)
+	p, err := payer.NewSigner(a.PayerKey).Sign(req, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, err := x402.EncodePayment(p, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := usdcBalance(t, a, a.Payer)
+	call := func() (int, string, *x402.Receipt) {
+		hr, err := http.NewRequest(http.MethodPost, f.URL+"/responses", strings.NewReader(`{"model":"`+usdcModel+`","input":"answered late"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hr.Header.Set("Content-Type", "application/json")
+		hr.Header.Set(x402.HeaderPaymentSignature, header)
+		res, err := http.DefaultClient.Do(hr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		rc, _ := x402.DecodeReceipt(res.Header.Get(x402.HeaderPaymentResponse))
+		return res.StatusCode, string(body), rc
+	}
+
+	status, body, rc := call()
+	if status != http.StatusOK || !strings.Contains(body, "answered late") {
+		t.Fatalf("a call the facilitator settled: %d %s\nfacilitator output:\n%s", status, body, ref.Output())
+	}
+	if rc == nil || rc.Success || rc.ErrorReason != x402.ReasonSettlementPending {
+		t.Fatalf("receipt %+v, want settlement_pending", rc)
+	}
+	if answer := <-settled; !strings.Contains(answer, `"success":true`) {
+		t.Fatalf("the facilitator's late answer: %s", answer)
+	}
+	// The same payment again waits for the first's outcome, which only the
+	// facilitator knew, and is told to retry once it is answered (after
+	// the engine's 30 s answer wait): never run a second time.
+	status, body, _ = call()
+	if status != http.StatusConflict || !strings.Contains(body, "payment_in_progress") {
+		t.Errorf("the same payment again: %d %s, want 409 payment_in_progress", status, body)
+	}
+	if n := f.model.calls.Load(); n != 1 {
+		t.Fatalf("the same payment ran the model %d times (second answer: %d %s)", n, status, body)
+	}
+	f.checkPaidOnce(t, a.Payer, before)
 }
