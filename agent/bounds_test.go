@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/big"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -58,8 +59,16 @@ func TestBudgetIsCheckedBeforeSigning(t *testing.T) {
 func TestCancellation(t *testing.T) {
 	var slowRuns, quickRuns atomic.Int32
 	release := make(chan struct{})
+	var phase atomic.Int32
+	slowStarted := make(chan struct{}, 1) // told when slow starts in phase 2
 	slow := agent.MustFunc("slow", "", func(ctx context.Context, in struct{}) (string, error) {
 		slowRuns.Add(1)
+		if phase.Load() == 2 {
+			select {
+			case slowStarted <- struct{}{}:
+			default:
+			}
+		}
 		select {
 		case <-ctx.Done():
 			return "", ctx.Err()
@@ -87,12 +96,22 @@ func TestCancellation(t *testing.T) {
 		t.Fatalf("answer %q", res.OutputText)
 	}
 
+	// Ctrl-C while slow still runs: once quick completed and slow started
+	// (in either order: the two calls run in parallel).
 	ctx, cancel := context.WithCancel(context.Background())
+	quickDone := make(chan struct{})
+	var quickOnce sync.Once
 	cfg.OnEvent = func(e agent.Event) {
 		if e.Kind == agent.EventCallCompleted && e.Call.Name == "quick" {
-			cancel() // Ctrl-C while slow still runs
+			quickOnce.Do(func() { close(quickDone) })
 		}
 	}
+	phase.Store(2)
+	go func() {
+		<-quickDone
+		<-slowStarted
+		cancel()
+	}()
 	a, _ = agent.New(cfg)
 	slowRuns.Store(0)
 	quickRuns.Store(0)
