@@ -128,3 +128,60 @@ func TestDecodeGasSponsoringIgnoresTheEchoedDeclaration(t *testing.T) {
 		t.Fatal("a malformed permit decoded")
 	}
 }
+
+// FuzzNoPermitAgreesWithTheFullDecode holds the fast path to the full
+// decode: whenever noPermit says there is no permit, encoding/json's
+// decode finds none and no error either.
+func FuzzNoPermitAgreesWithTheFullDecode(f *testing.F) {
+	f.Add(string(GasSponsoringDeclaration()))
+	f.Add(`{"eip2612GasSponsoring":` + string(GasSponsoringDeclaration()) + `}`)
+	f.Add(`{"eip2612GasSponsoring":{"info":{"from":"0x1","version":"1"}},"eip2612GasSponsoring":{"info":null}}`)
+	f.Add(`{"eip2612GasSponsoring":{"info":{"from":"0x1","FROM":5}}}`)
+	f.Add(`{"eip2612GasSponsoring":{"info":{"ſignature":"0x"}}}`)
+	f.Add(`{"eip2612GasSponsoring":{"Info":{},"info":{}}}`)
+	f.Add(`{"other":1}`)
+	f.Add(`null`)
+	f.Add(`[1]`)
+	f.Add(`{"eip2612GasSponsoring":{"info":{"from":"0x0000000000000000000000000000000000000001","asset":"0x0000000000000000000000000000000000000001","spender":"0x0000000000000000000000000000000000000001","amount":"1","nonce":"1","deadline":"1","signature":"0x00","version":"1"}}}`)
+	f.Fuzz(func(t *testing.T, ext string) {
+		if len(ext) == 0 || !noPermit([]byte(ext)) {
+			return
+		}
+		if g, err := decodeGasSponsoring([]byte(ext)); g != nil || err != nil {
+			t.Fatalf("noPermit(%q) but the full decode gives %+v, %v", ext, g, err)
+		}
+	})
+}
+
+func TestNoPermitSeesTheEchoedDeclaration(t *testing.T) {
+	echo := []byte(`{"eip2612GasSponsoring":` + string(GasSponsoringDeclaration()) + `,"other":{"x":[1,2]}}`)
+	if !noPermit(echo) {
+		t.Error("the echoed declaration is left to the full decode")
+	}
+	for _, ext := range []string{
+		`{"eip2612GasSponsoring":{"info":{"from":"0x0000000000000000000000000000000000000001","asset":"0x0000000000000000000000000000000000000001","spender":"0x0000000000000000000000000000000000000001","amount":"1","nonce":"1","deadline":"1","signature":"0x00","version":"1"}}}`,
+		`{"eip2612GasSponsoring":{"info":{"from":5}}}`,
+		`{"eip2612GasSponsoring":null}`,
+		`[]`,
+	} {
+		if noPermit([]byte(ext)) {
+			t.Errorf("noPermit(%s): want the full decode", ext)
+		}
+	}
+}
+
+// BenchmarkDecodeEchoedDeclaration is what every payment from a client that
+// echoes the 402's extensions costs: fast (noPermit) against the full decode.
+func BenchmarkDecodeEchoedDeclaration(b *testing.B) {
+	echo := []byte(`{"eip2612GasSponsoring":` + string(GasSponsoringDeclaration()) + `}`)
+	for name, decode := range map[string]func([]byte) (*GasSponsoring, error){"fast": DecodeGasSponsoring, "full": decodeGasSponsoring} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if g, err := decode(echo); g != nil || err != nil {
+					b.Fatal(g, err)
+				}
+			}
+		})
+	}
+}

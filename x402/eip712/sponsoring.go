@@ -5,12 +5,14 @@ import (
 	"errors"
 	"math/big"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/farebox/farebox/x402"
+	"github.com/tidwall/gjson"
 )
 
 // GasSponsoringKey is the x402 extension by which a server offers to submit
@@ -75,9 +77,14 @@ var ErrGasSponsoringFormat = errors.New(ReasonGasSponsoringFormat)
 // DecodeGasSponsoring reads the permit from a payment's `extensions`
 // object; (nil, nil) when the payer sent none.
 func DecodeGasSponsoring(extensions []byte) (*GasSponsoring, error) {
-	if len(extensions) == 0 {
+	if len(extensions) == 0 || noPermit(extensions) {
 		return nil, nil
 	}
+	return decodeGasSponsoring(extensions)
+}
+
+// decodeGasSponsoring is DecodeGasSponsoring with encoding/json alone.
+func decodeGasSponsoring(extensions []byte) (*GasSponsoring, error) {
 	var all map[string]json.RawMessage
 	if err := json.Unmarshal(extensions, &all); err != nil {
 		return nil, ErrGasSponsoringFormat
@@ -170,4 +177,104 @@ func mustType(t string) abi.Type {
 		panic(err)
 	}
 	return ty
+}
+
+// sponsoringFields are the names of sponsoringJSON.Info's fields.
+var sponsoringFields = [...]string{"from", "asset", "spender", "amount", "nonce", "deadline", "signature", "version"}
+
+// noPermit reports, without encoding/json's reflection, that the full
+// decode would find no permit: no eip2612GasSponsoring key, or one whose
+// info lacks a field (the 402's declaration, which clients echo in every
+// payment: a kilobyte that encoding/json scanned twice per paid call).
+// Whatever it is not sure of (a duplicate or non-ASCII key, a value of a
+// type the full decode would refuse) it leaves to the full decode.
+func noPermit(ext []byte) bool {
+	if !gjson.ValidBytes(ext) {
+		return false
+	}
+	top := gjson.ParseBytes(ext)
+	if top.Type == gjson.Null {
+		return true
+	}
+	if !top.IsObject() {
+		return false
+	}
+	var ext2612 gjson.Result
+	found := false
+	top.ForEach(func(k, v gjson.Result) bool {
+		if k.String() == GasSponsoringKey {
+			ext2612, found = v, true // a map keeps the last
+		}
+		return true
+	})
+	if !found {
+		return true
+	}
+	info, ok := onlyField(ext2612, "info")
+	if !ok || !info.IsObject() {
+		return false
+	}
+	var set [len(sponsoringFields)]bool
+	sure := true
+	info.ForEach(func(k, v gjson.Result) bool {
+		name := k.String()
+		if !isASCII(name) {
+			sure = false
+			return false
+		}
+		for i, f := range sponsoringFields {
+			if !strings.EqualFold(name, f) {
+				continue
+			}
+			switch v.Type {
+			case gjson.String:
+				set[i] = v.Str != ""
+			case gjson.Null:
+			default:
+				sure = false // the full decode refuses a field that is not a string
+			}
+		}
+		return sure
+	})
+	if !sure {
+		return false
+	}
+	for _, s := range set {
+		if !s {
+			return true
+		}
+	}
+	return false
+}
+
+// onlyField is obj's one member whose name matches name the way
+// encoding/json matches a struct field (ASCII case-insensitively); false
+// when obj is not an object, or has none, several, or non-ASCII names.
+func onlyField(obj gjson.Result, name string) (gjson.Result, bool) {
+	if !obj.IsObject() {
+		return gjson.Result{}, false
+	}
+	var out gjson.Result
+	n, sure := 0, true
+	obj.ForEach(func(k, v gjson.Result) bool {
+		s := k.String()
+		if !isASCII(s) {
+			sure = false
+			return false
+		}
+		if strings.EqualFold(s, name) {
+			out, n = v, n+1
+		}
+		return true
+	})
+	return out, sure && n == 1
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
