@@ -141,7 +141,8 @@ func decode(b []byte) (*settle.Entry, error) {
 }
 
 func put(tx *bolt.Tx, e *settle.Entry) error {
-	b, err := json.Marshal(e)
+	// A fresh buffer each time: bbolt keeps the value until the commit.
+	b, err := e.AppendJSON(nil)
 	if err != nil {
 		return err
 	}

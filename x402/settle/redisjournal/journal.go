@@ -108,7 +108,7 @@ func decode(s string) (*settle.Entry, error) {
 
 // Create stores e unless its key or payment id is taken, in one script.
 func (j *Journal) Create(ctx context.Context, e *settle.Entry) (*settle.Entry, error) {
-	b, err := json.Marshal(e)
+	b, err := e.AppendJSON(nil)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +160,7 @@ func (j *Journal) Get(ctx context.Context, k x402.Key) (*settle.Entry, error) {
 
 // Update replaces the entry if its stored state is still from.
 func (j *Journal) Update(ctx context.Context, e *settle.Entry, from settle.State) error {
-	b, err := json.Marshal(e)
+	b, err := e.AppendJSON(nil)
 	if err != nil {
 		return err
 	}
