@@ -249,6 +249,15 @@ func (r *Report) paidPathBudgets() {
 	} else {
 		notMeasured(settlements, 2000, "settlements/s", true)
 	}
+	// What the settler can reach is the block gas limit over the token's
+	// gas per transfer (FiatToken v2.2: ~43k, so ~1,720/s at 150M gas per
+	// 2 s block): the settler's own share is how close it comes to that.
+	const ceiling = "settler throughput / the chain's ceiling at the measured gas per settlement"
+	if s := r.Settler; s != nil && r.SettlerThroughput > 0 && s.MaxPerSecAtThisGas > 0 {
+		budget(ceiling, 0.9, r.SettlerThroughput/s.MaxPerSecAtThisGas, "x", true)
+	} else {
+		notMeasured(ceiling, 0.9, "x", true)
+	}
 }
 
 // writeTable prints the human table (also bench/results.md).

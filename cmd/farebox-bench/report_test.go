@@ -49,6 +49,7 @@ func TestPaidPathBudgets(t *testing.T) {
 	r.writeTable(&table)
 	for _, line := range []string{
 		"| settler throughput on anvil, 2 s blocks | >= 2000 settlements/s | not measured | - |",
+		"| settler throughput / the chain's ceiling at the measured gas per settlement | >= 0.90x | not measured | - |",
 		"| highest rate with p99 < 20 ms, paid on the chain settler / free | >= 0.80x | 0.80x | yes |",
 	} {
 		if !strings.Contains(table.String(), line) {
@@ -58,6 +59,7 @@ func TestPaidPathBudgets(t *testing.T) {
 
 	// A -chain-only run searches no stand-in rates: those lines say so.
 	r.Budgets, r.Ratios, r.SettlerThroughput, r.MaxRate = nil, nil, 2100, nil
+	r.Settler = &SettlerResult{MaxPerSecAtThisGas: 2500}
 	r.derive()
 	var table2 bytes.Buffer
 	r.writeTable(&table2)
@@ -65,6 +67,7 @@ func TestPaidPathBudgets(t *testing.T) {
 		"| settler throughput on anvil, 2 s blocks | >= 2000 settlements/s | 2100.0 settlements/s | yes |",
 		"| highest rate with p99 < 20 ms, paid (stand-in) / free | >= 0.80x | not measured | - |",
 		"| CPU per call, paid (stand-in settler) minus free, same offered rate | <= 150 us | 160.0 us | no |",
+		"| settler throughput / the chain's ceiling at the measured gas per settlement | >= 0.90x | 0.84x | no |",
 	} {
 		if !strings.Contains(table2.String(), line) {
 			t.Errorf("table lacks %q:\n%s", line, table2.String())
