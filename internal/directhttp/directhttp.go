@@ -361,7 +361,9 @@ func (t *Transport) getConn(ctx context.Context, addr string, fresh bool) (c *co
 	nc, err := t.dialer.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
-			return nil, false, fmt.Errorf("directhttp: dialing %s: %w", addr, cerr)
+			// Both: the context's end for errors.Is, the dial's *net.OpError
+			// for a caller telling "nothing was sent" from "no answer".
+			return nil, false, fmt.Errorf("directhttp: dialing %s: %w: %w", addr, cerr, err)
 		}
 		return nil, false, fmt.Errorf("directhttp: %w", err)
 	}

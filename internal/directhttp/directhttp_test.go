@@ -698,3 +698,20 @@ func BenchmarkRoundTrip(b *testing.B) {
 		}
 	}
 }
+
+// TestARefusedDialSaysSo: a connection refused is a *net.OpError of Op
+// "dial" through RoundTrip's error, so a caller knows nothing was sent.
+func TestARefusedDialSaysSo(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/settle", strings.NewReader("{}"))
+	_, err = New(Options{}).RoundTrip(req)
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Op != "dial" {
+		t.Fatalf("err = %v, want a dial *net.OpError", err)
+	}
+}

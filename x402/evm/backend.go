@@ -8,11 +8,15 @@ package evm
 import (
 	"context"
 	"math/big"
+	"net/http"
 
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/farebox/farebox/internal/directhttp"
 )
 
 // Backend is the part of an Ethereum JSON-RPC client that farebox uses; an
@@ -33,9 +37,19 @@ type Backend interface {
 	TransactionReceipt(ctx context.Context, txHash common.Hash) (*types.Receipt, error)
 }
 
-// Dial connects to a chain's JSON-RPC endpoint (http(s), ws(s) or IPC).
+// Dial connects to a chain's JSON-RPC endpoint (http(s), ws(s) or IPC). A
+// plain http:// node without a proxy (a node beside farebox) is spoken to on
+// the caller's goroutine (directhttp): every simulation and send is an
+// exchange, and net/http's transport adds two goroutine handoffs to each.
 func Dial(ctx context.Context, url string) (*ethclient.Client, error) {
-	return ethclient.DialContext(ctx, url)
+	if !directhttp.Eligible(url) {
+		return ethclient.DialContext(ctx, url)
+	}
+	c, err := rpc.DialOptions(ctx, url, rpc.WithHTTPClient(&http.Client{Transport: directhttp.New(directhttp.Options{MaxResponseBytes: 256 << 20})}))
+	if err != nil {
+		return nil, err
+	}
+	return ethclient.NewClient(c), nil
 }
 
 var _ Backend = (*ethclient.Client)(nil)

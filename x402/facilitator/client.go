@@ -15,6 +15,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/farebox/farebox/internal/directhttp"
 )
 
 // Endpoint names, as handed to the auth hook so that each endpoint can carry
@@ -84,7 +86,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		o(c)
 	}
 	if c.http == nil {
-		c.http = defaultHTTPClient()
+		c.http = defaultHTTPClient(c.base)
 	}
 	return c, nil
 }
@@ -99,8 +101,16 @@ func (c *Client) BaseURL() string { return c.base }
 const writeBufferBytes = 32 << 10
 
 // defaultHTTPClient has bounded dials and handshakes and enough idle
-// connections per host for concurrent settlements.
-func defaultHTTPClient() *http.Client {
+// connections per host for concurrent settlements. A plain http://
+// facilitator without a proxy (one beside farebox, on the loopback or the
+// LAN) is spoken to on the caller's goroutine (directhttp): net/http's
+// transport hands each exchange to two goroutines of its own, which costs
+// a settlement more CPU than its syscalls.
+func defaultHTTPClient(base string) *http.Client {
+	if directhttp.Eligible(base) {
+		return &http.Client{Transport: directhttp.New(directhttp.Options{DialTimeout: 10 * time.Second,
+			MaxIdlePerHost: 32, MaxResponseBytes: maxResponseBytes + 1})}
+	}
 	return &http.Client{Transport: &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
