@@ -2,6 +2,7 @@ package boltjournal
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
@@ -12,10 +13,12 @@ import (
 	"github.com/farebox/farebox/x402/settle"
 )
 
-// Every durable write stores the version in memory at the time its bbolt
-// transaction runs, and the memory version is dropped only once a commit
-// stored it: bbolt runs one writer at a time, so the last commit always
-// holds the newest version, whatever order the writers came in.
+// Every write to the tree stores the version in memory at the time its
+// bbolt transaction runs, and the memory version is dropped only once a
+// commit stored it: bbolt runs one writer at a time, so the last commit
+// always holds the newest version, whatever order the writers came in. The
+// log may hold older versions than the tree: each version has a sequence,
+// and replay skips what the tree has newer (see replay).
 
 // Create keeps e in memory unless its key or payment id is taken, in
 // memory or on disk.
@@ -106,7 +109,8 @@ func (j *Journal) stage(e *settle.Entry, from settle.State) (*memEntry, error) {
 	if cur.State != from {
 		return nil, settle.ErrStateChanged
 	}
-	m := &memEntry{e: e.Clone(), dirty: true, onDisk: !inMem || prev.onDisk}
+	j.seq++
+	m := &memEntry{e: e.Clone(), seq: j.seq, dirty: true, onDisk: !inMem || prev.onDisk}
 	j.mem[name] = m
 	if e.PaymentID != "" {
 		j.ids[settle.IDName(e.Payer, e.PaymentID)] = name
@@ -115,15 +119,24 @@ func (j *Journal) stage(e *settle.Entry, from settle.State) (*memEntry, error) {
 }
 
 // Update replaces the entry if it is still in state from, on disk when it
-// returns.
+// returns: in the log, and in the tree with the next flush (which may come
+// first).
 func (j *Journal) Update(ctx context.Context, e *settle.Entry, from settle.State) error {
 	j.mu.Lock()
-	_, err := j.stage(e, from)
+	m, err := j.stage(e, from)
+	if err != nil {
+		j.mu.Unlock()
+		return err
+	}
+	// Due before logged: a flush that begins after the log segment holding
+	// this record was rotated out must write the entry (see flush).
+	j.dueLocked(e.Name())
 	j.mu.Unlock()
+	rec, err := logRecord(m.seq, m.e)
 	if err != nil {
 		return err
 	}
-	return j.persist([]string{e.Name()})
+	return j.log.Append(rec)
 }
 
 // UpdateSoon replaces the entry if it is still in state from: readers see
@@ -136,13 +149,18 @@ func (j *Journal) UpdateSoon(ctx context.Context, e *settle.Entry, from settle.S
 	if _, err := j.stage(e, from); err != nil {
 		return err
 	}
-	j.due[e.Name()] = struct{}{}
+	j.dueLocked(e.Name())
+	return nil
+}
+
+// dueLocked has the flusher write name's memory version; caller holds mu.
+func (j *Journal) dueLocked(name string) {
+	j.due[name] = struct{}{}
 	if !j.flushing {
 		j.flushing = true
 		j.flushed.Add(1)
 		go j.flush()
 	}
-	return nil
 }
 
 // soonDelay is how long UpdateSoon's changes wait for company before the
@@ -150,8 +168,11 @@ func (j *Journal) UpdateSoon(ctx context.Context, e *settle.Entry, from settle.S
 // also the most a crash can lose of them.
 const soonDelay = 20 * time.Millisecond
 
-// flush writes what UpdateSoon staged until nothing is left, sharing
-// commits with the other writers; a failed write is tried again.
+// flush writes what Update and UpdateSoon staged until nothing is left,
+// sharing commits with the other writers; a failed write is tried again.
+// It also keeps the log short: past rotateBytes it starts a new segment,
+// and removes the old one after its next write, which holds every entry
+// the old segment logged (each was due before it was logged).
 func (j *Journal) flush() {
 	defer j.flushed.Done()
 	for {
@@ -177,6 +198,24 @@ func (j *Journal) flush() {
 			}
 			j.mu.Unlock()
 			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		j.trimLog()
+	}
+}
+
+// trimLog removes the segment rotated out before the write that just
+// committed, and rotates when the current one is long. A failure only
+// leaves the log longer: Open replays what the tree has already.
+func (j *Journal) trimLog() {
+	if j.removable != 0 {
+		if err := j.log.Remove(j.removable); err == nil {
+			j.removable = 0
+		}
+	}
+	if j.removable == 0 && j.log.Size() > j.rotateAt {
+		if seg, err := j.log.Rotate(); err == nil {
+			j.removable = seg
 		}
 	}
 }
@@ -193,15 +232,16 @@ func (j *Journal) persist(names []string) error {
 				written[i] = m
 			}
 		}
+		seq := j.seq
 		j.mu.Unlock()
 		for _, m := range written {
 			if m != nil {
-				if err := put(tx, m.e); err != nil {
+				if err := put(tx, m.e, m.seq); err != nil {
 					return nil, err
 				}
 			}
 		}
-		return nil, nil
+		return nil, putSeq(tx, seq)
 	})
 	if err != nil {
 		return err
@@ -252,11 +292,21 @@ func (j *Journal) Delete(ctx context.Context, k x402.Key, from settle.State) err
 	if inMem {
 		j.forget(name, m.e)
 	}
+	j.seq++
+	seq := j.seq
 	j.mu.Unlock()
 	if inMem && !m.onDisk && !m.dirty {
 		return nil // only ever in memory (a dirty one may be being written: delete it on disk too)
 	}
 	return j.write(func(tx *bolt.Tx) (error, error) {
+		// The sequence stays: a logged version older than the deletion
+		// must not bring the entry back on replay.
+		if err := tx.Bucket(bucketRevs).Put([]byte(name), binary.BigEndian.AppendUint64(nil, seq)); err != nil {
+			return nil, err
+		}
+		if err := putSeq(tx, seq); err != nil {
+			return nil, err
+		}
 		if cur.PaymentID != "" {
 			ids := tx.Bucket(bucketIDs)
 			id := []byte(settle.IDName(cur.Payer, cur.PaymentID))
@@ -302,4 +352,14 @@ func (j *Journal) Unfinished(ctx context.Context) ([]*settle.Entry, error) {
 		})
 	})
 	return out, err
+}
+
+// putSeq records seq as handed out, unless a later one is recorded: Open
+// starts counting after it.
+func putSeq(tx *bolt.Tx, seq uint64) error {
+	meta := tx.Bucket(bucketMeta)
+	if v := meta.Get(keySeq); len(v) == 8 && binary.BigEndian.Uint64(v) >= seq {
+		return nil
+	}
+	return meta.Put(keySeq, binary.BigEndian.AppendUint64(nil, seq))
 }
