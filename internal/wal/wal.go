@@ -265,6 +265,29 @@ func (l *Log) Rotate() (uint64, error) {
 	return oldSeg, nil
 }
 
+// Mark is the segment being appended to. A store that writes its own
+// copy of what it logged takes a mark before it collects what to write,
+// and passes it to Covered once that write is durable: every record in an
+// earlier segment was logged before the mark, so (when the store marks a
+// change due before logging it) the write held it.
+func (l *Log) Mark() uint64 { return l.currentSegment() }
+
+// Covered removes the segments before mark, which the caller's store now
+// holds, and starts a new segment when the current one passed rotateAt
+// bytes, so that the next Covered can remove it.
+func (l *Log) Covered(mark uint64, rotateAt int64) error {
+	if mark > 1 {
+		if err := l.Remove(mark - 1); err != nil {
+			return err
+		}
+	}
+	if l.Size() > rotateAt {
+		_, err := l.Rotate()
+		return err
+	}
+	return nil
+}
+
 // Remove deletes the segments numbered up to upTo (never the current one).
 func (l *Log) Remove(upTo uint64) error {
 	segs, err := l.segments()

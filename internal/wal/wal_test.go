@@ -163,3 +163,40 @@ func TestAfterAFailedWriteEveryAppendFails(t *testing.T) {
 		t.Fatalf("the next Append = %v, want ErrFailed", err)
 	}
 }
+
+// Covered removes the segments before the mark and rotates a long one, so
+// the segment a mark names goes only with a later Covered.
+func TestCoveredRemovesWhatCameBeforeTheMark(t *testing.T) {
+	dir := t.TempDir()
+	l, _ := Open(dir, "log")
+	_ = l.Append([]byte("a"))
+	mark := l.Mark()
+	if err := l.Covered(mark, 1<<20); err != nil { // short: no rotation
+		t.Fatal(err)
+	}
+	if l.Mark() != mark {
+		t.Fatal("a short segment was rotated")
+	}
+	_ = l.Append([]byte("b"))
+	if err := l.Covered(mark, 1); err != nil { // long: rotated, the marked segment stays
+		t.Fatal(err)
+	}
+	next := l.Mark()
+	if next != mark+1 {
+		t.Fatalf("Mark after rotation = %d, want %d", next, mark+1)
+	}
+	if _, err := os.Stat(l.path(mark)); err != nil {
+		t.Fatalf("the marked segment went before a write after the rotation: %v", err)
+	}
+	_ = l.Append([]byte("c"))
+	if err := l.Covered(next, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(l.path(mark)); !os.IsNotExist(err) {
+		t.Fatalf("the segment before the mark is still there: %v", err)
+	}
+	l.Close()
+	if got := replayAll(t, dir); len(got) != 1 || string(got[0]) != "c" {
+		t.Fatalf("replayed %q, want [c]", got)
+	}
+}

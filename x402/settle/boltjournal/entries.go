@@ -172,13 +172,15 @@ const soonDelay = 20 * time.Millisecond
 // sharing commits with the other writers; a failed write is tried again.
 // It also keeps the log short: past rotateBytes it starts a new segment,
 // and removes the old one after its next write, which holds every entry
-// the old segment logged (each was due before it was logged).
+// the old segment logged (each was due before it was logged). A failure
+// to trim only leaves the log longer: Open replays what the tree has.
 func (j *Journal) flush() {
 	defer j.flushed.Done()
 	for {
 		if !j.closing.Load() {
 			time.Sleep(soonDelay)
 		}
+		mark := j.log.Mark()
 		j.mu.Lock()
 		names := make([]string, 0, len(j.due))
 		for n := range j.due {
@@ -200,23 +202,7 @@ func (j *Journal) flush() {
 			time.Sleep(50 * time.Millisecond)
 			continue
 		}
-		j.trimLog()
-	}
-}
-
-// trimLog removes the segment rotated out before the write that just
-// committed, and rotates when the current one is long. A failure only
-// leaves the log longer: Open replays what the tree has already.
-func (j *Journal) trimLog() {
-	if j.removable != 0 {
-		if err := j.log.Remove(j.removable); err == nil {
-			j.removable = 0
-		}
-	}
-	if j.removable == 0 && j.log.Size() > j.rotateAt {
-		if seg, err := j.log.Rotate(); err == nil {
-			j.removable = seg
-		}
+		_ = j.log.Covered(mark, j.rotateAt)
 	}
 }
 

@@ -44,7 +44,7 @@ const LogName = "journal.wal"
 
 // rotateBytes is the log segment size past which the flusher starts a new
 // segment; the old one is removed after the next flush, which holds
-// everything it logged.
+// everything it logged (wal.Log.Covered).
 const rotateBytes = 8 << 20
 
 // Buckets: entries by KeyName, payment ids (IDName -> KeyName), the names
@@ -67,13 +67,10 @@ var (
 // fsync off the path before the model; the write-ahead step (Settling, with
 // the transaction hash) is the first that reaches the disk.
 type Journal struct {
-	db      *bolt.DB
-	commits *groupcommit.Committer
-	log     *wal.Log
-	// removable is a log segment the next flush makes redundant (the
-	// flusher's alone: one runs at a time); rotateAt is rotateBytes.
-	removable uint64
-	rotateAt  int64
+	db       *bolt.DB
+	commits  *groupcommit.Committer
+	log      *wal.Log
+	rotateAt int64 // rotateBytes
 
 	// mem holds the entries in flight: Reserved ones, changes not yet on
 	// disk, and unfinished ones written; readers see it first. ids indexes

@@ -171,30 +171,33 @@ func TestTheLogIsTrimmedAfterTheTreeHoldsIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	j.mu.Lock()
-	j.flushing = true // this test flushes by hand
+	j.flushing = true // this test flushes by hand, as flush does
 	j.mu.Unlock()
-	j.rotateAt = 1
 	exists := func(seg int) bool {
 		_, err := os.Stat(filepath.Join(dir, LogName+"."+string(rune('0'+seg))))
 		return err == nil
+	}
+	flush := func(e *settle.Entry) {
+		t.Helper()
+		mark := j.log.Mark()
+		if err := j.persist([]string{e.Name()}); err != nil {
+			t.Fatal(err)
+		}
+		if err := j.log.Covered(mark, 1); err != nil {
+			t.Fatal(err)
+		}
 	}
 	first := j.log.Size()
 	e1 := settling(t, j, journaltest.NewEntry(logPayer))
 	if j.log.Size() <= first {
 		t.Fatal("Update logged nothing")
 	}
-	if err := j.persist([]string{e1.Name()}); err != nil {
-		t.Fatal(err)
-	}
-	j.trimLog() // rotates: segment 1 is removable after the next write
-	if !exists(1) || !exists(2) || j.removable != 1 {
-		t.Fatalf("after the first rotation: segment 1 %v, 2 %v, removable %d", exists(1), exists(2), j.removable)
+	flush(e1) // rotates: segment 1 goes after the next write
+	if !exists(1) || !exists(2) {
+		t.Fatalf("after the first rotation: segment 1 %v, 2 %v", exists(1), exists(2))
 	}
 	e2 := settling(t, j, journaltest.NewEntry(logPayer))
-	if err := j.persist([]string{e2.Name()}); err != nil {
-		t.Fatal(err)
-	}
-	j.trimLog()
+	flush(e2)
 	if exists(1) || !exists(2) || !exists(3) {
 		t.Fatalf("after the second write: segment 1 %v (want gone), 2 %v, 3 %v", exists(1), exists(2), exists(3))
 	}
