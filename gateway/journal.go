@@ -19,6 +19,9 @@ import (
 const (
 	redisPrefix    = "farebox:settle:"
 	channelsPrefix = "farebox:channels:"
+	// channelLogName names the channel store's write-ahead log segments in
+	// the data directory.
+	channelLogName = "channels.wal"
 )
 
 // buildEngine opens the settlement journal and starts the engine that
@@ -40,12 +43,17 @@ func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
 			return fmt.Errorf("data_dir: %w", err)
 		}
 		ec.Journal = j
-		p.closers = append(p.closers, func() { j.Close() })
 		// The channels live in the journal's file and share its commits
-		// (unused buckets when no batch-settlement is offered).
-		if p.chanStore, err = service.NewBoltStoreSharing(j.Committer()); err != nil {
+		// (unused buckets when no batch-settlement is offered), with a
+		// write-ahead log of their own beside it.
+		store, err := service.NewBoltStoreLogged(j.Committer(), cfg.DataDir, channelLogName)
+		if err != nil {
+			_ = j.Close()
 			return fmt.Errorf("data_dir: %w", err)
 		}
+		p.chanStore = store
+		// The store flushes its log into the file before the journal closes it.
+		p.closers = append(p.closers, func() { store.Close() }, func() { j.Close() })
 	case pc.RedisURL != "":
 		opt, err := redis.ParseURL(pc.RedisURL)
 		if err != nil {

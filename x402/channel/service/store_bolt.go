@@ -35,6 +35,7 @@ type BoltStore struct {
 	own     bool
 	locks   locks
 	cache   recordCache
+	logged  *channelLog // nil: each write is a commit of its own (see store_log.go)
 }
 
 // recordCache holds the records as last committed. A write empties its
@@ -134,8 +135,24 @@ func NewBoltStoreSharing(c *groupcommit.Committer) (*BoltStore, error) {
 	return &BoltStore{db: db, commits: c}, nil
 }
 
+// NewBoltStoreLogged is NewBoltStoreSharing with a write-ahead log in dir
+// (segments named name.1, name.2, ...): a write is durable in the log when
+// it returns and reaches c's file with the next flush (see store_log.go).
+// The log is replayed into the file first. Close the store before the file.
+func NewBoltStoreLogged(c *groupcommit.Committer, dir, name string) (*BoltStore, error) {
+	s, err := NewBoltStoreSharing(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.openLog(dir, name); err != nil {
+		return nil, fmt.Errorf("channel store: %w", err)
+	}
+	return s, nil
+}
+
 // OpenBoltStore opens (creating it) a bbolt file of its own at path, for a
-// process without a bbolt settlement journal.
+// process without a bbolt settlement journal, with its write-ahead log
+// beside it (path.wal.1, ...).
 func OpenBoltStore(path string) (*BoltStore, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("channel store: %w", err)
@@ -144,7 +161,7 @@ func OpenBoltStore(path string) (*BoltStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("channel store: opening %s: %w", path, err)
 	}
-	s, err := NewBoltStore(db)
+	s, err := NewBoltStoreLogged(groupcommit.New(db), filepath.Dir(path), filepath.Base(path)+".wal")
 	if err != nil {
 		_ = db.Close()
 		return nil, err
@@ -153,12 +170,19 @@ func OpenBoltStore(path string) (*BoltStore, error) {
 	return s, nil
 }
 
-// Close closes the file when the store opened it.
+// Close writes what only the log holds to the file and closes the log,
+// then the file when the store opened it.
 func (s *BoltStore) Close() error {
-	if s.own {
-		return s.db.Close()
+	var err error
+	if s.logged != nil {
+		err = s.logged.close()
 	}
-	return nil
+	if s.own {
+		if cerr := s.db.Close(); cerr != nil {
+			return cerr
+		}
+	}
+	return err
 }
 
 // Get implements Store.
@@ -174,8 +198,13 @@ func (s *BoltStore) Get(_ context.Context, id [32]byte) (*Record, error) {
 	return rec, err
 }
 
-// read reads the channel's record from the file.
+// read reads the channel's record from the log's pending writes or the file.
 func (s *BoltStore) read(id [32]byte) (*Record, error) {
+	if s.logged != nil {
+		if rec, found, err := s.pendingRecord(id); found || err != nil {
+			return rec, err
+		}
+	}
 	var rec *Record
 	err := s.db.View(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketChannels).Get(id[:])
@@ -213,6 +242,15 @@ func (s *BoltStore) Put(_ context.Context, rec *Record, prev uint64) error {
 	}
 	id := rec.State.ChannelID
 	n := s.cache.begin(id)
+	if s.logged != nil {
+		if err := s.write(id, prev, v); err != nil {
+			s.cache.end(id, n, nil)
+			return err
+		}
+		rec.Rev = next.Rev
+		s.cache.end(id, n, next.clone())
+		return nil
+	}
 	if err := s.update(func(tx *bolt.Tx) (error, error) {
 		b := tx.Bucket(bucketChannels)
 		if rev, err := storedRev(b, id[:]); err != nil {
@@ -244,6 +282,9 @@ func (s *BoltStore) update(fn groupcommit.Func) error {
 func (s *BoltStore) Delete(_ context.Context, id [32]byte, prev uint64) error {
 	n := s.cache.begin(id)
 	defer s.cache.end(id, n, nil)
+	if s.logged != nil {
+		return s.write(id, prev, nil)
+	}
 	return s.update(func(tx *bolt.Tx) (error, error) {
 		b := tx.Bucket(bucketChannels)
 		if rev, err := storedRev(b, id[:]); err != nil {
@@ -257,18 +298,44 @@ func (s *BoltStore) Delete(_ context.Context, id [32]byte, prev uint64) error {
 
 // List implements Store.
 func (s *BoltStore) List(context.Context) ([]*Record, error) {
+	// The log's pending versions replace the file's.
+	pending := map[[32]byte]*pendingWrite{}
+	if s.logged != nil {
+		s.logged.mu.Lock()
+		for id, w := range s.logged.pending {
+			pending[id] = w
+		}
+		s.logged.mu.Unlock()
+	}
 	var out []*Record
-	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketChannels).ForEach(func(_, v []byte) error {
-			r, err := decodeRecord(v)
-			if err != nil {
-				return err
-			}
+	add := func(v []byte) error {
+		r, err := decodeRecord(v)
+		if err == nil {
 			out = append(out, r)
-			return nil
+		}
+		return err
+	}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketChannels).ForEach(func(k, v []byte) error {
+			if len(k) == 32 {
+				if _, ok := pending[[32]byte(k)]; ok {
+					return nil
+				}
+			}
+			return add(v)
 		})
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range pending {
+		if !w.deleted {
+			if err := add(w.value); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
 }
 
 // PutClaim implements Store.
