@@ -59,25 +59,34 @@ func (noChain) AwaitCall(context.Context, common.Hash) (*types.Receipt, error) {
 // record read, the payload verified: one signature recovery) and Commit
 // (the next state, written through a group commit to bbolt, and the
 // receipt), one channel, calls one after another. The vouchers are signed
-// before the timer starts. fsync=false leaves the disk out (bbolt's
+// before the timer starts. store=logged is farebox's store (the write in
+// the write-ahead log, the file later); store=bbolt commits each write to
+// the file (two fdatasyncs); store=nosync leaves the disk out (bbolt's
 // NoSync), for the CPU alone.
 func BenchmarkVoucherCall(b *testing.B) {
-	for _, sync := range []bool{true, false} {
-		b.Run(map[bool]string{true: "fsync=true", false: "fsync=false"}[sync], func(b *testing.B) { benchVoucherCall(b, sync) })
+	for _, mode := range []string{"logged", "bbolt", "nosync"} {
+		b.Run("store="+mode, func(b *testing.B) { benchVoucherCall(b, mode) })
 	}
 }
 
-func benchVoucherCall(b *testing.B, sync bool) {
+func benchVoucherCall(b *testing.B, mode string) {
 	ctx := context.Background()
-	db, err := bolt.Open(filepath.Join(b.TempDir(), "channels.db"), 0o600, &bolt.Options{NoSync: !sync})
+	dir := b.TempDir()
+	db, err := bolt.Open(filepath.Join(dir, "channels.db"), 0o600, &bolt.Options{NoSync: mode == "nosync", NoFreelistSync: true})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	store, err := service.NewBoltStoreSharing(groupcommit.New(db))
+	var store *service.BoltStore
+	if mode == "logged" {
+		store, err = service.NewBoltStoreLogged(groupcommit.New(db), dir, "channels.wal")
+	} else {
+		store, err = service.NewBoltStoreSharing(groupcommit.New(db))
+	}
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer store.Close()
 	net := x402.BaseSepolia
 	d := contracts.Canonical()
 	cs := channel.NewContracts(net.ChainID, d.BatchSettlement, d.ERC3009DepositCollector, d.Permit2DepositCollector, d.Permit2)
