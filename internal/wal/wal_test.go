@@ -200,3 +200,53 @@ func TestCoveredRemovesWhatCameBeforeTheMark(t *testing.T) {
 		t.Fatalf("replayed %q, want [c]", got)
 	}
 }
+
+// A torn tail is the end of the log only in the last segment holding a
+// byte (empty segments after it are those of a process that died while
+// opening the log); in an earlier segment, synced and closed before the
+// next began, a record that does not check out is corruption: Replay
+// fails rather than skip the acknowledged records after it.
+func TestABadRecordBeforeTheLastSegmentIsCorruption(t *testing.T) {
+	dir := t.TempDir()
+	l, _ := Open(dir, "log")
+	_ = l.Append([]byte("first"))
+	_ = l.Append([]byte("second"))
+	if _, err := l.Rotate(); err != nil {
+		t.Fatal(err)
+	}
+	_ = l.Append([]byte("third"))
+	l.Close()
+	b, _ := os.ReadFile(l.path(1))
+	b[9] ^= 1 // inside "first"
+	_ = os.WriteFile(l.path(1), b, 0o600)
+	l2, err := Open(dir, "log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Close()
+	var got []string
+	err = l2.Replay(func(rec []byte) error { got = append(got, string(rec)); return nil })
+	if err == nil {
+		t.Fatalf("Replay over a corrupt first segment returned %q and no error", got)
+	}
+
+	// The same damage in the last segment with bytes, followed only by the
+	// empty segments of opens that died: a torn tail.
+	dir = t.TempDir()
+	l, _ = Open(dir, "log")
+	_ = l.Append([]byte("kept"))
+	_ = l.Append([]byte("torn"))
+	l.Close()
+	st, _ := os.Stat(l.path(1))
+	_ = os.Truncate(l.path(1), st.Size()-2)
+	for range 2 { // two opens that died before replaying: two empty segments
+		dead, err := Open(dir, "log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dead.Close()
+	}
+	if got := replayAll(t, dir); len(got) != 1 || string(got[0]) != "kept" {
+		t.Fatalf("replayed %q, want [kept]", got)
+	}
+}
