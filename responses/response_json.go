@@ -4,63 +4,19 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/farebox/farebox/internal/jsonstr"
 )
 
 // The emitter writes JSON by appending into reused byte buffers: no
 // reflection and no encoding/json on the per-delta path. These are the few
 // primitives it needs.
 
-const outHex = "0123456789abcdef"
-
 // outEscaped appends the JSON string escape of s (without the
-// surrounding quotes). It escapes '"', '\\' and every control character,
-// replaces invalid UTF-8 with U+FFFD, and escapes U+2028/U+2029 so the
-// output is also safe as a JavaScript literal. strconv.AppendQuote is not
-// used: its \x and \U escapes are not JSON.
-func outEscaped(dst []byte, s string) []byte {
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', outHex[c>>4], outHex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', outHex[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	return append(dst, s[start:]...)
-}
+// surrounding quotes), as encoding/json writes it without HTML escaping:
+// '"', '\\' and every control character escaped, invalid UTF-8 as U+FFFD,
+// U+2028/U+2029 escaped so the output is also safe as a JavaScript literal.
+func outEscaped(dst []byte, s string) []byte { return jsonstr.AppendEscaped(dst, s, false) }
 
 // outString appends s as a JSON string literal.
 func outString(dst []byte, s string) []byte {

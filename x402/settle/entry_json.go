@@ -9,9 +9,10 @@ import (
 	"slices"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/farebox/farebox/x402"
+
+	"github.com/farebox/farebox/internal/jsonstr"
 )
 
 // AppendJSON appends e's JSON to dst: byte for byte what json.Marshal(e)
@@ -173,69 +174,9 @@ func appendTime(b []byte, t time.Time) ([]byte, error) {
 	return append(tb, '"'), nil
 }
 
-// appendString appends s quoted as encoding/json writes strings (with its
-// default HTML escaping): ", \ and control characters escaped, <, > and &
-// as \u003c, \u003e and \u0026, invalid UTF-8 as \ufffd, U+2028 and U+2029
-// as \u2028 and \u2029.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if jsonSafe[c] {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-const hexDigits = "0123456789abcdef"
+// appendString appends s quoted as encoding/json writes strings, with its
+// default HTML escaping.
+func appendString(b []byte, s string) []byte { return jsonstr.Append(b, s, true) }
 
 // timeNames are the names of Entry's times, in order.
 var timeNames = [...]string{`,"created":`, `,"updated":`, `,"expires":`}
-
-// jsonSafe is encoding/json's htmlSafeSet: the ASCII bytes a string holds
-// as they are (printable ones but ", \, <, > and &; DEL is kept).
-var jsonSafe = func() (set [utf8.RuneSelf]bool) {
-	for c := ' '; c < utf8.RuneSelf; c++ {
-		set[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	return set
-}()
