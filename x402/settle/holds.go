@@ -38,10 +38,14 @@ type Holds interface {
 	Held(ctx context.Context, a Account) (*big.Int, error)
 }
 
-// MemoryHolds keeps holds in process: right for one replica.
+// MemoryHolds keeps holds in process: right for one replica. Each account
+// keeps the sum of its holds and the earliest expiry among them, so a hold
+// costs the same whatever the payer has in flight (a payer with thousands
+// of calls in flight does not make each new one scan them all); expired
+// holds are dropped when that earliest expiry has passed.
 type MemoryHolds struct {
 	mu    sync.Mutex
-	holds map[Account]map[string]hold
+	holds map[Account]*accountHolds
 	// Now is the clock used to drop expired holds; nil means time.Now.
 	Now func() time.Time
 }
@@ -51,11 +55,20 @@ type hold struct {
 	expires time.Time
 }
 
+// accountHolds is one account's holds with their sum and the earliest
+// expiry among them (never later than the true earliest: a release may
+// leave it early, which costs one extra scan).
+type accountHolds struct {
+	items    map[string]hold
+	sum      *big.Int
+	earliest time.Time
+}
+
 var _ Holds = (*MemoryHolds)(nil)
 
 // NewMemoryHolds returns empty in-process holds.
 func NewMemoryHolds() *MemoryHolds {
-	return &MemoryHolds{holds: make(map[Account]map[string]hold)}
+	return &MemoryHolds{holds: make(map[Account]*accountHolds)}
 }
 
 func (m *MemoryHolds) now() time.Time {
@@ -65,37 +78,58 @@ func (m *MemoryHolds) now() time.Time {
 	return time.Now()
 }
 
-// live drops a's expired holds and sums the others; caller holds mu.
-func (m *MemoryHolds) live(a Account) *big.Int {
-	sum, now := new(big.Int), m.now()
-	for id, h := range m.holds[a] {
-		if !h.expires.After(now) {
-			delete(m.holds[a], id)
-			continue
+// live drops a's expired holds once the earliest has expired and returns
+// a's holds (nil when none are left); caller holds mu.
+func (m *MemoryHolds) live(a Account) *accountHolds {
+	ah := m.holds[a]
+	if ah == nil {
+		return nil
+	}
+	if now := m.now(); !ah.earliest.After(now) {
+		ah.sum.SetInt64(0)
+		ah.earliest = time.Time{}
+		for id, h := range ah.items {
+			if !h.expires.After(now) {
+				delete(ah.items, id)
+				continue
+			}
+			ah.sum.Add(ah.sum, h.amount)
+			if ah.earliest.IsZero() || h.expires.Before(ah.earliest) {
+				ah.earliest = h.expires
+			}
 		}
-		sum.Add(sum, h.amount)
 	}
-	if len(m.holds[a]) == 0 {
+	if len(ah.items) == 0 {
 		delete(m.holds, a)
+		return nil
 	}
-	return sum
+	return ah
 }
 
 // Hold adds a hold if the balance covers it.
 func (m *MemoryHolds) Hold(ctx context.Context, a Account, id string, amount, balance *big.Int, expires time.Time) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	held := m.live(a)
-	if _, ok := m.holds[a][id]; ok {
-		return nil
+	ah := m.live(a)
+	held := new(big.Int)
+	if ah != nil {
+		if _, ok := ah.items[id]; ok {
+			return nil
+		}
+		held.Set(ah.sum)
 	}
-	if new(big.Int).Sub(balance, held).Cmp(amount) < 0 {
+	if held.Sub(balance, held).Cmp(amount) < 0 {
 		return ErrInsufficientFunds
 	}
-	if m.holds[a] == nil {
-		m.holds[a] = make(map[string]hold)
+	if ah == nil {
+		ah = &accountHolds{items: make(map[string]hold), sum: new(big.Int)}
+		m.holds[a] = ah
 	}
-	m.holds[a][id] = hold{amount: new(big.Int).Set(amount), expires: expires}
+	ah.items[id] = hold{amount: new(big.Int).Set(amount), expires: expires}
+	ah.sum.Add(ah.sum, amount)
+	if ah.earliest.IsZero() || expires.Before(ah.earliest) {
+		ah.earliest = expires
+	}
 	return nil
 }
 
@@ -103,8 +137,15 @@ func (m *MemoryHolds) Hold(ctx context.Context, a Account, id string, amount, ba
 func (m *MemoryHolds) Release(ctx context.Context, a Account, id string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	delete(m.holds[a], id)
-	if len(m.holds[a]) == 0 {
+	ah := m.holds[a]
+	if ah == nil {
+		return nil
+	}
+	if h, ok := ah.items[id]; ok {
+		delete(ah.items, id)
+		ah.sum.Sub(ah.sum, h.amount)
+	}
+	if len(ah.items) == 0 {
 		delete(m.holds, a)
 	}
 	return nil
@@ -114,5 +155,8 @@ func (m *MemoryHolds) Release(ctx context.Context, a Account, id string) error {
 func (m *MemoryHolds) Held(ctx context.Context, a Account) (*big.Int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.live(a), nil
+	if ah := m.live(a); ah != nil {
+		return new(big.Int).Set(ah.sum), nil
+	}
+	return new(big.Int), nil
 }

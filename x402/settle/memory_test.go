@@ -3,7 +3,9 @@ package settle_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/big"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -73,5 +75,103 @@ func TestPaymentID(t *testing.T) {
 		if settle.ValidPaymentID(id) != ok {
 			t.Errorf("ValidPaymentID(%q) = %v, want %v", id, !ok, ok)
 		}
+	}
+}
+
+// MemoryHolds keeps a running sum and drops expired holds lazily; under a
+// random mix of holds, releases and a clock that moves, every answer must
+// be the one a full scan of the live holds gives.
+func TestMemoryHoldsAgreeWithAFullScan(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(1, 2))
+	now := time.Unix(1_800_000_000, 0)
+	h := settle.NewMemoryHolds()
+	h.Now = func() time.Time { return now }
+	accts := []settle.Account{{ChainID: "1", Payer: common.Address{1}}, {ChainID: "1", Payer: common.Address{2}}}
+	type model struct {
+		amount  int64
+		expires time.Time
+	}
+	want := map[settle.Account]map[string]model{}
+	liveSum := func(a settle.Account) int64 {
+		var sum int64
+		for _, m := range want[a] {
+			if m.expires.After(now) {
+				sum += m.amount
+			}
+		}
+		return sum
+	}
+	for i := range 5000 {
+		a := accts[rng.IntN(len(accts))]
+		id := fmt.Sprintf("h%d", rng.IntN(40))
+		switch op := rng.IntN(10); {
+		case op < 5:
+			amount, bal := rng.Int64N(10)+1, rng.Int64N(200)
+			expires := now.Add(time.Duration(rng.IntN(20)-2) * time.Second)
+			err := h.Hold(ctx, a, id, big.NewInt(amount), big.NewInt(bal), expires)
+			m, exists := want[a][id]
+			exists = exists && m.expires.After(now)
+			switch {
+			case exists && err != nil:
+				t.Fatalf("step %d: holding %s again = %v, want nil (a no-op)", i, id, err)
+			case exists:
+			case bal-liveSum(a) < amount:
+				if !errors.Is(err, settle.ErrInsufficientFunds) {
+					t.Fatalf("step %d: Hold %d on balance %d with %d held = %v, want ErrInsufficientFunds", i, amount, bal, liveSum(a), err)
+				}
+			case err != nil:
+				t.Fatalf("step %d: Hold %d on balance %d with %d held = %v", i, amount, bal, liveSum(a), err)
+			default:
+				if want[a] == nil {
+					want[a] = map[string]model{}
+				}
+				want[a][id] = model{amount, expires}
+			}
+		case op < 8:
+			if err := h.Release(ctx, a, id); err != nil {
+				t.Fatal(err)
+			}
+			delete(want[a], id)
+		default:
+			now = now.Add(time.Duration(rng.IntN(3)) * time.Second)
+		}
+		for _, a := range accts {
+			got, err := h.Held(ctx, a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Int64() != liveSum(a) {
+				t.Fatalf("step %d: Held(%s) = %v, a full scan says %d", i, a.Payer, got, liveSum(a))
+			}
+		}
+	}
+}
+
+// BenchmarkMemoryHold is one hold and its release while the payer has
+// `held` others in flight (a payer's calls of the last blocks, unmined).
+func BenchmarkMemoryHold(b *testing.B) {
+	for _, held := range []int{1, 300, 3000} {
+		b.Run(fmt.Sprintf("held=%d", held), func(b *testing.B) {
+			ctx := context.Background()
+			h := settle.NewMemoryHolds()
+			a := settle.Account{ChainID: "1", Payer: common.Address{1}}
+			bal, one, exp := big.NewInt(1<<40), big.NewInt(1000), time.Now().Add(time.Hour)
+			for i := range held {
+				if err := h.Hold(ctx, a, fmt.Sprint("old", i), one, bal, exp); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				id := fmt.Sprint("new", i)
+				if err := h.Hold(ctx, a, id, one, bal, exp); err != nil {
+					b.Fatal(err)
+				}
+				if err := h.Release(ctx, a, id); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
