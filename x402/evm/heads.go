@@ -27,15 +27,21 @@ type heads struct {
 	// interval is the block time learned from header timestamps (0: unknown).
 	interval time.Duration
 	// seen is when the current head was first observed, the phase of
-	// polling; regular says heads have been arriving one interval apart
-	// (interval mining), so the next one is worth waiting for.
+	// polling; gap is the time between the last two heads observed one
+	// after the other; regular says heads have been arriving about one
+	// gap apart, much slower than polling (interval mining), so the next
+	// one is worth waiting for and a transaction sent does not hasten it.
+	// The gap is the wall clock's, not the timestamps': anvil's timestamps
+	// fall behind its 2 s blocks (one second apart).
 	seen    time.Time
+	gap     time.Duration
 	regular bool
 	learned uint64
 	// observe, when set, gets every latest header read or pushed.
 	observe func(*types.Header)
 	// wake, when set, ends a poll's wait at once: a transaction was just
-	// sent, and a chain that mines on demand has its block already.
+	// sent, and a chain that mines on demand has its block already (on a
+	// chain mining at a regular interval it is ignored: the block is due).
 	wake <-chan struct{}
 	// quiet is the growing wait between polls while no block comes, kept
 	// across calls to next so the backoff is not restarted every idle period.
@@ -103,10 +109,20 @@ func (h *heads) next(ctx context.Context, after uint64, idle time.Duration) *typ
 // transactions wake the poll at once).
 func (h *heads) poll(ctx context.Context, after uint64, deadline *time.Timer) *types.Header {
 	wait := time.Duration(0)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
 	for {
+		timer.Reset(wait)
+	sleep:
 		select {
-		case <-time.After(wait):
+		case <-timer.C:
 		case <-h.wake:
+			if h.regular {
+				// Interval mining: a transaction just sent is mined with
+				// the block that is due (or late), not sooner; polling now
+				// would find nothing, once per transaction sent under load.
+				goto sleep
+			}
 			h.quiet = 0
 		case <-deadline.C:
 			return nil
@@ -119,16 +135,27 @@ func (h *heads) poll(ctx context.Context, after uint64, deadline *time.Timer) *t
 		}
 		if err == nil && head.Number.Uint64() > after {
 			now := time.Now()
-			if h.interval > 0 && !h.seen.IsZero() {
-				d := now.Sub(h.seen) - h.interval
-				h.regular = head.Number.Uint64() == after+1 && d < h.interval*3/10 && -d < h.interval*3/10
-			}
+			h.arrived(now, head.Number.Uint64() == after+1)
 			h.seen, h.quiet = now, 0
 			h.learn(ctx, head)
 			return head
 		}
 		wait = h.nextWait(head)
 	}
+}
+
+// arrived notes a new head observed at now, right after the previous one
+// (next) or not: heads are regular when two gaps in a row agree within
+// 30% and are longer than four polls.
+func (h *heads) arrived(now time.Time, next bool) {
+	if !next || h.seen.IsZero() || h.interval == 0 {
+		h.regular, h.gap = false, 0
+		return
+	}
+	gap := now.Sub(h.seen)
+	d := gap - h.gap
+	h.regular = h.gap > 0 && gap > 4*h.minPoll && d < h.gap*3/10 && -d < h.gap*3/10
+	h.gap = gap
 }
 
 // quietPoll is the slowest poll on a chain without a known block interval.
@@ -171,12 +198,9 @@ func (h *heads) saw(head *types.Header) {
 // Each call to next polls at once, then waits this long between polls.
 func (h *heads) nextWait(head *types.Header) time.Duration {
 	if head != nil && h.regular {
-		// The next block is due one interval after the head was first seen
-		// (or after its timestamp, whichever is later), plus a little slack.
-		due := h.seen.Add(h.interval)
-		if ts := time.Unix(int64(head.Time), 0).Add(h.interval); ts.After(due) {
-			due = ts
-		}
+		// The next block is due one gap after the head was first seen,
+		// plus a little slack.
+		due := h.seen.Add(h.gap)
 		if d := time.Until(due) + 20*time.Millisecond; d > h.minPoll {
 			return d
 		}

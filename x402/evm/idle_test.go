@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
 )
 
@@ -129,5 +131,99 @@ func TestAwaitOnAQuietChainBacksOff(t *testing.T) {
 	t.Logf("awaiting for 3 s: %d requests", after-before)
 	if n := after - before; n > 30 {
 		t.Fatalf("awaiting on a quiet chain for 3 s made %d requests (all since start: %v)", n, methods)
+	}
+}
+
+// On a chain that mines at a regular interval, a transaction just sent is
+// mined with the block already due: the head follower does not poll for
+// it. Sending under load used to wake a poll per transaction (one
+// eth_blockNumber each); now the follower polls about once per block
+// whatever is sent. Anvil over HTTP with 2 s blocks: no head subscription.
+func TestSendingDoesNotPollAnIntervalMinedChain(t *testing.T) {
+	f := slow
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rpc, url := startCountingRPC(t, f.anvil.RPCURL)
+	client, err := ethclient.DialContext(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	key, err := f.newRelayer(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := evm.NewSettler(ctx, client, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The follower learns the interval from the timestamps of the last
+	// eight blocks: wait until they are all interval-mined (the chain's
+	// contracts were deployed on automine, many blocks in one second).
+	for {
+		head, err := f.anvil.Client.HeaderByNumber(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := head.Number.Uint64(); n >= 8 {
+			old, err := f.anvil.Client.HeaderByNumber(ctx, new(big.Int).SetUint64(n-8))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if head.Time >= old.Time+8 {
+				break
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the 2 s chain did not mine eight blocks at its interval")
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	// One transaction after another, never more than one at a time, so
+	// each is its own: for a first stretch of blocks (the follower learns
+	// the chain's pace), then counted over the next three blocks.
+	type sentTx struct {
+		hash common.Hash
+		p    *x402.Payment
+	}
+	send := func() sentTx {
+		p, req := f.pay(1)
+		rc, err := s.Broadcast(ctx, p, req, nil)
+		if err != nil || !rc.Success {
+			t.Fatalf("broadcast: %+v %v", rc, err)
+		}
+		return sentTx{common.HexToHash(rc.Transaction), p}
+	}
+	sendUntil := func(blocks uint64) (sent int, last sentTx) {
+		start, err := f.anvil.Client.BlockNumber(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			last = send()
+			sent++
+			if n, err := f.anvil.Client.BlockNumber(ctx); err != nil {
+				t.Fatal(err)
+			} else if n >= start+blocks {
+				return sent, last
+			}
+		}
+	}
+	sendUntil(3)
+	before, _ := rpc.snapshot()
+	_, m0 := rpc.snapshot()
+	sent, last := sendUntil(3)
+	_, m1 := rpc.snapshot()
+	polls := m1["eth_blockNumber"] - m0["eth_blockNumber"]
+	t.Logf("%d transactions sent over 3 blocks; the settler polled eth_blockNumber %d times (%d requests in all)", sent, polls, func() int { n, _ := rpc.snapshot(); return n - before }())
+	if sent < 30 {
+		t.Fatalf("only %d transactions sent over 3 blocks: too few to tell", sent)
+	}
+	if polls > sent/4 {
+		t.Fatalf("the settler polled eth_blockNumber %d times for %d transactions sent over 3 blocks: it polls per transaction", polls, sent)
+	}
+	if err := s.Await(ctx, last.hash, last.p); err != nil {
+		t.Fatalf("await the last: %v", err)
 	}
 }
