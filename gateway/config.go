@@ -282,9 +282,11 @@ type ChainConfig struct {
 	RelayerKeyEnv string `yaml:"relayer_key_env"`
 	// Simulate runs transferWithAuthorization as eth_call before the model
 	// is called, so an unfunded or already-used authorization costs the
-	// operator no upstream call. Default true whenever rpc_url is set (with
-	// either settler); set false to skip the round trip.
-	Simulate *bool `yaml:"simulate"`
+	// operator no upstream call. Default true (every payment) whenever
+	// rpc_url is set (with either settler); false skips the round trip;
+	// "payer" simulates a payer's payments until one passes, then skips
+	// until one of its payments fails at settlement (see evm.Checker.PerPayer).
+	Simulate SimulateMode `yaml:"simulate"`
 	// Overlap runs that check (simulation, contract-wallet signature)
 	// alongside the model instead of before it: the answer's first byte
 	// still waits for it, and a refusal is a 402 with nothing written,
@@ -470,8 +472,49 @@ func (l LimitsConfig) withDefaults() LimitsConfig {
 // simulate reports whether on-chain simulation is on (default: on when a
 // chain is reachable).
 func (c ChainConfig) simulate() bool {
-	if c.Simulate != nil {
-		return *c.Simulate
+	if c.Simulate.set {
+		return c.Simulate.on
 	}
 	return c.RPCURL != ""
+}
+
+// SimulateMode is payments.chain.simulate: true (every payment), false, or
+// payer (a payer's payments until one passes; again after one fails).
+type SimulateMode struct {
+	set, on, perPayer bool
+}
+
+// SimulateEach, SimulateOff and SimulatePerPayer are the modes, for
+// configs built in Go.
+var (
+	SimulateEach     = SimulateMode{set: true, on: true}
+	SimulateOff      = SimulateMode{set: true}
+	SimulatePerPayer = SimulateMode{set: true, on: true, perPayer: true}
+)
+
+// UnmarshalYAML reads true, false or "payer".
+func (m *SimulateMode) UnmarshalYAML(n *yaml.Node) error {
+	var b bool
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" && n.Decode(&b) == nil {
+		*m = SimulateOff
+		if b {
+			*m = SimulateEach
+		}
+		return nil
+	}
+	var s string
+	if err := n.Decode(&s); err != nil {
+		return fmt.Errorf("payments.chain.simulate: want true, false or payer: %w", err)
+	}
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "true", "each":
+		*m = SimulateEach
+	case "false", "off":
+		*m = SimulateOff
+	case "payer":
+		*m = SimulatePerPayer
+	default:
+		return fmt.Errorf("payments.chain.simulate: %q is not true, false or payer", s)
+	}
+	return nil
 }

@@ -105,3 +105,33 @@ func TestExampleConfigDocumentsTokenPrices(t *testing.T) {
 		t.Errorf("batch_settlement %+v", bs)
 	}
 }
+
+// payments.chain.simulate takes true, false or payer; anything else is an
+// error naming the key, not a silent default.
+func TestSimulateModes(t *testing.T) {
+	for text, want := range map[string]SimulateMode{
+		"true": SimulateEach, "false": SimulateOff, "payer": SimulatePerPayer, `"payer"`: SimulatePerPayer,
+		"each": SimulateEach, "off": SimulateOff, "Payer": SimulatePerPayer,
+	} {
+		path := filepath.Join(t.TempDir(), "c.yaml")
+		os.WriteFile(path, []byte("payments:\n  chain:\n    rpc_url: http://127.0.0.1:1\n    simulate: "+text+"\n"), 0o600)
+		c, err := LoadConfig(path)
+		if err != nil {
+			t.Fatalf("simulate: %s: %v", text, err)
+		}
+		if got := c.Payments.Chain.Simulate; got != want {
+			t.Errorf("simulate: %s = %+v, want %+v", text, got, want)
+		}
+	}
+	for _, text := range []string{"maybe", "[true]", "1"} {
+		path := filepath.Join(t.TempDir(), "c.yaml")
+		os.WriteFile(path, []byte("payments:\n  chain:\n    simulate: "+text+"\n"), 0o600)
+		if _, err := LoadConfig(path); err == nil || !strings.Contains(err.Error(), "simulate") {
+			t.Errorf("simulate: %s = %v, want an error naming the key", text, err)
+		}
+	}
+	var unset ChainConfig
+	if !(ChainConfig{RPCURL: "http://x"}).simulate() || unset.simulate() || (ChainConfig{RPCURL: "http://x", Simulate: SimulateOff}).simulate() {
+		t.Error("simulate defaults: on with an rpc_url, off without, off when turned off")
+	}
+}

@@ -156,7 +156,7 @@ func (p *payments) buildSettler(pc PaymentsConfig, getenv func(string) string) e
 				return err
 			}
 			p.closers = append(p.closers, client.Close)
-			p.verifier.Checker = evm.NewChecker(client, pc.Chain.simulate())
+			p.verifier.Checker = newChecker(client, pc.Chain)
 		}
 		return nil
 	case "chain":
@@ -192,7 +192,7 @@ func (p *payments) buildSettler(pc PaymentsConfig, getenv func(string) string) e
 		p.readiness = append(p.readiness, st.Ready)
 		if p.verifier.Checker == nil {
 			// EIP-1271 wallets always; the eth_call simulation unless turned off.
-			p.verifier.Checker = evm.NewChecker(client, cc.simulate())
+			p.verifier.Checker = newChecker(client, cc)
 		}
 		return nil
 	case "":
@@ -251,4 +251,11 @@ func (s *Server) newUpstream(mc ModelConfig, opts Options) (responses.Model, err
 func (t UpstreamTimeouts) upstream() upstreamhttp.Timeouts {
 	return upstreamhttp.Timeouts{Connect: time.Duration(t.Connect), FirstByte: time.Duration(t.FirstByte),
 		Gap: time.Duration(t.Idle), Total: time.Duration(t.Total)}
+}
+
+// newChecker is the chain's check of payments under cc's simulate mode.
+func newChecker(b evm.Backend, cc ChainConfig) *evm.Checker {
+	c := evm.NewChecker(b, cc.simulate())
+	c.PerPayer = cc.Simulate.perPayer
+	return c
 }

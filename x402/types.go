@@ -66,6 +66,10 @@ type Payment struct {
 	// Decoded is the scheme's decoded payload, set by its
 	// JournaledScheme.Complete, so that a payment is decoded once.
 	Decoded any
+
+	// walletSigned: VerifyLocal accepted the signature through the
+	// payer's contract wallet (EIP-1271), not by recovering it.
+	walletSigned bool
 }
 
 // Key identifies an authorization for replay protection. Signatures are

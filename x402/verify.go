@@ -101,6 +101,7 @@ func (v *Verifier) VerifyLocal(ctx context.Context, p *Payment, reqs []*Requirem
 		if cerr := cc.VerifyContractSignature(ctx, p, req); cerr != nil {
 			return nil, err
 		}
+		p.walletSigned = true
 	}
 	return req, nil
 }
@@ -120,6 +121,30 @@ func (v *Verifier) Check(ctx context.Context, p *Payment, req *Requirement) erro
 	}
 	return nil
 }
+
+// CheckPayer is Check through a PayerChecker, which may vouch for the
+// payer instead of asking the chain. end (never nil) must be called when
+// the purchase is over, with whether its settlement was refused or its
+// transfer failed. A contract wallet's payment (a signature longer than 65
+// bytes, or one accepted by EIP-1271) is always checked: the wallet may
+// answer differently from one call to the next.
+func (v *Verifier) CheckPayer(ctx context.Context, p *Payment, req *Requirement) (end func(failed bool), err error) {
+	pc, ok := v.Checker.(PayerChecker)
+	if !ok || p.walletSigned || len(p.Signature) > 65 {
+		return noEnd, v.Check(ctx, p, req)
+	}
+	end, err = pc.CheckPayer(ctx, p, req)
+	if err != nil {
+		var xe *Error
+		if errors.As(err, &xe) {
+			return noEnd, xe
+		}
+		return noEnd, &Error{Reason: ReasonUnexpectedVerifyError, Message: "payment could not be checked on chain"}
+	}
+	return end, nil
+}
+
+func noEnd(bool) {}
 
 // pick chooses the requirement on the payment's network, preferring one
 // whose scheme matches too.
@@ -214,6 +239,21 @@ func (v *Verifier) checkSignature(p *Payment, n *Network) *Error {
 
 // errSignerMismatch is a well-formed signature by someone other than `from`.
 var errSignerMismatch = refuse(ReasonSignature, "signature does not match authorization.from")
+
+// PayerChecker is a Checker that can vouch for a payer: once a payment of
+// its passed the chain's check, the payer's next payments skip it until one
+// of them fails (evm.Checker with PerPayer). The settler's own check right
+// before the transfer is sent still refuses a payment that would fail, so
+// no answer goes out unpaid; what a skipped check risks is the upstream
+// call of a payment the chain then refuses.
+type PayerChecker interface {
+	Checker
+	// CheckPayer is Check, or nothing when the payer is vouched for. end
+	// is called when the purchase is over: failed when its settlement was
+	// refused or its transfer failed, after which the payer's payments are
+	// checked again until one passes.
+	CheckPayer(ctx context.Context, p *Payment, req *Requirement) (end func(failed bool), err error)
+}
 
 // ContractSignatureChecker is a Checker that can also verify a signature
 // with the payer's contract wallet (EIP-1271).

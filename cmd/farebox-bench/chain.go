@@ -50,6 +50,7 @@ type chainArm struct {
 	gasPayer         common.Address // the key that sends (and pays gas for) the settlements
 	payTo            common.Address
 	settler, confirm string
+	simulate         string // payments.chain.simulate ("": farebox's default, every payment)
 	chain            string
 	startBlock       uint64
 	before           map[common.Address]*big.Int // each payer's and payTo's USDC before any call
@@ -151,6 +152,9 @@ func (h *harness) addChainArm(ctx context.Context, bin, name string, a *chaintes
 	}
 	ca := &chainArm{anvil: a, gasPayer: gasPayer, payTo: crypto.PubkeyToAddress(payToKey.PublicKey), settler: settler, confirm: confirm, chain: chain,
 		before: map[common.Address]*big.Int{}}
+	if name == armChain {
+		ca.simulate = h.chainSimulate
+	}
 	port, err := freePort()
 	if err != nil {
 		return err
@@ -208,6 +212,9 @@ func (h *harness) chainConfig(addr, name string, ca *chainArm, facURL string) st
 	fmt.Fprintf(&b, "addr: %s\nlog_level: %s\ndata_dir: %q\n", addr, h.logLevel, filepath.Join(h.tmp, name+"-data"))
 	fmt.Fprintf(&b, "payments:\n  pay_to: %q\n  networks: [\"eip155:84532\"]\n  max_timeout_seconds: 3600\n  settler: %s\n  confirm: %s\n", ca.payTo.Hex(), ca.settler, ca.confirm)
 	fmt.Fprintf(&b, "  chain:\n    rpc_url: %q\n", ca.anvil.RPCURL)
+	if ca.simulate != "" {
+		fmt.Fprintf(&b, "    simulate: %s\n", ca.simulate)
+	}
 	if facURL == "" {
 		b.WriteString("    relayer_key_env: FAREBOX_BENCH_RELAYER_KEY\n")
 	} else {

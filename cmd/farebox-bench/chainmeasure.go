@@ -39,7 +39,10 @@ type ChainResult struct {
 	// Confirm is when farebox counts a settlement done and answers:
 	// broadcast (the node accepted it) or mined (its block is in).
 	Confirm string `json:"confirm"`
-	Chain   string `json:"chain"`
+	// Simulate is the arm's payments.chain.simulate ("": the default,
+	// every payment before the model).
+	Simulate string `json:"simulate,omitempty"`
+	Chain    string `json:"chain"`
 	// Latency at concurrency 1, interleaved with farebox-free; Added* are
 	// minus farebox-free's quantile in the same round.
 	P50us      Spread `json:"p50_us"`
@@ -136,7 +139,7 @@ func (h *harness) measureChain(ctx context.Context, c *http.Client) error {
 	mismatch := false
 	for i, ca := range h.chain.arms {
 		l := lat[i+1]
-		res := &ChainResult{Arm: ca.name, Settler: ca.settler, Confirm: ca.confirm, Chain: ca.chain,
+		res := &ChainResult{Arm: ca.name, Settler: ca.settler, Confirm: ca.confirm, Simulate: ca.simulate, Chain: ca.chain,
 			P50us: l.P50us, P99us: l.P99us, AddedP50us: l.AddedP50us, AddedP99us: l.AddedP99us, Samples: l.Samples,
 			CPUPerCallUs: cpu[i].PerCallUs, SchedPerCallUs: cpu[i].SchedPerCallUs, CPUOfferedPer: cpu[i].Rate, CPUFailed: cpu[i].failed, HeldPerSec: -1,
 			AllocsPerCall: cpu[i].AllocsPerCall, IdleMsPerSec: cpu[i].IdleMsPerSec}
@@ -249,7 +252,7 @@ func (r *Report) writeChainTable(w io.Writer) {
 	sp := func(s Spread) string { return fmt.Sprintf("%.0f (%.0f..%.0f)", s.Median, s.Min, s.Max) }
 	p("\n### Real settlement on anvil (the chain is the judge)\n\n")
 	p("Paid calls at 0.001 USDC from %d funded payers per arm, authorizations pre-signed outside the timed intervals. Latency at concurrency 1, interleaved with farebox-free; \"added\" is minus farebox-free in the same round (µs). p99 over so few calls per round is close to the maximum. CPU and allocations per call at the offered rate shown; idle CPU (no calls, ms per s) apart.\n\n", chainPayers)
-	p("| arm | settler / confirm | chain | p50 | p99 | added p50 vs free | added p99 vs free | farebox CPU µs/call (utime+stime; schedstat) at calls/s | allocs/call | idle CPU ms/s | settlements/s at p99 < 20 ms | gas per settlement | settlements / txs / reverted | chain check | failed in the CPU phase |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	p("| arm | settler / confirm / simulate | chain | p50 | p99 | added p50 vs free | added p99 vs free | farebox CPU µs/call (utime+stime; schedstat) at calls/s | allocs/call | idle CPU ms/s | settlements/s at p99 < 20 ms | gas per settlement | settlements / txs / reverted | chain check | failed in the CPU phase |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, c := range r.RealSettlement {
 		rate := "not searched"
 		switch {
@@ -261,8 +264,17 @@ func (r *Report) writeChainTable(w io.Writer) {
 		case c.HeldPerSec == 0:
 			rate = "0; first step failed: " + c.FailedAt
 		}
-		p("| %s | %s / %s | %s | %s | %s | %s | %s | %s at %.0f/s | %.0f | %.2f | %s | %.0f | %d / %d / %d | %s | %s |\n", c.Arm, c.Settler, c.Confirm, c.Chain,
+		p("| %s | %s / %s / %s | %s | %s | %s | %s | %s | %s at %.0f/s | %.0f | %.2f | %s | %.0f | %d / %d / %d | %s | %s |\n", c.Arm, c.Settler, c.Confirm, simulateLabel(c), c.Chain,
 			sp(c.P50us), sp(c.P99us), sp(c.AddedP50us), sp(c.AddedP99us), sp(c.CPUPerCallUs)+"; "+sp(c.SchedPerCallUs), c.CPUOfferedPer, c.AllocsPerCall, c.IdleMsPerSec, rate, c.GasPerSettlement,
 			c.Settlements, c.Transactions, c.Reverted, c.Verdict, strings.ReplaceAll(c.CPUFailed, "|", "/"))
 	}
+}
+
+// simulateLabel is a chain arm's payments.chain.simulate as the table
+// shows it: "each" for the default (every payment before the model).
+func simulateLabel(c *ChainResult) string {
+	if c.Simulate != "" && c.Simulate != "true" {
+		return c.Simulate
+	}
+	return "each"
 }

@@ -21,9 +21,10 @@ const settlementNote = "farebox-paid is a STAND-IN arm for settlement: pre-signe
 type harness struct {
 	p                      params
 	smoke, portkey         bool
-	chainOnly              bool // only the 2 s chain arm's phase
-	voucherOnly            bool // only the voucher arm's phase
-	nodeVoucher            bool // also time the official Node client's voucher calls
+	chainOnly              bool   // only the 2 s chain arm's phase
+	chainSimulate          string // payments.chain.simulate of the 2 s chain arm
+	voucherOnly            bool   // only the voucher arm's phase
+	nodeVoucher            bool   // also time the official Node client's voucher calls
 	voucher                *voucherArm
 	fareboxBin, kind       string
 	logLevel, outDir       string

@@ -66,6 +66,7 @@ func main() {
 	rounds := flag.Int("rounds", 0, "rounds (default 5, smoke 2)")
 	soakFor := flag.Duration("soak", 0, "instead of the benchmark, soak one paid farebox settling on anvil for this long and write bench/soak.md (not run by CI)")
 	soakRate := flag.Float64("soak-rate", 50, "paid calls/s offered during -soak")
+	chainSimulate := flag.String("chain-simulate", "payer", "payments.chain.simulate of the farebox-paid-chain arm: payer (a payer's first payment and again after one fails), true (every payment) or false; the instant-mining arm keeps the default (every payment)")
 	chainOnly := flag.Bool("chain-only", false, "measure only farebox-paid-chain (2 s blocks) against farebox-free, with more latency calls (5 rounds x 40); output to a temp dir unless -out")
 	voucherOnly := flag.Bool("voucher-only", false, "measure only the batch-settlement voucher arm (2 s blocks) against farebox-free; output to a temp dir unless -out")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of every farebox process during each CPU phase into this directory (a full run writes them to <out>/profiles unless set; -smoke, -chain-only and -voucher-only only when set)")
@@ -105,7 +106,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	h := &harness{p: p, smoke: *smoke, chainOnly: *chainOnly, voucherOnly: *voucherOnly, nodeVoucher: *nodeVoucher, profDir: *cpuProfile, fareboxBin: *fareboxBin, portkey: *withPortkey, kind: *upstreamKind, logLevel: *logLevel, outDir: *out}
+	h := &harness{p: p, smoke: *smoke, chainOnly: *chainOnly, chainSimulate: *chainSimulate, voucherOnly: *voucherOnly, nodeVoucher: *nodeVoucher, profDir: *cpuProfile, fareboxBin: *fareboxBin, portkey: *withPortkey, kind: *upstreamKind, logLevel: *logLevel, outDir: *out}
 	err := h.run(ctx)
 	h.close()
 	if err != nil {

@@ -3,8 +3,10 @@ package evm
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
+	"sync"
 	"time"
 
 	ethereum "github.com/ethereum/go-ethereum"
@@ -30,16 +32,143 @@ type Checker struct {
 	// starts from may be (default 250 ms).
 	HeadMaxAge time.Duration
 
+	// PerPayer (with Simulate) simulates a payer's payment only until one
+	// passes; its next payments skip the simulation (CheckPayer) until one
+	// of them fails at settlement, VouchFor passes, or MaxUnchecked of its
+	// unsimulated payments are in flight. The settler simulates every
+	// batch right before sending it, so a payment that would fail is still
+	// refused before its answer leaves; what skipping risks is the
+	// upstream call of a payer whose state changed since (a nonce it
+	// cancelled, funds it moved, a blacklisting), at most MaxUnchecked
+	// calls at a time, each costing that payer a transaction.
+	PerPayer bool
+	// VouchFor is how long a passed simulation vouches for its payer
+	// (default 1 min).
+	VouchFor time.Duration
+	// MaxUnchecked bounds a payer's unsimulated payments in flight
+	// (default 8); past it they are simulated.
+	MaxUnchecked int
+
 	assets deployedAssets
 	latest latestHead
+
+	mu     sync.Mutex
+	payers map[payerKey]*vouch
 }
+
+// payerKey is one payer of one token.
+type payerKey struct {
+	asset, from common.Address
+}
+
+// vouch is what PerPayer knows of a payer: when a simulation of its last
+// passed (zero: none since its last failure), its unsimulated payments in
+// flight, and a generation that every failure bumps, so a simulation that
+// began before a failure does not vouch after it.
+type vouch struct {
+	passed    time.Time
+	unchecked int
+	gen       uint64
+}
+
+// vouchPruneAt is the number of payers past which idle ones are forgotten.
+const vouchPruneAt = 4096
 
 var _ x402.Checker = (*Checker)(nil)
 
 // NewChecker returns a Checker over backend; simulate turns the eth_call
 // simulation on.
 func NewChecker(backend Backend, simulate bool) *Checker {
-	return &Checker{backend: backend, Simulate: simulate, HeadMaxAge: 250 * time.Millisecond}
+	return &Checker{backend: backend, Simulate: simulate, HeadMaxAge: 250 * time.Millisecond,
+		VouchFor: time.Minute, MaxUnchecked: 8}
+}
+
+var _ x402.PayerChecker = (*Checker)(nil)
+
+// CheckPayer is Check, except that with PerPayer a payer whose last
+// simulation passed skips it (see PerPayer). x402.Verifier.CheckPayer
+// sends contract wallets' payments to Check.
+func (c *Checker) CheckPayer(ctx context.Context, p *x402.Payment, req *x402.Requirement) (func(failed bool), error) {
+	if !c.Simulate || !c.PerPayer || len(p.Signature) > 65 {
+		return func(bool) {}, c.Check(ctx, p, req)
+	}
+	k := payerKey{req.Network.Asset, p.Authorization.From}
+	now := time.Now()
+	c.mu.Lock()
+	v := c.payers[k]
+	if v != nil && !v.passed.IsZero() && now.Sub(v.passed) < c.VouchFor && v.unchecked < c.MaxUnchecked {
+		v.unchecked++
+		c.mu.Unlock()
+		return c.ender(k, true), nil
+	}
+	var gen uint64
+	if v != nil {
+		gen = v.gen
+	}
+	c.mu.Unlock()
+	if err := c.SimulateTransfer(ctx, p, req); err != nil {
+		var xe *x402.Error
+		if errors.As(err, &xe) {
+			c.failed(k)
+		}
+		return func(bool) {}, err
+	}
+	c.mu.Lock()
+	v = c.vouchFor(k, now)
+	if v.gen == gen && v.passed.Before(now) {
+		v.passed = now
+	}
+	c.mu.Unlock()
+	return c.ender(k, false), nil
+}
+
+// vouchFor returns k's record, made when missing; caller holds mu.
+func (c *Checker) vouchFor(k payerKey, now time.Time) *vouch {
+	if c.payers == nil {
+		c.payers = make(map[payerKey]*vouch)
+	}
+	v := c.payers[k]
+	if v == nil {
+		if len(c.payers) >= vouchPruneAt {
+			for pk, pv := range c.payers {
+				if pv.unchecked == 0 && now.Sub(pv.passed) >= c.VouchFor {
+					delete(c.payers, pk)
+				}
+			}
+		}
+		v = &vouch{}
+		c.payers[k] = v
+	}
+	return v
+}
+
+// ender is the end func of a purchase of k's: it counts an unsimulated
+// payment out once, and a failure takes the payer's vouch away.
+func (c *Checker) ender(k payerKey, unchecked bool) func(failed bool) {
+	var once sync.Once
+	return func(failed bool) {
+		if unchecked {
+			once.Do(func() {
+				c.mu.Lock()
+				if v := c.payers[k]; v != nil && v.unchecked > 0 {
+					v.unchecked--
+				}
+				c.mu.Unlock()
+			})
+		}
+		if failed {
+			c.failed(k)
+		}
+	}
+}
+
+// failed takes k's vouch away: its next payments are simulated.
+func (c *Checker) failed(k payerKey) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v := c.vouchFor(k, time.Now())
+	v.passed = time.Time{}
+	v.gen++
 }
 
 // Check verifies what only the chain can tell: a signature longer than 65

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"math/big"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -93,12 +94,14 @@ func (s *Server) Authorize(ctx context.Context, pay *x402.Payment, req *x402.Req
 		h.deferred = true
 		return h, nil
 	}
-	if err := s.Verifier.Check(ctx, pay, req); err != nil {
+	end, err := s.Verifier.CheckPayer(ctx, pay, req)
+	if err != nil {
 		if rerr := held.Release(ctx); rerr != nil && s.Log != nil {
 			s.Log.Error("releasing a purchase the chain refused", "err", rerr)
 		}
 		return nil, x402.Refusal(err, x402.ReasonUnexpectedVerifyError)
 	}
+	h.end = end
 	return h, nil
 }
 
@@ -109,6 +112,35 @@ type hold struct {
 	pay      *x402.Payment
 	req      *x402.Requirement
 	deferred bool
+	// end tells the checker how the purchase ended (x402.PayerChecker);
+	// nil when its check did not go through CheckPayer.
+	end func(failed bool)
+}
+
+// Settle settles through the engine and tells the checker whether the
+// settlement was refused (a pending one is not).
+func (h *hold) Settle(ctx context.Context, amount *big.Int) (*x402.Receipt, error) {
+	rc, err := h.Hold.Settle(ctx, amount)
+	if h.end != nil {
+		h.end(err != nil && !errors.Is(err, x402.ErrSettlementPending))
+	}
+	return rc, err
+}
+
+// Release gives the purchase up; nothing failed.
+func (h *hold) Release(ctx context.Context) error {
+	if h.end != nil {
+		h.end(false)
+	}
+	return h.Hold.Release(ctx)
+}
+
+// Owe records the payer's debt; its payments are checked again.
+func (h *hold) Owe(ctx context.Context, reason string) error {
+	if h.end != nil {
+		h.end(true)
+	}
+	return h.Hold.Owe(ctx, reason)
 }
 
 var (
@@ -141,6 +173,9 @@ func (h *hold) Follow(ctx context.Context, r *x402.Receipt) *x402.Error {
 		if tx, _, perr := st.PaidBy(ctx, h.pay, h.req); perr == nil && tx != (common.Hash{}) {
 			return nil
 		}
+	}
+	if h.end != nil {
+		h.end(true)
 	}
 	return xe
 }
