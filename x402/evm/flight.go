@@ -124,9 +124,16 @@ func isClosed(c chan struct{}) bool {
 // follow runs while records are open, handling each new head.
 func (s *Settler) follow() {
 	ctx := context.Background()
-	hs := newHeads(ctx, s.backend, s.PollInterval)
-	hs.observe, hs.wake = s.latest.seen, s.sent
-	defer hs.close()
+	// The heads outlive one run of the follower: the chain's pace learned
+	// in one busy spell is right at the start of the next.
+	hs := s.heads
+	if hs == nil {
+		hs = newHeads(ctx, s.backend, s.PollInterval)
+		hs.observe, hs.wake = s.latest.seen, s.sent
+		s.heads = hs
+	} else {
+		hs.subscribe(ctx)
+	}
 	var last uint64
 	if h, err := s.backend.HeaderByNumber(ctx, nil); err == nil && h.Number.Uint64() > 0 {
 		last = h.Number.Uint64() - 1 // look at the current head at once: a receipt may be there
@@ -134,6 +141,7 @@ func (s *Settler) follow() {
 	for {
 		s.flight.mu.Lock()
 		if len(s.flight.open) == 0 {
+			hs.close() // before the next run may start
 			s.flight.running = false
 			s.flight.mu.Unlock()
 			return

@@ -32,10 +32,12 @@ type heads struct {
 	// gap apart, much slower than polling (interval mining), so the next
 	// one is worth waiting for and a transaction sent does not hasten it.
 	// The gap is the wall clock's, not the timestamps': anvil's timestamps
-	// fall behind its 2 s blocks (one second apart).
+	// fall behind its 2 s blocks (one second apart). When the next block
+	// is due is still reckoned from the timestamps (see nextWait).
 	seen    time.Time
 	gap     time.Duration
 	regular bool
+	top     uint64 // the highest head observed (seen is when)
 	learned uint64
 	// observe, when set, gets every latest header read or pushed.
 	observe func(*types.Header)
@@ -51,18 +53,26 @@ type heads struct {
 
 func newHeads(ctx context.Context, b Backend, minPoll time.Duration) *heads {
 	h := &heads{b: b, minPoll: minPoll}
-	if s, ok := b.(headSubscriber); ok {
+	h.subscribe(ctx)
+	return h
+}
+
+// subscribe pushes new heads when the backend can.
+func (h *heads) subscribe(ctx context.Context) {
+	if s, ok := h.b.(headSubscriber); ok && h.sub == nil {
 		ch := make(chan *types.Header, 64)
 		if sub, err := s.SubscribeNewHead(ctx, ch); err == nil {
 			h.sub, h.ch = sub, ch
 		}
 	}
-	return h
 }
 
+// close ends the subscription; what was learned of the chain's pace is
+// kept for the next subscribe.
 func (h *heads) close() {
 	if h.sub != nil {
 		h.sub.Unsubscribe()
+		h.sub, h.ch = nil, nil
 	}
 }
 
@@ -135,8 +145,12 @@ func (h *heads) poll(ctx context.Context, after uint64, deadline *time.Timer) *t
 		}
 		if err == nil && head.Number.Uint64() > after {
 			now := time.Now()
-			h.arrived(now, head.Number.Uint64() == after+1)
-			h.seen, h.quiet = now, 0
+			if n := head.Number.Uint64(); n > h.top {
+				// A new head, not one a previous run of the follower saw.
+				h.arrived(now, n == after+1 && n == h.top+1)
+				h.seen, h.top = now, n
+			}
+			h.quiet = 0
 			h.learn(ctx, head)
 			return head
 		}
@@ -153,6 +167,11 @@ func (h *heads) arrived(now time.Time, next bool) {
 		return
 	}
 	gap := now.Sub(h.seen)
+	if h.gap > 0 && gap > 3*h.gap {
+		// The follower was idle meanwhile (or this head is very late): no
+		// gap to judge; the next one is.
+		return
+	}
 	d := gap - h.gap
 	h.regular = h.gap > 0 && gap > 4*h.minPoll && d < h.gap*3/10 && -d < h.gap*3/10
 	h.gap = gap
@@ -198,9 +217,14 @@ func (h *heads) saw(head *types.Header) {
 // Each call to next polls at once, then waits this long between polls.
 func (h *heads) nextWait(head *types.Header) time.Duration {
 	if head != nil && h.regular {
-		// The next block is due one gap after the head was first seen,
-		// plus a little slack.
-		due := h.seen.Add(h.gap)
+		// The next block is due one interval after the head was first seen
+		// (or after its timestamp, whichever is later), plus a little slack.
+		// The interval is the timestamps': the wall clock's gap, measured
+		// at polls, would drift later by the slack each block.
+		due := h.seen.Add(h.interval)
+		if ts := time.Unix(int64(head.Time), 0).Add(h.interval); ts.After(due) {
+			due = ts
+		}
 		if d := time.Until(due) + 20*time.Millisecond; d > h.minPoll {
 			return d
 		}

@@ -226,4 +226,31 @@ func TestSendingDoesNotPollAnIntervalMinedChain(t *testing.T) {
 	if err := s.Await(ctx, last.hash, last.p); err != nil {
 		t.Fatalf("await the last: %v", err)
 	}
+
+	// Idle (the follower stops once nothing is in flight), then busy again:
+	// what the follower learned of the chain's pace is kept, so the next
+	// busy spell does not poll per transaction while it learns it again.
+	for quiet, n := 0, -1; quiet < 5; {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the settler did not go quiet")
+		case <-time.After(100 * time.Millisecond):
+		}
+		if m, _ := rpc.snapshot(); m == n {
+			quiet++
+		} else {
+			quiet, n = 0, m
+		}
+	}
+	_, m0 = rpc.snapshot()
+	sent, last = sendUntil(2)
+	_, m1 = rpc.snapshot()
+	polls = m1["eth_blockNumber"] - m0["eth_blockNumber"]
+	t.Logf("after an idle spell: %d transactions sent over 2 blocks, %d polls", sent, polls)
+	if polls > sent/4 {
+		t.Fatalf("after an idle spell the settler polled eth_blockNumber %d times for %d transactions sent over 2 blocks", polls, sent)
+	}
+	if err := s.Await(ctx, last.hash, last.p); err != nil {
+		t.Fatalf("await the last: %v", err)
+	}
 }

@@ -102,6 +102,7 @@ type Settler struct {
 	maxTransferGas atomic.Uint64
 
 	flight flight
+	heads  *heads // the follower's, kept across its runs (only it uses them)
 
 	// Counters for measurements and metrics.
 	batches, transfers, bumps atomic.Int64
