@@ -96,7 +96,7 @@
 // Journals: MemoryJournal (bounded, not durable), boltjournal (a file in the
 // data directory: Reserved entries in memory only, the write-ahead Settling
 // entry fsynced before the transfer is sent, the later steps through
-// SoonJournal within ~20 ms, off the answer's path), redisjournal (shared
+// SoonJournal within ~250 ms, off the answer's path), redisjournal (shared
 // by replicas). Holds: MemoryHolds, redisjournal.Holds. With the in-process
 // holds a payer's balance read counts for its calls of the next
 // Config.BalanceMaxAge (1 s), kept exact by the holds (see balanceCache).

@@ -31,7 +31,7 @@ var (
 // waits for company before the file gets it, and the log segment size past
 // which a new segment starts.
 const (
-	flushDelay      = 20 * time.Millisecond
+	flushDelay      = 200 * time.Millisecond
 	logRotateAt     = 8 << 20
 	flushRetryAfter = 50 * time.Millisecond
 )

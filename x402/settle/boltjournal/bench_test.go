@@ -17,7 +17,7 @@ import (
 // log: one write and fdatasync, shared by concurrent purchases), from
 // parallel requests (-cpu 1,2 and SetParallelism set how many).
 // commits/purchase is how many bbolt commits (each two fdatasyncs) a
-// purchase cost: the flusher's, one per ~20 ms whatever the rate (each
+// purchase cost: the flusher's, one per ~250 ms whatever the rate (each
 // write once committed itself: 2 to 3 per purchase alone).
 func BenchmarkPurchase(b *testing.B) {
 	for _, par := range []int{1, 16} {

@@ -166,7 +166,7 @@ func (j *Journal) dueLocked(name string) {
 // soonDelay is how long UpdateSoon's changes wait for company before the
 // flusher writes them, so a busy journal writes many in one commit; it is
 // also the most a crash can lose of them.
-const soonDelay = 20 * time.Millisecond
+const soonDelay = 250 * time.Millisecond
 
 // flush writes what Update and UpdateSoon staged until nothing is left,
 // sharing commits with the other writers; a failed write is tried again.
