@@ -2,6 +2,7 @@ package evm
 
 import (
 	_ "embed"
+	"encoding/binary"
 	"fmt"
 	"strings"
 
@@ -52,26 +53,100 @@ type callResult struct {
 	ReturnData []byte
 }
 
-// tryAggregateCalldata packs tryAggregate(requireSuccess, calls).
+// tryAggregateSelector is tryAggregate(bool,(address,bytes)[])'s selector.
+var tryAggregateSelector = [4]byte(multicallABI.Methods["tryAggregate"].ID)
+
+// tryAggregateCalldata packs tryAggregate(requireSuccess, calls), byte for
+// byte what the ABI packer writes (a fuzz target holds it to it), without
+// its reflection: one allocation instead of ~40 per transfer and ~60 µs
+// per batch on the settler's path.
 func tryAggregateCalldata(requireSuccess bool, calls []call3) []byte {
-	out, err := multicallABI.Pack("tryAggregate", requireSuccess, calls)
-	if err != nil {
-		panic(fmt.Sprintf("evm: packing tryAggregate: %v", err)) // static types: cannot fail
+	size := 4 + 3*32 + len(calls)*32 // the two head words, the length, the offsets
+	for _, c := range calls {
+		size += 3*32 + padded(len(c.CallData))
+	}
+	out := make([]byte, size)
+	copy(out, tryAggregateSelector[:])
+	w := out[4:]
+	if requireSuccess {
+		w[31] = 1
+	}
+	putUint(w[32:64], 0x40) // the calls start after the two head words
+	arr := w[64:]
+	putUint(arr[0:32], uint64(len(calls)))
+	offsets, tail := arr[32:], arr[32+len(calls)*32:]
+	at := len(calls) * 32 // the tuples, from the start of the offsets
+	for i, c := range calls {
+		putUint(offsets[i*32:i*32+32], uint64(at))
+		t := tail[at-len(calls)*32:]
+		copy(t[12:32], c.Target[:])
+		putUint(t[32:64], 0x40)
+		putUint(t[64:96], uint64(len(c.CallData)))
+		copy(t[96:], c.CallData)
+		at += 3*32 + padded(len(c.CallData))
 	}
 	return out
 }
 
-// unpackTryAggregate decodes tryAggregate's per-call results.
+// padded rounds n up to whole 32-byte words.
+func padded(n int) int { return (n + 31) / 32 * 32 }
+
+// putUint writes v as a big-endian 32-byte word.
+func putUint(w []byte, v uint64) {
+	binary.BigEndian.PutUint64(w[24:32], v)
+}
+
+// unpackTryAggregate decodes tryAggregate's per-call results: the ABI
+// decoder's answer (a fuzz target holds it to it) without its reflection.
+// A malformed answer is an error, never a panic.
 func unpackTryAggregate(out []byte) ([]callResult, error) {
-	vals, err := multicallABI.Unpack("tryAggregate", out)
-	if err != nil || len(vals) != 1 {
-		return nil, fmt.Errorf("evm: decoding tryAggregate results: %v", err)
+	fail := func(what string) ([]callResult, error) {
+		return nil, fmt.Errorf("evm: decoding tryAggregate results: %s", what)
 	}
-	var res []callResult
-	if err := multicallABI.Methods["tryAggregate"].Outputs.Copy(&res, vals); err != nil {
-		return nil, fmt.Errorf("evm: decoding tryAggregate results: %w", err)
+	arr, ok := wordAt(out, 0)
+	if !ok || arr > uint64(len(out)) {
+		return fail("no array offset")
+	}
+	n, ok := wordAt(out, arr)
+	if !ok || n > uint64(len(out))/32 {
+		return fail("no array length")
+	}
+	base := arr + 32
+	res := make([]callResult, n)
+	for i := range n {
+		off, ok := wordAt(out, base+i*32)
+		if !ok || off > uint64(len(out)) {
+			return fail("bad tuple offset")
+		}
+		t := base + off
+		success, ok1 := wordAt(out, t)
+		boff, ok2 := wordAt(out, t+32)
+		if !ok1 || !ok2 || success > 1 || boff > uint64(len(out)) {
+			return fail("bad tuple")
+		}
+		l, ok := wordAt(out, t+boff)
+		start := t + boff + 32
+		if !ok || l > uint64(len(out)) || start+l > uint64(len(out)) {
+			return fail("bad returnData")
+		}
+		res[i] = callResult{Success: success == 1, ReturnData: append([]byte{}, out[start:start+l]...)}
 	}
 	return res, nil
+}
+
+// wordAt reads the 32-byte word at off as a uint64; false when it is out of
+// range or does not fit in 64 bits.
+func wordAt(b []byte, off uint64) (uint64, bool) {
+	if off > uint64(len(b)) || uint64(len(b))-off < 32 {
+		return 0, false
+	}
+	w := b[off : off+32]
+	for _, c := range w[:24] {
+		if c != 0 {
+			return 0, false
+		}
+	}
+	return binary.BigEndian.Uint64(w[24:]), true
 }
 
 // authorizationUsed reports whether r holds an AuthorizationUsed log for
