@@ -16,14 +16,15 @@ type chainParams struct {
 	warm, rounds, calls int
 	cpuRate             float64
 	cpuDur              time.Duration
+	cpuRounds           int       // rounds of the CPU phase, each the free route then the paid one
 	steps               []float64 // none: no rate search
 	stepDur             time.Duration
 }
 
 var (
-	fullChain = chainParams{warm: 3, rounds: 3, calls: 10, cpuRate: 300, cpuDur: 4 * time.Second,
+	fullChain = chainParams{warm: 3, rounds: 3, calls: 10, cpuRate: 300, cpuDur: 4 * time.Second, cpuRounds: 3,
 		steps: []float64{10, 25, 50, 100, 250, 500, 750, 1000, 1500}, stepDur: 2 * time.Second}
-	smokeChain = chainParams{warm: 2, rounds: 1, calls: 3, cpuRate: 5, cpuDur: time.Second}
+	smokeChain = chainParams{warm: 2, rounds: 1, calls: 3, cpuRate: 5, cpuDur: time.Second, cpuRounds: 1}
 )
 
 // chainP99Limit is the latency a real settlement must stay under (p99)
@@ -54,8 +55,12 @@ type ChainResult struct {
 	// facilitator's and anvil's are not in it.
 	CPUPerCallUs Spread `json:"cpu_per_call_us"`
 	// SchedPerCallUs is the same from the threads' schedstat (ns clock).
-	SchedPerCallUs Spread  `json:"sched_per_call_us"`
-	CPUOfferedPer  float64 `json:"cpu_offered_per_s"`
+	SchedPerCallUs Spread `json:"sched_per_call_us"`
+	// FreeCPUPerCallUs and FreeSchedPerCallUs are the same process's free
+	// route at the same rate, in rounds alternating with the paid ones.
+	FreeCPUPerCallUs   Spread  `json:"free_cpu_per_call_us"`
+	FreeSchedPerCallUs Spread  `json:"free_sched_per_call_us"`
+	CPUOfferedPer      float64 `json:"cpu_offered_per_s"`
 	// AllocsPerCall is farebox's heap allocations per paid call at that
 	// rate; IdleMsPerSec its CPU with no calls (ms per s), apart.
 	AllocsPerCall float64 `json:"allocs_per_call"`
@@ -123,8 +128,8 @@ func (h *harness) measureChain(ctx context.Context, c *http.Client) error {
 	if err != nil {
 		return err
 	}
-	phase(fmt.Sprintf("real settlement cpu: %.0f calls/s for %v per arm", cp.cpuRate, cp.cpuDur))
-	cpu, err := measureChainCPU(ctx, c, arms, cp.cpuRate, cp.cpuDur)
+	phase(fmt.Sprintf("real settlement cpu: %d rounds per arm of its free route then its paid route, %.0f calls/s for %v each", cp.cpuRounds, cp.cpuRate, cp.cpuDur))
+	cpu, err := measureChainCPU(ctx, c, arms, cp.cpuRate, cp.cpuDur, cp.cpuRounds)
 	if err != nil {
 		return err
 	}
@@ -141,7 +146,7 @@ func (h *harness) measureChain(ctx context.Context, c *http.Client) error {
 		l := lat[i+1]
 		res := &ChainResult{Arm: ca.name, Settler: ca.settler, Confirm: ca.confirm, Simulate: ca.simulate, Chain: ca.chain,
 			P50us: l.P50us, P99us: l.P99us, AddedP50us: l.AddedP50us, AddedP99us: l.AddedP99us, Samples: l.Samples,
-			CPUPerCallUs: cpu[i].PerCallUs, SchedPerCallUs: cpu[i].SchedPerCallUs, CPUOfferedPer: cpu[i].Rate, CPUFailed: cpu[i].failed, HeldPerSec: -1,
+			CPUPerCallUs: cpu[i].PerCallUs, SchedPerCallUs: cpu[i].SchedPerCallUs, FreeCPUPerCallUs: cpu[i].FreePerCallUs, FreeSchedPerCallUs: cpu[i].FreeSchedPerCallUs, CPUOfferedPer: cpu[i].Rate, CPUFailed: cpu[i].failed, HeldPerSec: -1,
 			AllocsPerCall: cpu[i].AllocsPerCall, IdleMsPerSec: cpu[i].IdleMsPerSec}
 		if res.CPUFailed != "" {
 			h.note(ca.name + " in the CPU phase: " + res.CPUFailed)
@@ -184,9 +189,13 @@ func (h *harness) measureChain(ctx context.Context, c *http.Client) error {
 type chainCPU struct {
 	Rate                      float64 // calls/s offered
 	PerCallUs, SchedPerCallUs Spread
-	AllocsPerCall             float64
-	IdleMsPerSec              float64
-	failed                    string
+	// The free route of the same process, in rounds alternating with the
+	// paid ones.
+	FreePerCallUs, FreeSchedPerCallUs Spread
+	FreeAllocsPerCall                 float64
+	AllocsPerCall                     float64
+	IdleMsPerSec                      float64
+	failed                            string
 }
 
 // facRealCPURate is the most the reference facilitator's arm is offered in
@@ -198,10 +207,14 @@ type chainCPU struct {
 // showed at 300/s; see README, settler: facilitator).
 const facRealCPURate = 20
 
-// measureChainCPU is measureCPU for the real-settlement arms, one round,
+// measureChainCPU is measureCPU for the real-settlement arms: rounds
+// rounds per arm, each the arm's free route and then its paid route at the
+// same offered rate in the same farebox process (so chain minus free is
+// taken minutes apart from nothing and on the same process's warm state),
 // except that failed calls are recorded rather than ending the run: the
-// chain judges afterwards whether any of them was charged.
-func measureChainCPU(ctx context.Context, c *http.Client, arms []*arm, rate float64, dur time.Duration) ([]chainCPU, error) {
+// chain judges afterwards whether any of them was charged. The first paid
+// round is profiled.
+func measureChainCPU(ctx context.Context, c *http.Client, arms []*arm, rate float64, dur time.Duration, rounds int) ([]chainCPU, error) {
 	out := make([]chainCPU, len(arms))
 	for i, a := range arms {
 		rate := rate
@@ -210,37 +223,86 @@ func measureChainCPU(ctx context.Context, c *http.Client, arms []*arm, rate floa
 		}
 		out[i].Rate = rate
 		if a.pay != nil {
-			if err := a.pay.fill(int(rate*dur.Seconds()) + 1); err != nil {
+			if err := a.pay.fill(rounds*int(rate*dur.Seconds()) + 1); err != nil {
 				return nil, err
 			}
 		}
 		out[i].IdleMsPerSec = idleCPU(ctx, a.proc, idleFor(dur))
-		scrape, err := scrapeAllocs(ctx, c, a.proc)
-		if err != nil {
-			return nil, err
+		free := &arm{name: a.name + " (free route)", url: a.url, model: "bench-free", proc: a.proc}
+		var cpus, scheds, freeCPUs, freeScheds, allocs, freeAllocs []float64
+		var failed, sent int
+		var firstErr error
+		for r := range rounds {
+			fr, err := cpuRound(ctx, c, free, rate, dur, false)
+			if err != nil {
+				return nil, err
+			}
+			if fr.errs == 0 && fr.ok > 0 {
+				freeCPUs, freeScheds, freeAllocs = append(freeCPUs, fr.cpu), append(freeScheds, fr.sched), append(freeAllocs, fr.allocs)
+			}
+			pr, err := cpuRound(ctx, c, a, rate, dur, r == 0)
+			if err != nil {
+				return nil, err
+			}
+			if pr.ok > 0 {
+				cpus, scheds, allocs = append(cpus, pr.cpu), append(scheds, pr.sched), append(allocs, pr.allocs)
+			}
+			failed, sent = failed+pr.errs, sent+pr.sent
+			if firstErr == nil {
+				firstErr = pr.firstErr
+			}
 		}
-		u0, err := readUsage(ctx, c, a.proc)
-		if err != nil {
-			return nil, err
+		if len(cpus) > 0 {
+			out[i].PerCallUs, out[i].SchedPerCallUs = spreadOf(cpus), spreadOf(scheds)
+			out[i].AllocsPerCall = spreadOf(allocs).Median
 		}
-		wait := profile(ctx, a.proc, fmt.Sprintf("%s-%.0fps", a.model, rate), dur)
-		run := offerLoad(ctx, c, a, rate, dur, 256)
-		u1, err := readUsage(ctx, c, a.proc)
-		if err != nil {
-			return nil, err
+		if len(freeCPUs) > 0 {
+			out[i].FreePerCallUs, out[i].FreeSchedPerCallUs = spreadOf(freeCPUs), spreadOf(freeScheds)
+			out[i].FreeAllocsPerCall = spreadOf(freeAllocs).Median
 		}
-		if err := wait(); err != nil {
-			return nil, fmt.Errorf("cpu profile of %s: %w", a.name, err)
-		}
-		if run.ok > 0 {
-			cpu, sch, al := spent(u0, u1, run.ok, scrape)
-			out[i].PerCallUs, out[i].SchedPerCallUs, out[i].AllocsPerCall = spreadOf([]float64{cpu}), spreadOf([]float64{sch}), al
-		}
-		if run.errs > 0 {
-			out[i].failed = fmt.Sprintf("%d of %d calls failed at %.0f/s, first: %.240v", run.errs, run.sent, rate, run.firstErr)
+		if failed > 0 {
+			out[i].failed = fmt.Sprintf("%d of %d calls failed at %.0f/s, first: %.240v", failed, sent, rate, firstErr)
 		}
 	}
 	return out, nil
+}
+
+// cpuRoundResult is one round of calls offered to one route.
+type cpuRoundResult struct {
+	cpu, sched, allocs float64
+	ok, errs, sent     int
+	firstErr           error
+}
+
+// cpuRound offers a rate calls/s for dur and returns the process's CPU per
+// successful call; prof also writes the round's CPU profile.
+func cpuRound(ctx context.Context, c *http.Client, a *arm, rate float64, dur time.Duration, prof bool) (cpuRoundResult, error) {
+	var res cpuRoundResult
+	scrape, err := scrapeAllocs(ctx, c, a.proc)
+	if err != nil {
+		return res, err
+	}
+	u0, err := readUsage(ctx, c, a.proc)
+	if err != nil {
+		return res, err
+	}
+	wait := func() error { return nil }
+	if prof {
+		wait = profile(ctx, a.proc, fmt.Sprintf("%s-%.0fps", a.model, rate), dur)
+	}
+	run := offerLoad(ctx, c, a, rate, dur, 256)
+	u1, err := readUsage(ctx, c, a.proc)
+	if err != nil {
+		return res, err
+	}
+	if err := wait(); err != nil {
+		return res, fmt.Errorf("cpu profile of %s: %w", a.name, err)
+	}
+	res.ok, res.errs, res.sent, res.firstErr = run.ok, run.errs, run.sent, run.firstErr
+	if run.ok > 0 {
+		res.cpu, res.sched, res.allocs = spent(u0, u1, run.ok, scrape)
+	}
+	return res, nil
 }
 
 // writeChainTable prints the real-settlement section of the table.
@@ -265,7 +327,7 @@ func (r *Report) writeChainTable(w io.Writer) {
 			rate = "0; first step failed: " + c.FailedAt
 		}
 		p("| %s | %s / %s / %s | %s | %s | %s | %s | %s | %s at %.0f/s | %.0f | %.2f | %s | %.0f | %d / %d / %d | %s | %s |\n", c.Arm, c.Settler, c.Confirm, simulateLabel(c), c.Chain,
-			sp(c.P50us), sp(c.P99us), sp(c.AddedP50us), sp(c.AddedP99us), sp(c.CPUPerCallUs)+"; "+sp(c.SchedPerCallUs), c.CPUOfferedPer, c.AllocsPerCall, c.IdleMsPerSec, rate, c.GasPerSettlement,
+			sp(c.P50us), sp(c.P99us), sp(c.AddedP50us), sp(c.AddedP99us), sp(c.CPUPerCallUs)+"; "+sp(c.SchedPerCallUs)+freeRoute(c, sp), c.CPUOfferedPer, c.AllocsPerCall, c.IdleMsPerSec, rate, c.GasPerSettlement,
 			c.Settlements, c.Transactions, c.Reverted, c.Verdict, strings.ReplaceAll(c.CPUFailed, "|", "/"))
 	}
 }
@@ -277,4 +339,12 @@ func simulateLabel(c *ChainResult) string {
 		return c.Simulate
 	}
 	return "each"
+}
+
+// freeRoute is the CPU cell's note of the same process's free route.
+func freeRoute(c *ChainResult, sp func(Spread) string) string {
+	if c.FreeCPUPerCallUs.Median == 0 {
+		return ""
+	}
+	return " (its free route: " + sp(c.FreeCPUPerCallUs) + "; " + sp(c.FreeSchedPerCallUs) + ")"
 }

@@ -213,16 +213,20 @@ func (r *Report) paidPathBudgets() {
 	// stand-in rates, -voucher-only has no chain arm) says so.
 	cf, cp, ch := r.cpu(armFree), r.cpu(armPaid), r.chainArm(armChain)
 	const cpuPaid, cpuChain, cpuVoucher = "CPU per call, paid (stand-in settler) minus free, same offered rate",
-		"CPU per call, paid on the chain settler (2 s blocks) minus free, same offered rate",
+		"CPU per call, paid on the chain settler (2 s blocks) minus free (same process, alternating rounds), same offered rate",
 		"CPU per call, voucher minus free in the same process"
 	if cf != nil && cp != nil {
 		budget(cpuPaid, 150, schedOr(cp.SchedPerCallUs, cp.PerCallUs)-schedOr(cf.SchedPerCallUs, cf.PerCallUs), "us", false)
 	} else {
 		notMeasured(cpuPaid, 150, "us", false)
 	}
-	if cf != nil && ch != nil && ch.CPUPerCallUs.Median > 0 {
+	switch {
+	case ch != nil && ch.CPUPerCallUs.Median > 0 && ch.FreeCPUPerCallUs.Median > 0:
+		// The chain arm's own free route, in rounds alternating with its paid ones.
+		budget(cpuChain, 400, schedOr(ch.SchedPerCallUs, ch.CPUPerCallUs)-schedOr(ch.FreeSchedPerCallUs, ch.FreeCPUPerCallUs), "us", false)
+	case cf != nil && ch != nil && ch.CPUPerCallUs.Median > 0:
 		budget(cpuChain, 400, schedOr(ch.SchedPerCallUs, ch.CPUPerCallUs)-schedOr(cf.SchedPerCallUs, cf.PerCallUs), "us", false)
-	} else {
+	default:
 		notMeasured(cpuChain, 400, "us", false)
 	}
 	if v := r.Voucher; v != nil && v.CPUPerCallUs.Median > 0 {

@@ -74,3 +74,24 @@ func TestPaidPathBudgets(t *testing.T) {
 		}
 	}
 }
+
+// The chain arm's CPU line takes its own process's free route when the
+// run measured it (rounds alternating with the paid ones), not the main
+// free arm measured minutes earlier.
+func TestChainCPUBudgetUsesItsOwnFreeRoute(t *testing.T) {
+	r := &Report{
+		CPU: []*CPUResult{{Arm: armFree, PerCallUs: Spread{Median: 500}, SchedPerCallUs: Spread{Median: 500}}},
+		RealSettlement: []*ChainResult{{Arm: armChain, CPUPerCallUs: Spread{Median: 1900}, SchedPerCallUs: Spread{Median: 1880},
+			FreeCPUPerCallUs: Spread{Median: 900}, FreeSchedPerCallUs: Spread{Median: 880}}},
+	}
+	r.derive()
+	for _, b := range r.Budgets {
+		if strings.HasPrefix(b.Name, "CPU per call, paid on the chain") {
+			if b.Measured != 1000 || b.Met {
+				t.Fatalf("%+v: want 1880 - 880 = 1000, not met", b)
+			}
+			return
+		}
+	}
+	t.Fatal("no chain CPU line")
+}
