@@ -147,7 +147,7 @@ func (h *heads) poll(ctx context.Context, after uint64, deadline *time.Timer) *t
 			now := time.Now()
 			if n := head.Number.Uint64(); n > h.top {
 				// A new head, not one a previous run of the follower saw.
-				h.arrived(now, n == after+1 && n == h.top+1)
+				h.arrived(now, n, after)
 				h.seen, h.top = now, n
 			}
 			h.quiet = 0
@@ -158,23 +158,35 @@ func (h *heads) poll(ctx context.Context, after uint64, deadline *time.Timer) *t
 	}
 }
 
-// arrived notes a new head observed at now, right after the previous one
-// (next) or not: heads are regular when two gaps in a row agree within
-// 30% and are longer than four polls.
-func (h *heads) arrived(now time.Time, next bool) {
-	if !next || h.seen.IsZero() || h.interval == 0 {
+// arrived notes head n observed at now (after was the head the caller had
+// before): heads are regular when two gaps in a row agree within 30% and
+// are longer than four polls.
+func (h *heads) arrived(now time.Time, n, after uint64) {
+	if h.seen.IsZero() || h.interval == 0 || n <= h.top {
 		h.regular, h.gap = false, 0
 		return
 	}
-	gap := now.Sub(h.seen)
-	if h.gap > 0 && gap > 3*h.gap {
+	elapsed := now.Sub(h.seen)
+	if n != h.top+1 || n != after+1 {
+		// Heads came unobserved: while the follower was idle, or many at
+		// once (a chain mining on demand). As many as the pace says keeps
+		// the chain regular; any other count does not.
+		if h.regular && h.gap > 0 {
+			if d := float64(elapsed)/float64(h.gap) - float64(n-h.top); d < 1.5 && d > -1.5 {
+				return
+			}
+		}
+		h.regular, h.gap = false, 0
+		return
+	}
+	if h.gap > 0 && elapsed > 3*h.gap {
 		// The follower was idle meanwhile (or this head is very late): no
 		// gap to judge; the next one is.
 		return
 	}
-	d := gap - h.gap
-	h.regular = h.gap > 0 && gap > 4*h.minPoll && d < h.gap*3/10 && -d < h.gap*3/10
-	h.gap = gap
+	d := elapsed - h.gap
+	h.regular = h.gap > 0 && elapsed > 4*h.minPoll && d < h.gap*3/10 && -d < h.gap*3/10
+	h.gap = elapsed
 }
 
 // quietPoll is the slowest poll on a chain without a known block interval.

@@ -242,6 +242,21 @@ func TestSendingDoesNotPollAnIntervalMinedChain(t *testing.T) {
 			quiet, n = 0, m
 		}
 	}
+	// Long enough that heads came while nobody watched.
+	idleFrom, err := f.anvil.Client.BlockNumber(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := idleFrom; n < idleFrom+2; {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the 2 s chain stopped")
+		case <-time.After(200 * time.Millisecond):
+		}
+		if n, err = f.anvil.Client.BlockNumber(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
 	_, m0 = rpc.snapshot()
 	sent, last = sendUntil(2)
 	_, m1 = rpc.snapshot()
