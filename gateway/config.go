@@ -492,8 +492,24 @@ var (
 	SimulatePerPayer = SimulateMode{set: true, on: true, perPayer: true}
 )
 
+// MarshalYAML writes the mode back as it is read: nothing when unset,
+// true, false or payer.
+func (m SimulateMode) MarshalYAML() (any, error) {
+	switch {
+	case !m.set:
+		return nil, nil
+	case m.perPayer:
+		return "payer", nil
+	}
+	return m.on, nil
+}
+
 // UnmarshalYAML reads true, false or "payer".
 func (m *SimulateMode) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		*m = SimulateMode{}
+		return nil
+	}
 	var b bool
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" && n.Decode(&b) == nil {
 		*m = SimulateOff

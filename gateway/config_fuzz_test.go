@@ -21,6 +21,8 @@ func FuzzLoadConfig(f *testing.F) {
 		"addr: 127.0.0.1:0\nshutdown_timeout: 5\nmodels:\n  - name: m\n    upstream: scripted\n    pace: 30ms\n",
 		"read_header_timeout: 1.5\nidle_timeout: 2m\npayments:\n  settle_timeout: 0.25\n",
 		"payments:\n  networks: [base, \"eip155:1337\"]\n  custom_networks:\n    - {caip2: \"eip155:1337\", chain_id: 1337, asset: \"0x01\"}\n  chain: {simulate: false}\n",
+		"payments:\n  chain: {rpc_url: \"http://127.0.0.1:1\", simulate: payer}\n",
+		"payments:\n  chain: {simulate: true}\n",
 		"models: [{name: a, images: true}]\nunknown_key: 1\n",
 		"&a [*a]",
 	} {
