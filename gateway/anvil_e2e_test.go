@@ -381,13 +381,7 @@ func walletPayment(t testing.TB, a *chaintest.Anvil, req *x402.Requirement, vers
 	if _, err := rand.Read(au.Nonce[:]); err != nil {
 		t.Fatal(err)
 	}
-	digest := req.Network.Digest(au)
-	sig, err := crypto.Sign(digest[:], signer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sig[64] += 27
-	p.Signature = sig
+	p.Signature = signDigest(t, signer, req.Network.Digest(au))
 	value, err := x402.EncodePayment(p, req)
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/channel"
 	"github.com/farebox/farebox/x402/evm/contracts"
@@ -75,12 +74,7 @@ func TestHostileZeroSignatureGetsNoChannelState(t *testing.T) {
 	// The payer's own signature at the wrong amount: the corrective 402.
 	cs := channel.NewContracts(c.Network.ChainID, contracts.CanonicalBatchSettlement, contracts.CanonicalERC3009DepositCollector,
 		contracts.CanonicalPermit2DepositCollector, contracts.CanonicalPermit2)
-	digest := cs.VoucherDigest(recs[0].ChannelID, big.NewInt(1))
-	sig, err := crypto.Sign(digest[:], key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sig[64] += 27
+	sig := signDigest(t, key, cs.VoucherDigest(recs[0].ChannelID, big.NewInt(1)))
 	res, body = post(t, ts.URL+"/responses", `{"model":"`+metered+`","input":"hi"}`, "PAYMENT-SIGNATURE", voucher(sig))
 	raw, _ = base64.StdEncoding.DecodeString(res.Header.Get(x402.HeaderPaymentRequired))
 	if gjson.GetBytes(body, "error.code").String() != channel.ReasonCumulativeAmountMismatch ||

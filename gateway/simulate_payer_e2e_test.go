@@ -148,7 +148,7 @@ func withUsedNonce(t *testing.T, a *chaintest.Anvil, key *ecdsa.PrivateKey, from
 }
 
 // signDigest is key's 65-byte signature of digest with v in {27, 28}.
-func signDigest(t *testing.T, key *ecdsa.PrivateKey, digest [32]byte) []byte {
+func signDigest(t testing.TB, key *ecdsa.PrivateKey, digest [32]byte) []byte {
 	t.Helper()
 	sig, err := crypto.Sign(digest[:], key)
 	if err != nil {
