@@ -162,7 +162,7 @@ func (h *heads) poll(ctx context.Context, after uint64, deadline *time.Timer) *t
 // before): heads are regular when two gaps in a row agree within 30% and
 // are longer than four polls.
 func (h *heads) arrived(now time.Time, n, after uint64) {
-	if h.seen.IsZero() || h.interval == 0 || n <= h.top {
+	if h.seen.IsZero() || h.interval == 0 {
 		h.regular, h.gap = false, 0
 		return
 	}
