@@ -267,44 +267,6 @@ func measureChainCPU(ctx context.Context, c *http.Client, arms []*arm, rate floa
 	return out, nil
 }
 
-// cpuRoundResult is one round of calls offered to one route.
-type cpuRoundResult struct {
-	cpu, sched, allocs float64
-	ok, errs, sent     int
-	firstErr           error
-}
-
-// cpuRound offers a rate calls/s for dur and returns the process's CPU per
-// successful call; prof also writes the round's CPU profile.
-func cpuRound(ctx context.Context, c *http.Client, a *arm, rate float64, dur time.Duration, prof bool) (cpuRoundResult, error) {
-	var res cpuRoundResult
-	scrape, err := scrapeAllocs(ctx, c, a.proc)
-	if err != nil {
-		return res, err
-	}
-	u0, err := readUsage(ctx, c, a.proc)
-	if err != nil {
-		return res, err
-	}
-	wait := func() error { return nil }
-	if prof {
-		wait = profile(ctx, a.proc, fmt.Sprintf("%s-%.0fps", a.model, rate), dur)
-	}
-	run := offerLoad(ctx, c, a, rate, dur, 256)
-	u1, err := readUsage(ctx, c, a.proc)
-	if err != nil {
-		return res, err
-	}
-	if err := wait(); err != nil {
-		return res, fmt.Errorf("cpu profile of %s: %w", a.name, err)
-	}
-	res.ok, res.errs, res.sent, res.firstErr = run.ok, run.errs, run.sent, run.firstErr
-	if run.ok > 0 {
-		res.cpu, res.sched, res.allocs = spent(u0, u1, run.ok, scrape)
-	}
-	return res, nil
-}
-
 // writeChainTable prints the real-settlement section of the table.
 func (r *Report) writeChainTable(w io.Writer) {
 	if len(r.RealSettlement) == 0 {

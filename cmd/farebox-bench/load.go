@@ -96,6 +96,44 @@ type CPUResult struct {
 	IdleMsPerSec float64 `json:"idle_cpu_ms_per_s"`
 }
 
+// cpuRoundResult is one round of calls offered to one route.
+type cpuRoundResult struct {
+	cpu, sched, allocs float64
+	ok, errs, sent     int
+	firstErr           error
+}
+
+// cpuRound offers a rate calls/s for dur and returns the process's CPU per
+// successful call; prof also writes the round's CPU profile.
+func cpuRound(ctx context.Context, c *http.Client, a *arm, rate float64, dur time.Duration, prof bool) (cpuRoundResult, error) {
+	var res cpuRoundResult
+	scrape, err := scrapeAllocs(ctx, c, a.proc)
+	if err != nil {
+		return res, err
+	}
+	u0, err := readUsage(ctx, c, a.proc)
+	if err != nil {
+		return res, err
+	}
+	wait := func() error { return nil }
+	if prof {
+		wait = profile(ctx, a.proc, fmt.Sprintf("%s-%.0fps", a.model, rate), dur)
+	}
+	run := offerLoad(ctx, c, a, rate, dur, 256)
+	u1, err := readUsage(ctx, c, a.proc)
+	if err != nil {
+		return res, err
+	}
+	if err := wait(); err != nil {
+		return res, fmt.Errorf("cpu profile of %s: %w", a.name, err)
+	}
+	res.ok, res.errs, res.sent, res.firstErr = run.ok, run.errs, run.sent, run.firstErr
+	if run.ok > 0 {
+		res.cpu, res.sched, res.allocs = spent(u0, u1, run.ok, scrape)
+	}
+	return res, nil
+}
+
 // measureCPU offers rate calls/s for dur to each gateway arm in turn, for
 // several rounds, and reads each gateway process's CPU time around it.
 func measureCPU(ctx context.Context, c *http.Client, arms []*arm, rounds int, rate float64, dur time.Duration) ([]*CPUResult, error) {
@@ -115,34 +153,17 @@ func measureCPU(ctx context.Context, c *http.Client, arms []*arm, rounds int, ra
 					return nil, err
 				}
 			}
-			scrape, err := scrapeAllocs(ctx, c, a.proc)
+			run, err := cpuRound(ctx, c, a, rate, dur, r == 0)
 			if err != nil {
 				return nil, err
-			}
-			u0, err := readUsage(ctx, c, a.proc)
-			if err != nil {
-				return nil, err
-			}
-			wait := func() error { return nil }
-			if r == 0 {
-				wait = profile(ctx, a.proc, fmt.Sprintf("%s-%.0fps", a.model, rate), dur)
-			}
-			run := offerLoad(ctx, c, a, rate, dur, 256)
-			u1, err := readUsage(ctx, c, a.proc)
-			if err != nil {
-				return nil, err
-			}
-			if err := wait(); err != nil {
-				return nil, fmt.Errorf("cpu profile of %s: %w", a.name, err)
 			}
 			if run.errs > 0 {
 				return nil, fmt.Errorf("cpu phase, %s: %d of %d calls failed, first: %v", a.name, run.errs, run.sent, run.firstErr)
 			}
 			res[i].Calls += run.ok
-			cpu, sch, al := spent(u0, u1, run.ok, scrape)
-			per[i], sched[i] = append(per[i], cpu), append(sched[i], sch)
+			per[i], sched[i] = append(per[i], run.cpu), append(sched[i], run.sched)
 			if a.proc.metrics != "" {
-				allocs[i] = append(allocs[i], al)
+				allocs[i] = append(allocs[i], run.allocs)
 			}
 			if rss, err := rssKiB(a.proc.pid()); err == nil {
 				res[i].RSSKiB = append(res[i].RSSKiB, rss)
