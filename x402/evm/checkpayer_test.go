@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
 )
@@ -17,12 +16,7 @@ import (
 func TestCheckPayerSimulatesOncePerPayerState(t *testing.T) {
 	f := fixtures[1]
 	ctx := context.Background()
-	rpc, url := startCountingRPC(t, f.anvil.RPCURL)
-	client, err := ethclient.DialContext(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
+	rpc, client := startCountingRPC(t, f.anvil.RPCURL)
 	c := evm.NewChecker(client, true)
 	c.PerPayer, c.MaxUnchecked = true, 2
 	v := &x402.Verifier{Checker: c}

@@ -26,7 +26,9 @@ type countingRPC struct {
 	total   int
 }
 
-func startCountingRPC(t *testing.T, upstream string) (*countingRPC, string) {
+// startCountingRPC starts the counting proxy in front of upstream and
+// dials it; both close when t ends.
+func startCountingRPC(t *testing.T, upstream string) (*countingRPC, *ethclient.Client) {
 	c := &countingRPC{methods: map[string]int{}}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -49,7 +51,12 @@ func startCountingRPC(t *testing.T, upstream string) (*countingRPC, string) {
 		io.Copy(w, resp.Body)
 	}))
 	t.Cleanup(srv.Close)
-	return c, srv.URL
+	client, err := ethclient.DialContext(context.Background(), srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	return c, client
 }
 
 func (c *countingRPC) snapshot() (int, map[string]int) {
@@ -69,12 +76,7 @@ func (c *countingRPC) snapshot() (int, map[string]int) {
 func TestIdleSettlerMakesNoRequests(t *testing.T) {
 	f := fixtures[1]
 	ctx := context.Background()
-	rpc, url := startCountingRPC(t, f.anvil.RPCURL)
-	client, err := ethclient.DialContext(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
+	rpc, client := startCountingRPC(t, f.anvil.RPCURL)
 	relayer, err := f.newRelayer(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -105,12 +107,7 @@ func TestIdleSettlerMakesNoRequests(t *testing.T) {
 func TestAwaitOnAQuietChainBacksOff(t *testing.T) {
 	f := fixtures[1]
 	ctx := context.Background()
-	rpc, url := startCountingRPC(t, f.anvil.RPCURL)
-	client, err := ethclient.DialContext(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
+	rpc, client := startCountingRPC(t, f.anvil.RPCURL)
 	relayer, err := f.newRelayer(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -143,12 +140,7 @@ func TestSendingDoesNotPollAnIntervalMinedChain(t *testing.T) {
 	f := slow
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	rpc, url := startCountingRPC(t, f.anvil.RPCURL)
-	client, err := ethclient.DialContext(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
+	rpc, client := startCountingRPC(t, f.anvil.RPCURL)
 	key, err := f.newRelayer(ctx)
 	if err != nil {
 		t.Fatal(err)
