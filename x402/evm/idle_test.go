@@ -77,14 +77,7 @@ func TestIdleSettlerMakesNoRequests(t *testing.T) {
 	f := fixtures[1]
 	ctx := context.Background()
 	rpc, client := startCountingRPC(t, f.anvil.RPCURL)
-	relayer, err := f.newRelayer(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := evm.NewSettler(ctx, client, relayer)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := ownSettlerOn(t, f, client)
 	p, req := f.pay(1000)
 	if rc, err := s.Settle(ctx, p, req); err != nil || !rc.Success {
 		t.Fatalf("settle: %v (%+v)", err, rc)
@@ -108,14 +101,7 @@ func TestAwaitOnAQuietChainBacksOff(t *testing.T) {
 	f := fixtures[1]
 	ctx := context.Background()
 	rpc, client := startCountingRPC(t, f.anvil.RPCURL)
-	relayer, err := f.newRelayer(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := evm.NewSettler(ctx, client, relayer)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := ownSettlerOn(t, f, client)
 	p, _ := f.pay(1000)
 	before, _ := rpc.snapshot()
 	actx, cancel := context.WithTimeout(ctx, 3*time.Second)
@@ -141,14 +127,7 @@ func TestSendingDoesNotPollAnIntervalMinedChain(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	rpc, client := startCountingRPC(t, f.anvil.RPCURL)
-	key, err := f.newRelayer(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := evm.NewSettler(ctx, client, key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := ownSettlerOn(t, f, client)
 	// The follower learns the interval from the timestamps of the last
 	// eight blocks: wait until they are all interval-mined (the chain's
 	// contracts were deployed on automine, many blocks in one second).

@@ -181,12 +181,19 @@ func TestTransactionsDroppedByTheNodeAreSentAgain(t *testing.T) {
 // stuck transactions do not hold up the fixture's shared settler.
 func ownSettler(t *testing.T, f *fixture) *evm.Settler {
 	t.Helper()
+	return ownSettlerOn(t, f, f.backend)
+}
+
+// ownSettlerOn is ownSettler talking to f's chain through b (a counting
+// proxy, say).
+func ownSettlerOn(t *testing.T, f *fixture, b evm.Backend) *evm.Settler {
+	t.Helper()
 	ctx := context.Background()
 	key, err := f.newRelayer(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := evm.NewSettler(ctx, f.backend, key)
+	s, err := evm.NewSettler(ctx, b, key)
 	if err != nil {
 		t.Fatal(err)
 	}
