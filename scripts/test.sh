@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test farebox has, on a fresh machine with only Go, Node and apt.
 # It installs first what the tests need and never install themselves
-# (redis-server and tmux from apt, the pinned npm packages with one `npm ci`
-# at the repository root: anvil, Circle's USDC, the official x402 and OpenAI
-# clients, the MCP SDK), then: gofmt, go vet, staticcheck (pinned, fetched by
+# (redis-server and tmux from apt, the pinned npm packages with
+# scripts/npm-install.sh: anvil, Circle's USDC, the official x402, OpenAI and
+# Codex clients, the MCP SDK), then: gofmt, go vet, staticcheck (pinned, fetched by
 # go run), the image's static build, the Go suite with the race detector,
 # the Node interop suite and the benchmark harness in smoke mode. Each phase
 # prints its time. Temporary files go to a folder removed on exit.
@@ -37,15 +37,6 @@ install_apt() {
   fi
 }
 
-# install_npm runs npm ci unless node_modules is as new as the lockfile.
-install_npm() {
-  if [ node_modules/.package-lock.json -nt package-lock.json ]; then
-    echo "node_modules is up to date with package-lock.json"
-  else
-    npm ci --no-audit --no-fund
-  fi
-}
-
 check_gofmt() {
   local unformatted
   unformatted=$(gofmt -l $(git ls-files '*.go'))
@@ -54,7 +45,7 @@ check_gofmt() {
 
 total=$SECONDS
 phase "install (apt: redis-server, tmux)" install_apt
-phase "install (npm ci at the root: the workspaces' pinned packages)" install_npm
+phase "install (npm: scripts/npm-install.sh, by each lockfile's content)" bash scripts/npm-install.sh
 phase "gofmt" check_gofmt
 phase "go vet" go vet ./...
 phase "staticcheck (checks in staticcheck.conf)" go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...

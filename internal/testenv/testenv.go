@@ -7,6 +7,8 @@
 package testenv
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -15,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -51,36 +54,55 @@ func Root() string {
 // NodeModules is the shared node_modules, installed by `npm ci` at Root.
 func NodeModules() string { return filepath.Join(Root(), "node_modules") }
 
+// LockMark is the file, inside a project's node_modules, where
+// scripts/npm-install.sh keeps the SHA-256 of the package-lock.json it
+// installed: an install is current when the lockfile still hashes to it.
+const LockMark = ".farebox-lock.sha256"
+
 // RequireNodeModules reports whether the npm clients of the workspace
 // folder dir ("" for any) are installed: dir must be listed in the root
-// package.json's workspaces (it has no lockfile of its own), node_modules
-// must be no older than the root lockfile, and want ("" for none, else a
-// path inside node_modules) must exist.
+// package.json's workspaces (it has no lockfile of its own), the shared
+// node_modules must have been installed from the root lockfile as it is
+// now, and want ("" for none, else a path inside node_modules) must exist.
 func RequireNodeModules(dir, want string) error {
-	if _, err := exec.LookPath("node"); err != nil {
-		return fmt.Errorf("testenv: node (20+) is not on PATH: %w", err)
-	}
-	root := Root()
 	if dir != "" {
-		if err := isWorkspace(root, dir); err != nil {
+		if err := isWorkspace(Root(), dir); err != nil {
 			return err
 		}
 	}
-	missing := fmt.Errorf("testenv: the npm test clients are not installed in %s: %s runs `npm ci` at the repository root once", NodeModules(), Script)
-	lock, err := os.Stat(filepath.Join(root, "package-lock.json"))
+	return requireInstall(Root(), want)
+}
+
+// RequireNPMProject is RequireNodeModules for a folder with its own
+// package-lock.json and node_modules (an install apart from the shared one,
+// such as the chat MCP server's).
+func RequireNPMProject(dir, want string) error {
+	return requireInstall(dir, want)
+}
+
+// requireInstall checks that dir's node_modules was installed from dir's
+// package-lock.json as it is now, judged by content: a lockfile changed by a
+// checkout, or node_modules replaced by another install, both show.
+func requireInstall(dir, want string) error {
+	if _, err := exec.LookPath("node"); err != nil {
+		return fmt.Errorf("testenv: node (20+) is not on PATH: %w", err)
+	}
+	modules := filepath.Join(dir, "node_modules")
+	lock, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
 	if err != nil {
 		return fmt.Errorf("testenv: %w", err)
 	}
-	mark, err := os.Stat(filepath.Join(NodeModules(), ".package-lock.json"))
+	mark, err := os.ReadFile(filepath.Join(modules, LockMark))
 	if err != nil {
-		return missing
+		return fmt.Errorf("testenv: the npm test clients are not installed in %s: %s (scripts/npm-install.sh) installs them", modules, Script)
 	}
-	if mark.ModTime().Before(lock.ModTime()) {
-		return fmt.Errorf("testenv: %s is older than package-lock.json: %s runs `npm ci` again", NodeModules(), Script)
+	sum := sha256.Sum256(lock)
+	if strings.TrimSpace(string(mark)) != hex.EncodeToString(sum[:]) {
+		return fmt.Errorf("testenv: %s was installed from another package-lock.json: %s (scripts/npm-install.sh) installs it again", modules, Script)
 	}
 	if want != "" {
-		if _, err := os.Stat(filepath.Join(NodeModules(), want)); err != nil {
-			return fmt.Errorf("testenv: %s has no %s: is it in a workspace's package.json? (%s)", NodeModules(), want, Script)
+		if _, err := os.Stat(filepath.Join(modules, want)); err != nil {
+			return fmt.Errorf("testenv: %s has no %s: is it in the project's package.json? (%s)", modules, want, Script)
 		}
 	}
 	return nil

@@ -32,7 +32,7 @@ test('the openai-go example pays and prints the answer and its receipt', async (
 
 test('the openai npm SDK example pays twice (plain and streamed) and prints both receipts', async () => {
   const before = await w.balance();
-  const { stdout } = await run(process.execPath, ['examples/openai-node.mjs'], { cwd: interop, env, timeout: 120_000 });
+  const { stdout } = await run(process.execPath, ['interop/examples/openai-node/main.mjs'], { cwd: join(interop, '..'), env, timeout: 120_000 });
   assert.match(stdout, /^You said: Hello from the openai npm SDK$/m);
   assert.match(stdout, /^You said: And streamed$/m);
   const receipts = receiptsIn(stdout);
@@ -43,7 +43,7 @@ test('the openai npm SDK example pays twice (plain and streamed) and prints both
 
 test('the Vercel AI SDK example runs its tool and pays for both steps', async () => {
   const before = await w.balance();
-  const { stdout } = await run(process.execPath, ['examples/vercel-ai.mjs'], { cwd: interop, env, timeout: 120_000 });
+  const { stdout } = await run(process.execPath, ['interop/examples/vercel-ai/main.mjs'], { cwd: join(interop, '..'), env, timeout: 120_000 });
   assert.match(stdout, /Sunny, 21 C in \S+/);
   assert.match(stdout, /^2 steps, each paid with x402$/m);
   assert.equal(before - (await w.balance()), 2n * w.price);

@@ -1,6 +1,8 @@
 // The README's openai npm SDK example: its fetch wrapped by @x402/fetch
 // pays farebox dev with the dev payer's key.
-//   FAREBOX_PAYER_KEY=0x... FAREBOX_TOKEN=0x... node examples/openai-node.mjs
+// From the repository root, after `npm ci --prefix interop/examples/openai-node` (its own
+// install, only the clients it imports):
+//   FAREBOX_PAYER_KEY=0x... FAREBOX_TOKEN=0x... node interop/examples/openai-node/main.mjs
 import OpenAI from 'openai';
 import { wrapFetchWithPaymentFromConfig, decodePaymentResponseHeader } from '@x402/fetch';
 import { ExactEvmScheme } from '@x402/evm';

@@ -1,6 +1,8 @@
 // The README's Vercel AI SDK example: @ai-sdk/openai in Responses mode with
 // a paying fetch; the tool runs here and each step is a paid call.
-//   FAREBOX_PAYER_KEY=0x... FAREBOX_TOKEN=0x... node examples/vercel-ai.mjs
+// From the repository root, after `npm ci --prefix interop/examples/vercel-ai` (its own
+// install, only the clients it imports):
+//   FAREBOX_PAYER_KEY=0x... FAREBOX_TOKEN=0x... node interop/examples/vercel-ai/main.mjs
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, tool, stepCountIs } from 'ai';
 import { z } from 'zod';
