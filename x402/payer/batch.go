@@ -87,10 +87,23 @@ func (t *Transport) channelOf(o *offer, req *x402.Requirement) (*batchBuy, error
 // store has none (spec cold start: charged = totalClaimed), else empty.
 func (t *Transport) record(ctx context.Context, b *batchBuy) (*ChannelRecord, error) {
 	rec, err := t.store.Get(b.key, b.id)
-	if err != nil || rec != nil {
-		return rec, err
+	if err != nil {
+		return nil, err
 	}
-	rec = &ChannelRecord{ChannelID: b.id, Salt: b.cfg.Salt, Balance: new(big.Int), Charged: new(big.Int), Signed: new(big.Int)}
+	mark := t.chainMark(ctx, b)
+	if rec != nil && rec.Chain.differs(mark) {
+		if err := t.setAside(b, rec, "its chain is gone: another genesis or deployment"); err != nil {
+			return nil, err
+		}
+		rec = nil
+	}
+	if rec != nil {
+		if rec.Chain == nil || rec.Chain.Genesis == "" {
+			rec.Chain = mark // learnt now: saved with the payment
+		}
+		return rec, nil
+	}
+	rec = &ChannelRecord{ChannelID: b.id, Salt: b.cfg.Salt, Balance: new(big.Int), Charged: new(big.Int), Signed: new(big.Int), Chain: mark}
 	if t.chain != nil {
 		o, err := b.contracts.ReadOnchain(ctx, chainCaller{t.chain}, b.id)
 		if err != nil {
@@ -378,6 +391,9 @@ func (t *Transport) batchRefused(ctx context.Context, p *purchase, resp402 *paym
 	switch reason {
 	case channel.ReasonCumulativeAmountMismatch, channel.ReasonCumulativeBelowClaimed:
 		retry = resp402 != nil && t.resync(ctx, b, rec, resp402)
+		if !retry && t.chain == nil && channelGone(b, rec, resp402) {
+			return t.setAside(b, rec, "the server's chain holds no such channel") == nil
+		}
 	case channel.ReasonCumulativeExceedsBalance, channel.ReasonChannelNotFound:
 		if b.deposit == nil {
 			retry = true

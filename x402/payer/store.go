@@ -44,6 +44,9 @@ type ChannelRecord struct {
 	// Deposit is a deposit authorization that was sent and whose outcome is
 	// unknown: it is presented again rather than signing a second one.
 	Deposit *PendingDeposit `json:"pendingDeposit,omitempty"`
+	// Chain is the chain the channel lives on: a record whose chain is
+	// provably not the offer's is set aside, and the next payment deposits.
+	Chain *ChainMark `json:"chain,omitempty"`
 }
 
 // PendingDeposit is a signed deposit authorization (EIP-3009 or Permit2)
@@ -66,6 +69,10 @@ func (r *ChannelRecord) clone() *ChannelRecord {
 		d := *r.Deposit
 		n.Deposit = &d
 	}
+	if r.Chain != nil {
+		c := *r.Chain
+		n.Chain = &c
+	}
 	return &n
 }
 
@@ -80,6 +87,9 @@ type ChannelStore interface {
 	Delete(k ChannelKey, id common.Hash) error
 	// List returns every record of k.
 	List(k ChannelKey) ([]*ChannelRecord, error)
+	// SetAside moves r out of k's records and keeps it apart (a channel
+	// on a chain that is gone): never read again, never deleted.
+	SetAside(k ChannelKey, r *ChannelRecord) error
 }
 
 // keyLocks is a context-aware mutex per key.
@@ -119,6 +129,7 @@ type MemoryChannels struct {
 	locks keyLocks
 	mu    sync.Mutex
 	recs  map[string]map[common.Hash]*ChannelRecord
+	aside []*ChannelRecord
 }
 
 // NewMemoryChannels returns an empty in-memory store.
@@ -169,6 +180,26 @@ func (m *MemoryChannels) Delete(k ChannelKey, id common.Hash) error {
 	defer m.mu.Unlock()
 	delete(m.recs[k.String()], id)
 	return nil
+}
+
+// SetAside implements ChannelStore.
+func (m *MemoryChannels) SetAside(k ChannelKey, r *ChannelRecord) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.aside = append(m.aside, r.clone())
+	delete(m.recs[k.String()], r.ChannelID)
+	return nil
+}
+
+// SetAsideRecords returns the records set aside, oldest first.
+func (m *MemoryChannels) SetAsideRecords() []*ChannelRecord {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*ChannelRecord, 0, len(m.aside))
+	for _, r := range m.aside {
+		out = append(out, r.clone())
+	}
+	return out
 }
 
 // FileChannels is a ChannelStore of JSON files under a directory, one per
@@ -319,6 +350,25 @@ func (f *FileChannels) Delete(k ChannelKey, id common.Hash) error {
 	}
 	delete(recs, id)
 	return f.write(k, recs)
+}
+
+// SetAside implements ChannelStore; call it holding Lock(k). The record is
+// written to DIR/<payer>/<network>/set-aside/<receiver>-<channel>-<unix
+// nanoseconds>.json first, then removed from k's file.
+func (f *FileChannels) SetAside(k ChannelKey, r *ChannelRecord) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(filepath.Dir(f.path(k)), "set-aside")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	name := fmt.Sprintf("%s-%s-%d.json", strings.ToLower(k.Receiver.Hex()), strings.ToLower(r.ChannelID.Hex()), time.Now().UnixNano())
+	if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+		return err
+	}
+	return f.Delete(k, r.ChannelID)
 }
 
 // flockPoll is how often a lock held by another process is tried again.

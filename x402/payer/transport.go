@@ -68,6 +68,7 @@ type Transport struct {
 	pending map[purchaseKey][]*purchase // signed and unanswered, by request
 	known   map[string]*terms           // batch-settlement terms last paid, by endpoint (WithPreemptivePayment)
 	permits map[common.Address]uint64   // EIP-2612 permits seen settled, by token (no chain)
+	genesis string                      // the chain's genesis hash, read once (WithChain)
 }
 
 // Option configures a Transport.
