@@ -73,7 +73,7 @@ func TestInitWritesAConfigThatChecks(t *testing.T) {
 func TestFlagTypoIsOneLineWithASuggestion(t *testing.T) {
 	for _, c := range []struct{ cmd, typo, want string }{
 		{"call", "--max-prce", "--max-price"}, {"chat", "--bugdet", "--budget"}, {"dev", "--clam-interval", "--claim-interval"},
-		{"serve", "--chek", "--check"}, {"init", "--pay-too", "--pay-to"},
+		{"serve", "--chek", "--check"}, {"init", "--pay-too", "--pay-to"}, {"proxy", "--budgt", "--budget"},
 	} {
 		code, _, stderr := farebox(t, exampleEnv(false), c.cmd, c.typo, "1")
 		assertOneLineFailure(t, code, stderr, "unknown flag "+c.typo, "did you mean "+c.want+"?", "farebox "+c.cmd+" -h")
@@ -84,7 +84,8 @@ func TestFlagTypoIsOneLineWithASuggestion(t *testing.T) {
 // "Usage: farebox CMD" and a line saying what the command is for.
 func TestHelpHeadersAreOneShape(t *testing.T) {
 	for cmd, purpose := range map[string]string{"serve": "Run the gateway", "dev": "Run everything on one machine",
-		"call": "Make one paid call", "chat": "Talk to a model", "init": "Write a minimal farebox.yaml"} {
+		"call": "Make one paid call", "chat": "Talk to a model", "init": "Write a minimal farebox.yaml",
+		"proxy": "A local OpenAI base URL that pays"} {
 		code, _, stderr := farebox(t, nil, cmd, "-h")
 		if code != 0 || !strings.HasPrefix(stderr, "Usage: farebox "+cmd+" ") || !strings.Contains(stderr, "\n\n"+purpose) {
 			t.Errorf("farebox %s -h: exit %d\n%s", cmd, code, stderr)

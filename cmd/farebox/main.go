@@ -48,7 +48,7 @@ Usage:
   farebox chat  [flags]            talk to a model, run its tools here (MCP too), pay each turn
   farebox proxy [flags]            a local OpenAI base URL that pays a paid endpoint (for Codex, any SDK)
 
-Run "farebox COMMAND -h" for the flags of a command.
+Run "farebox COMMAND -h" for the flags of a command, "farebox --version" for the version.
 `
 
 // run is main without the process: tests call it with their own
@@ -83,9 +83,11 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, versionLine(buildInfo()))
+		return nil
 	}
-	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("unknown command %q", args[0])
+	return unknownCommand(args[0])
 }
 
 // mainCommand is a long-running command (serve, dev): ParseFlags reads

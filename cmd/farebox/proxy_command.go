@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math/big"
@@ -45,8 +44,7 @@ func NewProxyMain(stdout, stderr io.Writer, getenv func(string) string) *ProxyMa
 // ParseFlags reads the flags; the key is read from FAREBOX_PAYER_KEY only,
 // never from a flag, which would put it in the shell history and ps.
 func (m *ProxyMain) ParseFlags(args []string) error {
-	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
-	fs.SetOutput(m.Stderr)
+	fs := newFlagSet("proxy", "[flags]", "A local OpenAI base URL that pays --upstream's 402s. The payer key comes from\nFAREBOX_PAYER_KEY (hex); without it, the publicly known dev payer key of\n`farebox dev` is used.", m.Stderr)
 	upstream := fs.String("upstream", getenvOr(m.getenv, "FAREBOX_BASE_URL", "http://127.0.0.1:8402/v1"), "base URL of the paid endpoint (env FAREBOX_BASE_URL)")
 	addr := fs.String("addr", "127.0.0.1:8403", "listen address: clients use http://ADDR/v1 as their OpenAI base URL")
 	budget := fs.String("budget", "", "the most all requests together may cost, in USDC (default: no bound beyond --max-price per call)")
@@ -56,11 +54,7 @@ func (m *ProxyMain) ParseFlags(args []string) error {
 	fs.StringVar(&m.rpcURL, "rpc-url", m.getenv("FAREBOX_RPC_URL"), "a JSON-RPC endpoint of the payment chain: recovers channels from chain, checks Permit2 allowances, proves expired payments unused (env FAREBOX_RPC_URL)")
 	maxDeposit := fs.String("max-deposit", "", "the most one batch-settlement deposit may put into a channel, in USDC (default: --max-price); unspent deposits come back with farebox call --refund")
 	fs.BoolVar(&m.allowRemote, "allow-remote", false, "listen on a non-loopback --addr: anyone who reaches it spends the wallet")
-	fs.Usage = func() {
-		fmt.Fprintln(m.Stderr, "Usage: farebox proxy [flags]\n\nA local OpenAI base URL that pays --upstream's 402s. The payer key comes from\nFAREBOX_PAYER_KEY (hex); without it, the publicly known dev payer key of\n`farebox dev` is used.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
