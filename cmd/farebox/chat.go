@@ -95,6 +95,7 @@ type chatSession struct {
 	history        []agent.Item
 	asks           bool
 	toolSources    []string // "a, b (mcp: node server.js)", per source
+	watch          *answerWatch
 }
 
 func newChatSession(ctx context.Context, f *chatFlags, stdout, stderr io.Writer, getenv func(string) string) (*chatSession, error) {
@@ -151,7 +152,8 @@ func newChatSession(ctx context.Context, f *chatFlags, stdout, stderr io.Writer,
 		s.toolSources = append(s.toolSources, fmt.Sprintf("%s (mcp: %s)", strings.Join(names, ", "), line))
 		tools = append(tools, srv.Tools()...)
 	}
-	cfg := agent.Config{Client: agent.NewClient(strings.TrimSuffix(f.base, "/")+"/", pay), Model: f.model, Tools: tools,
+	s.watch = &answerWatch{}
+	cfg := agent.Config{Client: agent.NewClient(strings.TrimSuffix(f.base, "/")+"/", pay, s.watch.middleware()), Model: f.model, Tools: tools,
 		Deny: f.deny, Budget: budget, MaxTurns: f.maxTurns, MaxTime: f.maxTime, Stream: !f.json, OnEvent: s.show}
 	if !f.yes {
 		cfg.Approve = s.approve
@@ -229,9 +231,7 @@ func (s *chatSession) spentLine(res *agent.Result) {
 	}
 	cut := ""
 	if c := cutOff(res); c.Sign() > 0 {
-		// The payment went out but its answer was cut off: the server
-		// settles a stream it started, and releases one it had not.
-		cut = fmt.Sprintf(", plus %s USDC signed for the cancelled turn (settled if its answer had started, released if not; no answer was kept)", x402.FormatUSDC(c))
+		cut = s.cancelledPayment(c) // the payment went out but its answer was cut off
 	}
 	fmt.Fprintf(s.stderr, "[paid %s USDC for %d answered turn(s)%s%s; session total %s USDC]\n",
 		x402.FormatUSDC(new(big.Int).Sub(res.Spent, cutOff(res))), len(res.Receipts), cut, last, x402.FormatUSDC(s.agent.Spent()))

@@ -41,7 +41,7 @@ func startChatPane(t *testing.T, base string) *pane {
 // command and /retry with nothing unfinished are answered here and leave
 // the payer's balance on chain untouched; an approval takes one key
 // (no Enter); a turn cancelled mid-answer says what was signed for it,
-// and /retry resumes it saying what it costs; "//" sends a prompt starting
+// and /retry resumes it saying what it costs and asking y/N; "//" sends a prompt starting
 // with "/". The chain judges every step.
 func TestChatSlashCommandsNeverPay(t *testing.T) {
 	d := startChatDev(t, "--pace", "150ms")
@@ -86,11 +86,20 @@ func TestChatSlashCommandsNeverPay(t *testing.T) {
 	p.waitCount("You said: tell me", 1)
 	p.send("C-c")
 	p.waitCount("[turn cancelled; 0 call(s) pending", 1)
-	if s := p.screen(); !strings.Contains(s, "0.001 USDC signed for the cancelled turn") {
-		t.Fatalf("the cancelled turn does not say what was signed for it:\n%s", s)
+	if s := p.screen(); !strings.Contains(s, "plus 0.001 USDC for the cancelled turn: settled (its answer had started") {
+		t.Fatalf("the cancelled turn does not say its payment was settled:\n%s", s)
+	}
+	// /retry states the cost and asks: no (the default) pays nothing.
+	p.send("/retry", "Enter")
+	p.waitCount("[resume: the last prompt got no answer; one more paid turn, up to 0.001 USDC. Pay? y/N]", 1)
+	p.send("n")
+	p.waitCount("[not resumed; nothing was paid]", 1)
+	if n := spent(); n != 4000 {
+		t.Fatalf("after a declined /retry the chain shows %d spent, want 4000", n)
 	}
 	p.send("/retry", "Enter")
-	p.waitCount("[resuming: the last prompt got no answer; one more paid turn, up to 0.001 USDC]", 1)
+	p.waitCount("Pay? y/N]", 2)
+	p.send("y")
 	p.waitCount("[paid 0.001 USDC for 1 answered turn(s)", 1)
 	p.send("/exit", "Enter")
 	p.waitCount("CHAT-EXITED=0", 1)

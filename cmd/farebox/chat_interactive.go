@@ -20,7 +20,7 @@ import (
 const chatHelp = `commands (local, never paid):
   /help    this list
   /tools   the tools offered to the model, and where they come from
-  /retry   resume a turn that did not finish (cancelled, failed): says what it costs first
+  /retry   resume a turn that did not finish (cancelled, failed): says what it costs and asks y/N (--yes: no question)
   /exit    quit (also /quit, Ctrl-D)
 A line starting with // is sent as a prompt starting with /.`
 
@@ -84,7 +84,9 @@ func (s *chatSession) command(ctx context.Context, line string) cmdOutcome {
 		fmt.Fprintln(s.stderr, s.toolsLine())
 	case "/retry":
 		if why := s.unfinished(); why != "" {
-			fmt.Fprintf(s.stderr, "[resuming: %s; one more paid turn, %s]\n", why, s.turnCost(ctx))
+			if !s.confirmRetry(ctx, why) {
+				return cmdLocal
+			}
 			return cmdResume
 		}
 		if len(s.history) == 0 {

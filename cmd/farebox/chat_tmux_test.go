@@ -114,6 +114,8 @@ func TestChatInteractiveInTmux(t *testing.T) {
 	p.waitCount("[turn cancelled; 1 call(s) pending", 1)
 	p.waitCount("> ", 3)
 	p.send("/retry", "Enter")
+	p.waitCount("Pay? y/N]", 1)
+	p.send("y")
 	p.waitCount("? run lookup_city", 3)
 	p.send("y", "Enter")
 	p.waitCount("lookup_city returned: Paris has 2.1 million people", 1) // the MCP server outlived the Ctrl-C
