@@ -1,6 +1,7 @@
 // Package testenv is where tests find what scripts/test.sh installs before
 // `go test` (anvil and the pinned npm clients in the shared node_modules at
-// the repository root, redis-server, tmux), and where the end-to-end
+// the repository root, the chat MCP server's own install, redis-server,
+// tmux; scripts/npm-install.sh does the npm part), and where the end-to-end
 // fixtures skip under -short. Tests never install anything: a missing tool
 // fails the test with a message naming the script, so a run without it
 // cannot pass by skipping.
@@ -51,7 +52,8 @@ func Root() string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// NodeModules is the shared node_modules, installed by `npm ci` at Root.
+// NodeModules is the shared node_modules, installed by scripts/npm-install.sh
+// (`npm ci` at Root).
 func NodeModules() string { return filepath.Join(Root(), "node_modules") }
 
 // LockMark is the file, inside a project's node_modules, where
