@@ -10,6 +10,10 @@ import { wrapFetchWithPaymentFromConfig } from '@x402/fetch';
 import { ExactEvmScheme } from '@x402/evm';
 import { privateKeyToAccount } from 'viem/accounts';
 
+for (const [name, what] of [['FAREBOX_PAYER_KEY', 'the hex private key farebox dev prints under DEV PAYER'],
+  ['FAREBOX_TOKEN', 'the address farebox dev prints as "token (USDC)"']]) {
+  if (!process.env[name]) throw new Error(`${name} is empty: want ${what}`);
+}
 const account = privateKeyToAccount(process.env.FAREBOX_PAYER_KEY);
 const fetchWithPayment = wrapFetchWithPaymentFromConfig(fetch, {
   schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(account) }],
