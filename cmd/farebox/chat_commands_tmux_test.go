@@ -14,7 +14,7 @@ import (
 
 // startChatPane builds farebox and runs `farebox chat --base-url base
 // --mcp 'node server.js'` in a tmux terminal, from the MCP server's folder.
-func startChatPane(t *testing.T, base string) *pane {
+func startChatPane(t *testing.T, base string, extra ...string) *pane {
 	t.Helper()
 	ensureTmux(t)
 	mcptest.Install(t)
@@ -29,8 +29,8 @@ func startChatPane(t *testing.T, base string) *pane {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	p := &pane{t: t, socket: fmt.Sprintf("farebox-chatcmd-%d", os.Getpid())}
-	cmd := fmt.Sprintf("cd %s && env -u FAREBOX_PAYER_KEY MCP_TOGETHER=1 %s chat --base-url %s --mcp 'node server.js'; echo CHAT-EXITED=$?; sleep 600",
-		mcptest.Dir(), bin, base)
+	cmd := fmt.Sprintf("cd %s && env -u FAREBOX_PAYER_KEY MCP_TOGETHER=1 %s chat --base-url %s --mcp 'node server.js' %s; echo CHAT-EXITED=$?; sleep 600",
+		mcptest.Dir(), bin, base, strings.Join(extra, " "))
 	p.tmux("new-session", "-d", "-s", "chat", "-x", "220", "-y", "60", cmd)
 	t.Cleanup(func() { exec.Command("tmux", "-L", p.socket, "kill-server").Run() })
 	return p
@@ -106,5 +106,30 @@ func TestChatSlashCommandsNeverPay(t *testing.T) {
 	// Three turns, the cancelled stream (settled: its answer had started), the retry.
 	if n := spent(); n != 5000 {
 		t.Fatalf("the chain shows %d spent, want 5000", n)
+	}
+}
+
+// TestChatRetryWithYesStatesTheCostWithoutAsking: with --yes, /retry of a
+// cancelled turn says what it costs and resumes at once; the chain shows
+// the cancelled (settled) turn and the retry.
+func TestChatRetryWithYesStatesTheCostWithoutAsking(t *testing.T) {
+	d := startChatDev(t, "--pace", "150ms")
+	before := d.balance(t)
+	p := startChatPane(t, d.base, "--yes")
+	p.waitCount("> ", 1)
+	p.send("tell me everything you know about paying for language models by the token", "Enter")
+	p.waitCount("You said: tell me", 1)
+	p.send("C-c")
+	p.waitCount("[turn cancelled; 0 call(s) pending", 1)
+	p.send("/retry", "Enter")
+	p.waitCount("[resuming: the last prompt got no answer; one more paid turn, up to 0.001 USDC]", 1)
+	p.waitCount("[paid 0.001 USDC for 1 answered turn(s)", 1)
+	if strings.Contains(p.screen(), "Pay? y/N") {
+		t.Errorf("--yes still asked:\n%s", p.screen())
+	}
+	p.send("/exit", "Enter")
+	p.waitCount("CHAT-EXITED=0", 1)
+	if spent := new(big.Int).Sub(before, d.balance(t)).Int64(); spent != 2000 {
+		t.Fatalf("the chain shows %d spent, want 2000 (the settled cancelled turn and the retry)", spent)
 	}
 }
