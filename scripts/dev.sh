@@ -17,6 +17,6 @@ fi
 start=$SECONDS
 # -v prints each package as it is compiled (nothing when all is cached);
 # -buildvcs=auto lets farebox --version name the checkout's revision.
-go build -v -buildvcs=auto -o bin/farebox ./cmd/farebox 2>&1 | sed -u 's/^/  compiled /'
+go build -v -buildvcs=auto -o bin/farebox ./cmd/farebox 2>&1 | sed -u 's/^/  /'
 echo "built bin/farebox in $((SECONDS - start)) s; starting farebox dev"
 exec bin/farebox dev "$@"
