@@ -318,7 +318,7 @@ func (p *payments) authorize(ctx context.Context, h http.Header, rt *route, reso
 		return nil, refuse(o, xe.Reason, "Payment refused: "+xe.Message)
 	}
 	req := o.requirement(pay.Network, pay.Scheme)
-	hold, err := s.Authorize(ctx, pay, req, x402.Facts{BodyHash: sha256.Sum256(body), PerToken: rt.perToken != nil})
+	hold, err := s.Authorize(ctx, pay, req, x402.Facts{BodyHash: sha256.Sum256(body), PerToken: rt.perToken != nil, Model: rt.name})
 	if err != nil {
 		return nil, p.refusal(o, err, version, "Payment refused: ")
 	}
