@@ -40,6 +40,9 @@ type Figures struct {
 	pending      int64
 }
 
+// NoFigures are the figures of a model nothing was booked for.
+func NoFigures() *Figures { return newFigures().finish() }
+
 func newFigures() *Figures { return &Figures{sums: map[string]int64{}, Refusals: map[string]int64{}} }
 
 func (f *Figures) add(fields map[string]int64) {
