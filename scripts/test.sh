@@ -30,6 +30,8 @@ install_apt() {
   local missing=()
   command -v redis-server >/dev/null || missing+=(redis-server)
   command -v tmux >/dev/null || missing+=(tmux)
+  # The interop suite drives the admin dashboard in headless Chromium.
+  command -v chromium >/dev/null || missing+=(chromium)
   if [ ${#missing[@]} -gt 0 ]; then
     echo "apt-get install ${missing[*]}"
     DEBIAN_FRONTEND=noninteractive apt-get update -qq
@@ -53,7 +55,7 @@ check_gofmt() {
 }
 
 total=$SECONDS
-phase "install (apt: redis-server, tmux)" install_apt
+phase "install (apt: redis-server, tmux, chromium)" install_apt
 phase "install (npm ci at the root: the workspaces' pinned packages)" install_npm
 phase "gofmt" check_gofmt
 phase "go vet" go vet ./...
