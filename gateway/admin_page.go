@@ -60,6 +60,6 @@ func (s *Server) adminHTML(c echo.Context, status int, name, msg string) error {
 	h := c.Response().Header()
 	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'nonce-"+nonce+"'; style-src 'unsafe-inline'; "+
 		"connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
-	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Referrer-Policy", "same-origin") // "no-referrer" would make the login form's Origin "null"
 	return c.HTMLBlob(status, page)
 }
