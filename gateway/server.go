@@ -64,6 +64,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.metrics.registerMargins(s) // per model: after the routes
+	s.metrics.registerBooks(s)
 	for _, f := range s.pay.schemeMetrics {
 		f(s.metrics)
 	}

@@ -187,6 +187,7 @@ func (s *Service) claim(ctx context.Context, reason string, states []*channel.St
 	var errs []error
 	for _, k := range keys {
 		if err := s.claimGroup(ctx, k, groups[k], res); err != nil {
+			s.stats.claimFailures.Add(1)
 			errs = append(errs, err)
 		}
 	}
