@@ -21,7 +21,7 @@ const (
 	FSettledN  = "settled_n" // how many
 	FFailed    = "failed"    // transfers that failed for good after the payer was served
 	FFailedN   = "failed_n"  // how many
-	FRefunded  = "refunded"  // refunds paid back to payers
+	FRefunded  = "refunded"  // unspent deposits returned to payers (booked per payer, no model)
 	FCost      = "cost"      // what the upstream cost (a resold model's seller, an API's price)
 	FGas       = "gas"       // gas the relayer spent, in atomic USDC when it is priced
 	prefRefuse = "refused:"  // refused:<status>:<code>: calls refused, by status and code

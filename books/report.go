@@ -67,9 +67,10 @@ func (f *Figures) finish() *Figures {
 	return f
 }
 
-// margin is what the operator keeps: settled revenue less refunds, the
-// upstream's cost and gas.
-func margin(s map[string]int64) int64 { return s[FSettled] - s[FRefunded] - s[FCost] - s[FGas] }
+// margin is what the operator keeps: settled revenue less the upstream's
+// cost and gas (a refund returns a deposit the payer had not spent: it is
+// no revenue given back).
+func margin(s map[string]int64) int64 { return s[FSettled] - s[FCost] - s[FGas] }
 
 // quantile reads the q-quantile of the time to first token from its
 // buckets, in milliseconds (the bucket's upper bound); nil when no call
@@ -147,6 +148,10 @@ func (b *Books) Summary(ctx context.Context, from, to time.Time, model string) (
 	series := map[pk]map[string]int64{}
 	for _, r := range rows {
 		if model != "" && r.Model != model {
+			continue
+		}
+		if r.Model == "" { // a payer's refund: no model's
+			sum.Totals.add(r.Fields)
 			continue
 		}
 		f := sum.Models[r.Model]

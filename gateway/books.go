@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"math/big"
+	"strings"
 	"time"
 
 	"github.com/farebox/farebox/books"
@@ -34,6 +36,66 @@ func (p *payments) startBooks(store books.Store, journal settle.Journal) {
 	p.books = books.New(books.Config{Store: store, Journal: journal, Logger: p.log})
 	b := p.books
 	p.closers = append([]func(){func() { b.Close() }}, p.closers...)
+}
+
+// costSampleEvery is how often a resold model's upstream payments are
+// booked as its cost.
+const costSampleEvery = 10 * time.Second
+
+// startCostSampler books, every costSampleEvery and once at close, what
+// each resold model's wallet paid its upstream since the last sample, as
+// that model's cost (the other half of its margin).
+func (s *Server) startCostSampler() {
+	type sold struct {
+		name string
+		r    reseller
+		last *big.Int
+	}
+	var rs []*sold
+	for _, name := range s.order {
+		if r, ok := s.routes[name].model.(reseller); ok {
+			_, paid := r.Spent()
+			rs = append(rs, &sold{name: name, r: r, last: new(big.Int).Set(paid)})
+		}
+	}
+	b := s.pay.books
+	if len(rs) == 0 || b == nil {
+		return
+	}
+	sample := func() {
+		for _, x := range rs {
+			_, paid := x.r.Spent()
+			d := new(big.Int).Sub(paid, x.last)
+			if d.Sign() > 0 && d.IsInt64() {
+				b.Record(books.Delta{Model: x.name, Fields: map[string]int64{books.FCost: d.Int64()}})
+				x.last.Set(paid)
+			}
+		}
+	}
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(costSampleEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				sample()
+				return
+			case <-tick.C:
+				sample()
+			}
+		}
+	}()
+	s.pay.closers = append([]func(){func() { close(stop); <-done }}, s.pay.closers...)
+}
+
+// bookRefund books a deposit returned to its payer (not revenue: the
+// payer had not spent it).
+func (s *Server) bookRefund(payer string, amount *big.Int) {
+	if s.pay.books != nil && amount.IsInt64() {
+		s.pay.books.Record(books.Delta{Payer: strings.ToLower(payer), Fields: map[string]int64{books.FRefunded: amount.Int64()}})
+	}
 }
 
 // firstToken is the model's output with the time of its first item

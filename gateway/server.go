@@ -72,6 +72,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 		pay.close()
 		return nil, err
 	}
+	s.startCostSampler()
 	s.echo = s.newEcho()
 	s.maxConns = connCap(cfg.Limits.MaxConnections)
 	s.overCapAnswer = rawAnswer(errOverloaded("open connections"))
