@@ -180,3 +180,31 @@ func TestAdminOffWithoutToken(t *testing.T) {
 		t.Errorf("a 5-character admin token: %v, want refused", err)
 	}
 }
+
+// TestAdminConfigIsValidated: `farebox serve --check` names the admin
+// config's problems: a listener without a token, a token variable that is
+// empty or too short.
+func TestAdminConfigIsValidated(t *testing.T) {
+	for _, c := range []struct {
+		admin gateway.AdminConfig
+		env   string
+		want  string
+	}{
+		{gateway.AdminConfig{Addr: "127.0.0.1:0"}, "", "admin.addr"},
+		{gateway.AdminConfig{TokenEnv: "T"}, "", "admin.token_env: $T is empty"},
+		{gateway.AdminConfig{TokenEnv: "T"}, "short", "at least 16 characters"},
+		{gateway.AdminConfig{TokenEnv: "T"}, "two words of sixteen characters", "one word"},
+	} {
+		cfg := freeConfig()
+		cfg.Admin = c.admin
+		err := cfg.Validate(func(string) string { return c.env })
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v with %q: %v, want %q", c.admin, c.env, err, c.want)
+		}
+	}
+	cfg := freeConfig()
+	cfg.Admin.TokenEnv = "T"
+	if err := cfg.Validate(func(string) string { return adminToken }); err != nil {
+		t.Errorf("a good admin config: %v", err)
+	}
+}
