@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"math/big"
@@ -208,4 +209,29 @@ func TestFareboxDevBooksSurviveARestart(t *testing.T) {
 		}
 	}
 	requireAdmin401(t, root)
+}
+
+// TestReplicasShareTheBooks: with two replicas on one Redis, a call paid
+// at one of them is in the books the other one answers.
+func TestReplicasShareTheBooks(t *testing.T) {
+	s := newReplicaSet(t, 2)
+	signer, _ := s.fundedPayer(t, 10*price)
+	name, value, err := signer.PaymentHeader(s.replicas[0].offer(t), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.replicas[0].post(context.Background(), `{"model":"paced","input":"booked once"}`, name, value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("paid call: %d", res.StatusCode)
+	}
+	other := strings.TrimSuffix(s.replicas[1].base, "/v1")
+	got := awaitSettled(t, other, replicaAdminToken, "paced", "0.001")
+	if f := got["paced"]; f.PaidCalls != 1 || f.Charged != "0.001" {
+		t.Errorf("replica 1's books of replica 0's call: %+v, want 1 paid call charged 0.001", f)
+	}
 }
