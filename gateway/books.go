@@ -40,7 +40,7 @@ func (p *payments) startBooks(store books.Store, journal settle.Journal) {
 
 // costSampleEvery is how often a resold model's upstream payments are
 // booked as its cost.
-const costSampleEvery = 10 * time.Second
+var costSampleEvery = 10 * time.Second
 
 // startCostSampler books, every costSampleEvery and once at close, what
 // each resold model's wallet paid its upstream since the last sample, as
