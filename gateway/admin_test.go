@@ -140,12 +140,18 @@ func TestAdminAPIAnswers(t *testing.T) {
 			Settled   string           `json:"settled"`
 			Refusals  map[string]int64 `json:"refusals"`
 		} `json:"models"`
+		Totals struct {
+			Refusals map[string]int64 `json:"refusals"`
+		} `json:"totals"`
 	}
 	if status != http.StatusOK || json.Unmarshal(b, &sum) != nil {
 		t.Fatalf("summary: %d %s", status, b)
 	}
 	if f := sum.Models["farebox-scripted-free"]; f.Calls != 1 || f.FreeCalls != 1 || f.Settled != "0" {
 		t.Errorf("summary of the free model: %+v, want one free call, nothing settled (%s)", f, b)
+	}
+	if len(sum.Models) != 1 || sum.Totals.Refusals["400:invalid_json"] != 1 {
+		t.Errorf("the malformed call: models %v, refusals %v; want it in the totals' refusals only", sum.Models, sum.Totals.Refusals)
 	}
 	for _, c := range []struct{ path, param string }{
 		{"/admin/api/summary?from=yesterday", "from"}, {"/admin/api/summary?model=nope", "model"},

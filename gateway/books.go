@@ -135,15 +135,23 @@ func timeFirst(c echo.Context, out responses.Output) *firstToken {
 	return f
 }
 
-// bookCall books one finished call of a known model: calls, charges,
-// refusals by status and code, time to first token.
+// bookCall books one finished call: calls, charges, refusals by status
+// and code, time to first token. A call of no served model (a malformed
+// body, an unknown name) is booked under no model: its refusal counts in
+// the totals, and client-chosen names never become rows.
 func (s *Server) bookCall(c echo.Context, rt *route, status int) {
 	b := s.pay.books
 	if b == nil {
 		return
 	}
-	call := books.Call{Model: rt.name, Free: rt.free(), Status: status}
-	call.Code, _ = c.Get(codeKey).(string)
+	code, _ := c.Get(codeKey).(string)
+	if rt == nil {
+		if status >= 400 {
+			b.RecordCall(books.Call{Status: status, Code: code})
+		}
+		return
+	}
+	call := books.Call{Model: rt.name, Free: rt.free(), Status: status, Code: code}
 	if f, ok := c.Get(reachedKey).(*firstToken); ok {
 		call.Reached, call.TTFT = true, f.first
 	}

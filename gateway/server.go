@@ -192,8 +192,8 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 			route = "unmatched"
 		}
 		s.metrics.observe(route, label, status, took, ttfb)
-		if rt, known := s.routes[model]; known && route == "/v1/responses" {
-			s.bookCall(c, rt, status)
+		if route == "/v1/responses" {
+			s.bookCall(c, s.routes[model], status)
 		}
 		level := slog.LevelInfo
 		if status >= 500 {
