@@ -1,9 +1,11 @@
 package books
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"strconv"
 	"time"
 
 	"github.com/farebox/farebox/internal/groupcommit"
@@ -78,22 +80,32 @@ func addBolt(b *bolt.Bucket, k Key, fields map[string]int64) error {
 	return b.Put(name, v)
 }
 
-// Rows returns the rows overlapping [from, to).
+// Rows returns the rows overlapping [from, to). Names start with the
+// period's kind and its start in unix seconds (ten digits until 2286), so
+// each kind's rows of the range are one cursor walk, not a scan.
 func (s *BoltStore) Rows(_ context.Context, from, to time.Time) ([]Row, error) {
 	var out []Row
 	err := s.c.DB().View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketRows).ForEach(func(name, v []byte) error {
-			k, err := ParseKey(string(name))
-			if err != nil || !overlaps(k, from, to) {
-				return nil // a row of a later format is not this version's to read
+		cur := tx.Bucket(bucketRows).Cursor()
+		for _, kind := range []struct {
+			prefix string
+			span   time.Duration
+		}{{"h|", time.Hour}, {"d|", 24 * time.Hour}} {
+			seek := []byte(kind.prefix + strconv.FormatInt(from.Add(-kind.span).Unix(), 10))
+			end := []byte(kind.prefix + strconv.FormatInt(to.Unix(), 10) + "|")
+			for name, v := cur.Seek(seek); name != nil && bytes.HasPrefix(name, []byte(kind.prefix)) && bytes.Compare(name, end) < 0; name, v = cur.Next() {
+				k, err := ParseKey(string(name))
+				if err != nil || !overlaps(k, from, to) {
+					continue // a row of a later format is not this version's to read
+				}
+				f := map[string]int64{}
+				if err := json.Unmarshal(v, &f); err != nil {
+					return err
+				}
+				out = append(out, Row{Key: k, Fields: f})
 			}
-			f := map[string]int64{}
-			if err := json.Unmarshal(v, &f); err != nil {
-				return err
-			}
-			out = append(out, Row{Key: k, Fields: f})
-			return nil
-		})
+		}
+		return nil
 	})
 	sortRows(out)
 	return out, err
