@@ -245,7 +245,7 @@ func parseFund(spec string) (common.Address, *big.Int, error) {
 // commands that work as printed.
 func (m *DevMain) banner(w io.Writer) {
 	n := m.net
-	root := strings.TrimSuffix(m.BaseURL, "/v1")
+	root := strings.TrimSuffix(strings.TrimSuffix(m.adminURL(), "/admin"), "/v1")
 	key := hex.EncodeToString(crypto.FromECDSA(n.payerKey))
 	public := "a publicly known test key: never send it anything of value"
 	if key != devchain.DevPayerKey {
