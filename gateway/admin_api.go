@@ -216,8 +216,13 @@ func (s *Server) handleAdminChannels(c echo.Context) error {
 		}
 	}
 	res := map[string]any{"served": s.pay.chanSvc != nil, "channels": out, "unclaimed": x402.FormatUSDC(total)}
-	if s.pay.chanSvc != nil {
-		res["claim_interval_seconds"] = int64(s.claimInterval().Seconds())
+	if svc := s.pay.chanSvc; svc != nil {
+		every := s.claimInterval()
+		res["claim_interval_seconds"] = int64(every.Seconds())
+		if last := svc.LastClaim(); !last.IsZero() {
+			// The policy may claim sooner (a threshold, a withdrawal): this is the latest.
+			res["last_claim"], res["next_claim_by"] = last.UTC(), last.Add(every).UTC()
+		}
 	}
 	return c.JSON(http.StatusOK, res)
 }
