@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -9,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/farebox/farebox/gateway"
+	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/evm"
 )
 
 const adminToken = "test-admin-token-0123456789"
@@ -212,5 +215,39 @@ func TestAdminConfigIsValidated(t *testing.T) {
 	cfg.Admin.TokenEnv = "T"
 	if err := cfg.Validate(func(string) string { return adminToken }); err != nil {
 		t.Errorf("a good admin config: %v", err)
+	}
+}
+
+// TestAdminChannelsAndClaim: with batch-settlement served, the channels
+// view says so and "claim now" answers what it claimed (nothing, with no
+// channel open); forgiving a payer without debts forgives 0.
+func TestAdminChannelsAndClaim(t *testing.T) {
+	c := devChain(t)
+	st, err := evm.NewSettler(context.Background(), c.Client, c.RelayerKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := paidConfig(c, "after")
+	cfg.Admin.TokenEnv = "FAREBOX_ADMIN_TOKEN"
+	ts := startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st, Ready: st.Ready,
+		Getenv: func(n string) string { return map[string]string{"FAREBOX_ADMIN_TOKEN": adminToken}[n] }})
+	root := strings.TrimSuffix(ts.URL, "/v1")
+	bearer := []string{"Authorization", "Bearer " + adminToken}
+	status, _, b := do(t, "GET", root+"/admin/api/channels", nil, bearer...)
+	var chans struct {
+		Served    bool              `json:"served"`
+		Channels  []json.RawMessage `json:"channels"`
+		Unclaimed string            `json:"unclaimed"`
+	}
+	if status != http.StatusOK || json.Unmarshal(b, &chans) != nil || !chans.Served || len(chans.Channels) != 0 || chans.Unclaimed != "0" {
+		t.Errorf("channels: %d %s", status, b)
+	}
+	status, _, b = do(t, "POST", root+"/admin/api/channels/claim", nil, bearer...)
+	if status != http.StatusOK || !strings.Contains(string(b), `"claimed":"0"`) {
+		t.Errorf("claim now: %d %s", status, b)
+	}
+	status, _, b = do(t, "POST", root+"/admin/api/debts/0x1111111111111111111111111111111111111111/forgive", nil, bearer...)
+	if status != http.StatusOK || !strings.Contains(string(b), `"forgiven":"0"`) {
+		t.Errorf("forgive: %d %s", status, b)
 	}
 }
