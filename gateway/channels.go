@@ -16,6 +16,7 @@ import (
 // service's wiring: its store, beside the settlement journal.
 type channelParts struct {
 	chanStore service.Store
+	chanSvc   *service.Service // nil when batch-settlement is not served
 }
 
 // defaultClaimInterval is how often vouchers are claimed when the config

@@ -42,6 +42,8 @@ type Config struct {
 	CORS    CORSConfig    `yaml:"cors"`
 	Tools   ToolsConfig   `yaml:"tools"`
 	Metrics MetricsConfig `yaml:"metrics"`
+	// Admin is the operator's admin API and dashboard (see AdminConfig).
+	Admin AdminConfig `yaml:"admin"`
 
 	Payments PaymentsConfig `yaml:"payments"`
 	Models   []ModelConfig  `yaml:"models"`

@@ -148,6 +148,7 @@ const (
 )
 
 func setCause(c echo.Context, e *responses.Error) {
+	c.Set(codeKey, e.Code)
 	if e.Cause != nil {
 		c.Set(causeKey, e.Cause)
 	} else if e.Status >= 500 {

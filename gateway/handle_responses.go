@@ -150,13 +150,14 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 		defer s.metrics.streams.Dec()
 	}
 	em := responses.NewEmitter(req, sink, responses.EmitterOptions{Model: rt.name})
-	var out responses.Output = em
+	ft := timeFirst(c, em)
+	var out responses.Output = ft
 	var m *meter
 	if rt.perToken != nil {
-		m = &meter{Output: em}
+		m = &meter{Output: ft}
 		out = m
 	}
-	start := time.Now()
+	start := ft.start
 	err := rt.model.Respond(mctx, req, out)
 	s.metrics.upstream.WithLabelValues(rt.name).Observe(time.Since(start).Seconds())
 	if gate != nil {

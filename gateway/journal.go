@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/farebox/farebox/books"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/channel/service"
 	"github.com/farebox/farebox/x402/settle"
@@ -32,10 +33,11 @@ const (
 func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
 	pc := cfg.Payments
 	ec := settle.Config{Settler: p.settler, Networks: reg, Confirm: settle.ConfirmMode(pc.Confirm),
-		Logger: p.log, OnEvent: p.counts.event, Complete: schemeChain{schemes: &p.schemes}.complete}
+		Logger: p.log, OnEvent: p.onEvent, Complete: schemeChain{schemes: &p.schemes}.complete}
 	if p.chain != nil {
 		ec.Settler = schemeChain{chainSettler: p.chain, schemes: &p.schemes}
 	}
+	var bookStore books.Store // the books live where the journal does
 	switch {
 	case cfg.DataDir != "":
 		j, err := boltjournal.Open(cfg.DataDir, 5*time.Second)
@@ -52,6 +54,12 @@ func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
 			return fmt.Errorf("data_dir: %w", err)
 		}
 		p.chanStore = store
+		bs, err := books.NewBoltStore(j.Committer())
+		if err != nil {
+			_ = j.Close()
+			return fmt.Errorf("data_dir: %w", err)
+		}
+		bookStore = bs
 		// The store flushes its log into the file before the journal closes it.
 		p.closers = append(p.closers, func() { store.Close() }, func() { j.Close() })
 	case pc.RedisURL != "":
@@ -69,11 +77,13 @@ func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
 		p.readiness = append(p.readiness, func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
 		ec.Journal, ec.Holds = redisjournal.New(rdb, redisPrefix), redisjournal.NewHolds(rdb, redisPrefix)
 		p.chanStore = service.NewRedisStore(rdb, channelsPrefix)
+		bookStore = books.NewRedisStore(rdb, booksPrefix)
 		host, _ := os.Hostname()
 		ec.Instance = fmt.Sprintf("%s:%d", host, os.Getpid())
 	default:
 		ec.Journal = settle.NewMemoryJournal(1 << 20)
 		p.chanStore = service.NewMemoryStore()
+		bookStore = books.NewMemoryStore()
 		p.log.Debug("settlement journal in memory: set data_dir to keep it across restarts")
 	}
 	e, err := settle.NewEngine(ec)
@@ -83,6 +93,7 @@ func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
 	p.engine = e
 	p.replicas = ec.Instance != ""
 	// Closed before the journal (closers run in order after this one).
+	p.startBooks(bookStore, ec.Journal)
 	p.closers = append([]func(){func() { e.Close() }}, p.closers...)
 	return nil
 }

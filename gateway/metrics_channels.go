@@ -31,6 +31,7 @@ func (m *metrics) registerChannels(svc *service.Service, store service.Store) {
 		{"farebox_channel_claimed_channels_total", "Channel rows in the claims sent.", func(s service.Stats) int64 { return s.ClaimedChannels }},
 		{"farebox_channel_deposits_skipped_total", "Deposits not sent because the channel already covered the voucher.", func(s service.Stats) int64 { return s.DepositsSkipped }},
 		{"farebox_channel_refunds_refused_total", "Partial refunds refused as too soon after the last or too small.", func(s service.Stats) int64 { return s.RefundsRefused }},
+		{"farebox_channel_claim_failures_total", "Claims of a receiver's channels that failed (retried on the next round).", func(s service.Stats) int64 { return s.ClaimFailures }},
 		{"farebox_channel_quarantines_total", "Channels quarantined because the settlement contract refused their voucher at claim time (the log names each).", func(s service.Stats) int64 { return s.Quarantined }},
 	} {
 		f.counterFunc(c.name, c.help, nil, func() float64 { return float64(c.v(svc.Stats())) })

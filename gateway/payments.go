@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/farebox/farebox/books"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/settle"
 )
@@ -32,6 +33,7 @@ type payments struct {
 	schemes    x402.Schemes   // the schemes taken, in offer order (see buildSchemes)
 	refunder   x402.Refunder  // the scheme that serves refunds, nil when none does
 	engine     *settle.Engine // the journal of every purchase: replay protection, holds, confirmation
+	books      *books.Books   // revenue and cost, counted from the journal's events in its store
 	replicas   bool           // the journal is shared (Redis): orphans of dead replicas are adopted
 	channelParts
 	timeout   time.Duration
@@ -318,7 +320,7 @@ func (p *payments) authorize(ctx context.Context, h http.Header, rt *route, reso
 		return nil, refuse(o, xe.Reason, "Payment refused: "+xe.Message)
 	}
 	req := o.requirement(pay.Network, pay.Scheme)
-	hold, err := s.Authorize(ctx, pay, req, x402.Facts{BodyHash: sha256.Sum256(body), PerToken: rt.perToken != nil})
+	hold, err := s.Authorize(ctx, pay, req, x402.Facts{BodyHash: sha256.Sum256(body), PerToken: rt.perToken != nil, Model: rt.name})
 	if err != nil {
 		return nil, p.refusal(o, err, version, "Payment refused: ")
 	}

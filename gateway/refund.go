@@ -139,6 +139,7 @@ func (s *Server) refund(c echo.Context, o *offer) error {
 	if !ok {
 		amount = new(big.Int)
 	}
+	s.bookRefund(r.Payer, amount)
 	body, _ := json.Marshal(refundBody{Object: "x402.refund", Message: "Refund acknowledged", ChannelID: r.ID,
 		Amount: r.Amount, AmountUSDC: x402.FormatUSDC(amount), Transaction: r.Transaction, Network: r.Network, Payer: r.Payer})
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, body)

@@ -34,6 +34,7 @@ type Server struct {
 	metricsToken  string
 	metricsLn     net.Listener // metrics.addr, when /metrics has its own
 	metricsHTTP   *http.Server
+	admin         adminParts   // the admin API and dashboard (admin:)
 	probeHTTP     *http.Server // answers probes over the connection cap
 	overCapAnswer []byte       // the 503 a connection over the cap gets
 	maxConns      int
@@ -63,9 +64,15 @@ func New(cfg Config, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.metrics.registerMargins(s) // per model: after the routes
+	s.metrics.registerBooks(s)
 	for _, f := range s.pay.schemeMetrics {
 		f(s.metrics)
 	}
+	if err := s.setupAdmin(opts.getenv()); err != nil {
+		pay.close()
+		return nil, err
+	}
+	s.startCostSampler()
 	s.echo = s.newEcho()
 	s.maxConns = connCap(cfg.Limits.MaxConnections)
 	s.overCapAnswer = rawAnswer(errOverloaded("open connections"))
@@ -106,6 +113,9 @@ func (s *Server) newEcho() *echo.Echo {
 	if s.cfg.Metrics.Addr == "" {
 		e.GET("/metrics", s.handleMetrics)
 	}
+	if s.cfg.Admin.Addr == "" {
+		s.adminRoutes(e)
+	}
 	return e
 }
 
@@ -118,6 +128,9 @@ func (s *Server) Handler() http.Handler { return s.echo }
 func (s *Server) Serve(ln net.Listener) error {
 	if s.metricsHTTP != nil {
 		go s.metricsHTTP.Serve(s.metricsLn)
+	}
+	if s.admin.http != nil {
+		go s.admin.http.Serve(s.admin.ln)
 	}
 	limited := s.limitListener(ln)
 	go s.probeHTTP.Serve(limited.probes)
@@ -140,6 +153,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if s.metricsHTTP != nil {
 		s.metricsHTTP.Close()
 		s.metricsLn.Close()
+	}
+	if s.admin.http != nil {
+		s.admin.http.Close()
+		s.admin.ln.Close()
 	}
 	s.pay.close()
 	return err
@@ -175,6 +192,9 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 			route = "unmatched"
 		}
 		s.metrics.observe(route, label, status, took, ttfb)
+		if route == "/v1/responses" {
+			s.bookCall(c, s.routes[model], status)
+		}
 		level := slog.LevelInfo
 		if status >= 500 {
 			level = slog.LevelError

@@ -94,6 +94,7 @@ func (v *validation) top(c Config) {
 	if c.Metrics.BearerTokenEnv != "" {
 		v.secret("metrics.bearer_token_env", c.Metrics.BearerTokenEnv, false)
 	}
+	v.admin(c.Admin)
 	if len(c.Models) == 0 {
 		v.add("models", "at least one model is required")
 	}

@@ -58,6 +58,7 @@ func (p *payments) buildSchemes(pc PaymentsConfig, now func() time.Time, getenv 
 		p.schemes.Register(bs)
 		p.refunder = bs
 		store := p.chanStore
+		p.chanSvc = svc
 		p.schemeMetrics = append(p.schemeMetrics, func(m *metrics) { m.registerChannels(svc, store) })
 	} else {
 		p.schemes.Register(&x402.Unserved{SchemeName: channel.Scheme, Refusal: service.ErrUnserved})

@@ -30,6 +30,8 @@ install_apt() {
   local missing=()
   command -v redis-server >/dev/null || missing+=(redis-server)
   command -v tmux >/dev/null || missing+=(tmux)
+  # The interop suite drives the admin dashboard in headless Chromium.
+  command -v chromium >/dev/null || missing+=(chromium)
   if [ ${#missing[@]} -gt 0 ]; then
     echo "apt-get install ${missing[*]}"
     DEBIAN_FRONTEND=noninteractive apt-get update -qq
@@ -44,7 +46,7 @@ check_gofmt() {
 }
 
 total=$SECONDS
-phase "install (apt: redis-server, tmux)" install_apt
+phase "install (apt: redis-server, tmux, chromium)" install_apt
 phase "install (npm: scripts/npm-install.sh, by each lockfile's content)" bash scripts/npm-install.sh
 phase "gofmt" check_gofmt
 phase "go vet" go vet ./...

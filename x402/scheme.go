@@ -112,6 +112,9 @@ type Facts struct {
 	// PerToken is set for a route priced per token (metered schemes are
 	// served only there).
 	PerToken bool
+	// Model is the public model the call is for: the books count revenue
+	// per model from what the settlement journal records.
+	Model string
 }
 
 // Hold is a payment a scheme reserved for one request. It ends with

@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"flag"
@@ -48,6 +49,8 @@ type DevMain struct {
 	flags  devFlags
 	getenv func(string) string
 	net    *devNet
+	// adminToken opens the admin API and dashboard (printed in the banner).
+	adminToken string
 }
 
 // NewDevMain returns a dev command writing to stdout and stderr.
@@ -179,6 +182,14 @@ func (m *DevMain) configure(ctx context.Context) error {
 		return err
 	}
 	settler.PollInterval = n.pollInterval
+	m.adminToken = m.getenv(devAdminTokenEnv)
+	if m.adminToken == "" {
+		var b [16]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return err
+		}
+		m.adminToken = hex.EncodeToString(b[:])
+	}
 	m.Config = gateway.Config{
 		Addr:      f.addr,
 		LogLevel:  f.logLevel,
@@ -192,6 +203,7 @@ func (m *DevMain) configure(ctx context.Context) error {
 			{Name: DevMeteredModel, Upstream: "scripted", Pace: gateway.Duration(f.pace), PricePerMTok: &DevMeteredPrice,
 				Description: "farebox's scripted dev model, charged per token"},
 		},
+		Admin: gateway.AdminConfig{TokenEnv: devAdminTokenEnv},
 		Payments: gateway.PaymentsConfig{PayTo: DevPayTo, Networks: []string{n.network.CAIP2}, Settle: f.settle,
 			BatchSettlement: gateway.BatchSettlementConfig{ClaimInterval: gateway.Duration(f.claimInterval)}},
 	}
@@ -200,10 +212,19 @@ func (m *DevMain) configure(ctx context.Context) error {
 		Settler:  settler,
 		Checker:  evm.NewChecker(n.backend, true),
 		Ready:    settler.Ready,
-		Getenv:   m.getenv,
+		Getenv: func(name string) string {
+			if name == devAdminTokenEnv {
+				return m.adminToken
+			}
+			return m.getenv(name)
+		},
 	}
 	return nil
 }
+
+// devAdminTokenEnv may hold the dev gateway's admin token; without it
+// farebox dev makes a random one and prints it.
+const devAdminTokenEnv = "FAREBOX_ADMIN_TOKEN"
 
 func parseFund(spec string) (common.Address, *big.Int, error) {
 	a, amt, ok := strings.Cut(spec, "=")
@@ -224,6 +245,7 @@ func parseFund(spec string) (common.Address, *big.Int, error) {
 // commands that work as printed.
 func (m *DevMain) banner(w io.Writer) {
 	n := m.net
+	root := strings.TrimSuffix(strings.TrimSuffix(m.adminURL(), "/admin"), "/v1")
 	key := hex.EncodeToString(crypto.FromECDSA(n.payerKey))
 	public := "a publicly known test key: never send it anything of value"
 	if key != devchain.DevPayerKey {
@@ -238,6 +260,7 @@ func (m *DevMain) banner(w io.Writer) {
   chain RPC       %s
   token (USDC)    %s  (EIP-712 %q version %q)
   payments to     %s
+  admin           %s  (the books: %s/admin, or Authorization: Bearer on %s/admin/api/summary)
 
   DEV PAYER (%s)
   address         %s
@@ -245,7 +268,7 @@ func (m *DevMain) banner(w io.Writer) {
 
 Try it:  FAREBOX_PAYER_KEY=0x%s %s call --base-url %s%s "hello"
 `, m.BaseURL, m.Config.Models[0].Price, DevMeteredModel, DevMeteredPrice.Input, DevMeteredPrice.Output, DevMeteredPrice.MaxPerCall, n.about, orNone(n.rpcURL), n.network.Asset.Hex(), n.network.Name, n.network.Version,
-		DevPayTo, public, n.payer().Hex(), key, key, selfCommand(), m.BaseURL, rpcFlag(n.rpcURL))
+		DevPayTo, m.adminToken, root, root, public, n.payer().Hex(), key, key, selfCommand(), m.BaseURL, rpcFlag(n.rpcURL))
 }
 
 // rpcFlag is the --rpc-url of the Try-it line: with the chain at hand a

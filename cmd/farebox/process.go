@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"strings"
 	"time"
 
 	"github.com/farebox/farebox/gateway"
@@ -73,6 +74,17 @@ func (m *Main) build() error {
 
 // serve serves the built gateway on the listener (and pprof, when asked)
 // until Close.
+// adminURL is where the admin dashboard is served, "" when it is off.
+func (m *Main) adminURL() string {
+	if m.Config.Admin.TokenEnv == "" || m.server == nil {
+		return ""
+	}
+	if a := m.server.AdminAddr(); a != "" {
+		return "http://" + a + "/admin"
+	}
+	return strings.TrimSuffix(m.BaseURL, "/v1") + "/admin"
+}
+
 func (m *Main) serve() error {
 	srv := m.server
 	if m.PprofAddr != "" {

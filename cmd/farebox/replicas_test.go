@@ -26,6 +26,9 @@ import (
 	"github.com/tidwall/gjson"
 )
 
+// replicaAdminToken opens the replicas' admin API.
+const replicaAdminToken = "replicas-admin-token-0123456789"
+
 // price is the paced model's price in USDC atomic units ("0.001").
 const price = 1_000
 
@@ -60,10 +63,11 @@ func newReplicaSet(t *testing.T, n int) *replicaSet {
 		addr := ln.Addr().String()
 		ln.Close()
 		r := &crashRig{a: a, base: "http://" + addr + "/v1", payTo: s.payTo,
-			env:    []string{"REPLICA_RELAYER_KEY=" + hexutil.Encode(crypto.FromECDSA(relayer))},
+			env:    []string{"REPLICA_RELAYER_KEY=" + hexutil.Encode(crypto.FromECDSA(relayer)), "REPLICA_ADMIN_TOKEN=" + replicaAdminToken},
 			config: filepath.Join(dir, fmt.Sprintf("replica%d.yaml", i))}
 		yaml := fmt.Sprintf(`addr: %s
 log_level: warn
+admin: {token_env: REPLICA_ADMIN_TOKEN}
 payments:
   pay_to: %q
   networks: ["eip155:84532"]

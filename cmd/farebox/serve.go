@@ -86,6 +86,9 @@ func (m *ServeMain) Run(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintf(m.Stdout, "farebox listening: base URL %s\n", m.BaseURL)
+	if url := m.adminURL(); url != "" {
+		fmt.Fprintf(m.Stdout, "farebox admin: %s (the token is in $%s)\n", url, m.Config.Admin.TokenEnv)
+	}
 	return nil
 }
 

@@ -87,6 +87,7 @@ export function parseDevBanner(text) {
     network: network && network[1],
     chainId: network && Number(network[1].split(':')[1]),
     price: price && price[1],
+    adminToken: field(text, 'admin'),
   };
 }
 

@@ -77,7 +77,7 @@ func (s *Server) Authorize(ctx context.Context, pay *x402.Payment, req *x402.Req
 	if req, err = s.Verifier.VerifyLocal(ctx, pay, reqs[:]); err != nil {
 		return nil, x402.Refusal(err, x402.ReasonUnexpectedVerifyError)
 	}
-	held, err := s.Engine.Reserve(ctx, settle.Purchase{Payment: pay, Requirement: req, BodyHash: f.BodyHash, PaymentID: id}, false)
+	held, err := s.Engine.Reserve(ctx, settle.Purchase{Payment: pay, Requirement: req, BodyHash: f.BodyHash, PaymentID: id, Model: f.Model}, false)
 	if err != nil {
 		return nil, err
 	}

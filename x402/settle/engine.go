@@ -277,7 +277,7 @@ func (e *Engine) newEntry(p *Purchase) *Entry {
 	return &Entry{ChainID: k.ChainID, Asset: k.Asset, Payer: k.From, Nonce: k.Nonce,
 		Version: pay.Version, Payment: append([]byte(nil), pay.Raw...),
 		Network: req.Network.CAIP2, Amount: new(big.Int).Set(req.Amount), PayTo: req.PayTo,
-		BodyHash: p.BodyHash, PaymentID: p.PaymentID, State: Reserved, Owner: e.cfg.Instance,
+		BodyHash: p.BodyHash, PaymentID: p.PaymentID, Model: p.Model, State: Reserved, Owner: e.cfg.Instance,
 		Created: now, Updated: now, Expires: pay.Authorization.Expires()}
 }
 

@@ -58,6 +58,11 @@ type Entry struct {
 	Reason  string        `json:"reason,omitempty"` // why it failed
 	Owner   string        `json:"owner,omitempty"`  // the engine instance that reserved it
 
+	// Model is the public model the purchase paid for and Supplier the
+	// upstream that answered it, when known: the books count by both.
+	Model    string `json:"model,omitempty"`
+	Supplier string `json:"supplier,omitempty"`
+
 	Created time.Time `json:"created"`
 	Updated time.Time `json:"updated"`
 	Expires time.Time `json:"expires"` // the authorization's validBefore

@@ -73,6 +73,14 @@ func (e *Entry) AppendJSON(dst []byte) ([]byte, error) {
 		b = append(b, `,"owner":`...)
 		b = appendString(b, e.Owner)
 	}
+	if e.Model != "" {
+		b = append(b, `,"model":`...)
+		b = appendString(b, e.Model)
+	}
+	if e.Supplier != "" {
+		b = append(b, `,"supplier":`...)
+		b = appendString(b, e.Supplier)
+	}
 	for i, t := range [...]time.Time{e.Created, e.Updated, e.Expires} {
 		b = append(b, timeNames[i]...)
 		if b, err = appendTime(b, t); err != nil {
@@ -87,7 +95,7 @@ func (e *Entry) AppendJSON(dst []byte) ([]byte, error) {
 // for a few escapes.
 func (e *Entry) jsonSize() int {
 	n := 640 + base64.StdEncoding.EncodedLen(len(e.Payment)) + len(e.ChainID) + len(e.Network) +
-		len(e.PaymentID) + len(e.State) + len(e.Reason) + len(e.Owner)
+		len(e.PaymentID) + len(e.State) + len(e.Reason) + len(e.Owner) + len(e.Model) + len(e.Supplier)
 	if e.Amount != nil {
 		n += e.Amount.BitLen()/3 + 1
 	}

@@ -50,7 +50,7 @@ func checkEntryJSON(t testing.TB, e *Entry) []byte {
 // channel state is compact.
 func checkRoundTrip(t testing.TB, e *Entry, b []byte) {
 	t.Helper()
-	strs := []string{e.ChainID, e.Network, e.PaymentID, string(e.State), e.Reason, e.Owner}
+	strs := []string{e.ChainID, e.Network, e.PaymentID, string(e.State), e.Reason, e.Owner, e.Model, e.Supplier}
 	if r := e.Receipt; r != nil {
 		strs = append(strs, r.ErrorReason, r.Payer, r.Transaction, r.Network, r.Amount, r.Extra.ChargedAmount)
 		if r.Extra.ChannelState != "" {
@@ -86,7 +86,7 @@ func TestEntryJSONExamples(t *testing.T) {
 		PaymentID: "pay_<1>&\"2\"", State: Broadcast, Tx: common.Hash{0xee},
 		Receipt: &x402.Receipt{Success: true, Payer: "0xabcd", Transaction: "0xee", Network: "eip155:8453",
 			Amount: "0", Extra: x402.ReceiptExtra{ChargedAmount: "0"}},
-		Reason: "line\u2028sep\u2029 \x00\x1f\x7f \xff", Owner: "host-1/é", Created: now, Updated: now.UTC(),
+		Reason: "line\u2028sep\u2029 \x00\x1f\x7f \xff", Owner: "host-1/é", Model: "gpt<4>", Supplier: "vllm &1", Created: now, Updated: now.UTC(),
 		Expires: now.Add(time.Hour).In(time.Local)}
 	cases := map[string]*Entry{
 		"zero":  {},
@@ -170,7 +170,8 @@ func TestEntryJSONKnowsEveryField(t *testing.T) {
 		"Amount *big.Int amount", "Charge *big.Int charge,omitempty", "PayTo common.Address payTo",
 		"BodyHash common.Hash bodyHash", "PaymentID string paymentId,omitempty", "State settle.State state",
 		"Tx common.Hash tx", "Receipt *x402.Receipt receipt,omitempty", "Reason string reason,omitempty",
-		"Owner string owner,omitempty", "Created time.Time created", "Updated time.Time updated",
+		"Owner string owner,omitempty", "Model string model,omitempty", "Supplier string supplier,omitempty",
+		"Created time.Time created", "Updated time.Time updated",
 		"Expires time.Time expires"}
 	if got := tags(reflect.TypeFor[Entry]()); !slices.Equal(got, want) {
 		t.Errorf("Entry's fields are\n%q\nAppendJSON writes\n%q", got, want)
@@ -260,7 +261,7 @@ func randEntry(r *rand.Rand) *Entry {
 		Payer: common.BytesToAddress(randHash(r).Bytes()), Nonce: randHash(r), Version: int(r.Int64() >> r.IntN(64)),
 		Network: randString(r), Amount: randBig(r), Charge: randBig(r), PayTo: common.BytesToAddress(randHash(r).Bytes()),
 		BodyHash: randHash(r), PaymentID: randString(r), State: State(randString(r)), Tx: randHash(r),
-		Reason: randString(r), Owner: randString(r), Created: randTime(r), Updated: randTime(r), Expires: randTime(r)}
+		Reason: randString(r), Owner: randString(r), Model: randString(r), Supplier: randString(r), Created: randTime(r), Updated: randTime(r), Expires: randTime(r)}
 	if r.IntN(2) == 0 {
 		e.Version = -e.Version
 	}

@@ -24,6 +24,7 @@ type Purchase struct {
 	Requirement *x402.Requirement // recomputed for this request
 	BodyHash    [32]byte          // sha256 of the request body
 	PaymentID   string            // the payment-identifier id, "" when none
+	Model       string            // the public model paid for, journaled for the books ("" unknown)
 	// Charge, when set before Settle, is what is actually settled, at most
 	// Requirement.Amount (upto: the use, while the authorization, the hold
 	// and the entry's Amount are the ceiling). Zero settles nothing: no

@@ -103,7 +103,7 @@ func (s *Server) Authorize(ctx context.Context, pay *x402.Payment, req *x402.Req
 	if err != nil {
 		return nil, err
 	}
-	h, err := s.Engine.Reserve(ctx, settle.Purchase{Payment: pay, Requirement: req, BodyHash: f.BodyHash, PaymentID: id}, true)
+	h, err := s.Engine.Reserve(ctx, settle.Purchase{Payment: pay, Requirement: req, BodyHash: f.BodyHash, PaymentID: id, Model: f.Model}, true)
 	if err != nil {
 		return nil, err
 	}

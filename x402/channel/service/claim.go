@@ -79,6 +79,14 @@ func (s *Service) claimRound(ctx context.Context) time.Time {
 	return time.Time{}
 }
 
+// LastClaim is when this process last sent a claim (zero: not yet).
+func (s *Service) LastClaim() time.Time {
+	if n := s.lastClaim.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
+}
+
 // ClaimNow claims every channel with unclaimed charges at once, whatever
 // the policy, and sweeps them to the receiver: for shutdown and tests. It
 // waits for the claimer lock while another round runs.
@@ -187,6 +195,7 @@ func (s *Service) claim(ctx context.Context, reason string, states []*channel.St
 	var errs []error
 	for _, k := range keys {
 		if err := s.claimGroup(ctx, k, groups[k], res); err != nil {
+			s.stats.claimFailures.Add(1)
 			errs = append(errs, err)
 		}
 	}

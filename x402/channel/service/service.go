@@ -164,11 +164,14 @@ type Stats struct {
 	DepositsSkipped, RefundsRefused int64
 	// Quarantined are channels quarantined because the contract refused their voucher.
 	Quarantined int64
+	// ClaimFailures are claims of a (receiver, token) group that failed
+	// (retried on the next round): the operator's alert.
+	ClaimFailures int64
 }
 
 type counters struct {
 	deposits, vouchers, refunds, aborts, busy, mismatches, claimTxs, claimedChannels atomic.Int64
-	depositsSkipped, refundsRefused, quarantined                                     atomic.Int64
+	depositsSkipped, refundsRefused, quarantined, claimFailures                      atomic.Int64
 }
 
 // Stats returns the counters.
@@ -177,7 +180,8 @@ func (s *Service) Stats() Stats {
 	return Stats{Deposits: c.deposits.Load(), Vouchers: c.vouchers.Load(), Refunds: c.refunds.Load(),
 		Aborts: c.aborts.Load(), Busy: c.busy.Load(), Mismatches: c.mismatches.Load(),
 		ClaimTxs: c.claimTxs.Load(), ClaimedChannels: c.claimedChannels.Load(),
-		DepositsSkipped: c.depositsSkipped.Load(), RefundsRefused: c.refundsRefused.Load(), Quarantined: c.quarantined.Load()}
+		DepositsSkipped: c.depositsSkipped.Load(), RefundsRefused: c.refundsRefused.Load(), Quarantined: c.quarantined.Load(),
+		ClaimFailures: c.claimFailures.Load()}
 }
 
 // quarantined is the refusal of a request on a quarantined channel.

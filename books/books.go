@@ -1,0 +1,267 @@
+package books
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/farebox/farebox/x402/settle"
+)
+
+// The fields of a row. Amounts are atomic USDC units.
+const (
+	FCalls     = "calls"     // calls to the model (free and paid) that reached it
+	FPaid      = "paid"      // calls whose charge settled (or is pending)
+	FFree      = "free"      // calls of a free model
+	FCharged   = "charged"   // what the paid calls' receipts charged
+	FSettled   = "settled"   // transfers mined (confirmed on chain)
+	FSettledN  = "settled_n" // how many
+	FFailed    = "failed"    // transfers that failed for good after the payer was served
+	FFailedN   = "failed_n"  // how many
+	FRefunded  = "refunded"  // unspent deposits returned to payers (booked per payer, no model)
+	FCost      = "cost"      // what the upstream cost (a resold model's seller, an API's price)
+	FGas       = "gas"       // gas the relayer spent, in atomic USDC when it is priced
+	prefRefuse = "refused:"  // refused:<status>:<code>: calls refused, by status and code
+	prefTTFT   = "ttft:"     // ttft:<bucket>: time to first token, counted in TTFTBuckets
+)
+
+// TTFTBuckets are the upper bounds of the time-to-first-token buckets (the
+// last one is open): quantiles are read from them.
+var TTFTBuckets = []time.Duration{25 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond,
+	250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2500 * time.Millisecond, 5 * time.Second,
+	10 * time.Second, 30 * time.Second, time.Minute}
+
+// RefusalField is the field counting refusals of status with code.
+func RefusalField(status int, code string) string {
+	return prefRefuse + strconv.Itoa(status) + ":" + code
+}
+
+func ttftField(d time.Duration) string {
+	i := 0
+	for i < len(TTFTBuckets) && d > TTFTBuckets[i] {
+		i++
+	}
+	return prefTTFT + strconv.Itoa(i)
+}
+
+// Config wires the books.
+type Config struct {
+	Store Store // required
+	// Journal is read for what is pending now and what payers owe.
+	Journal settle.Journal
+	// Retention is how long hourly detail is kept before it is rolled up
+	// into daily rows (default 35 days).
+	Retention time.Duration
+	// FlushEvery bounds how long a recorded delta waits before it is
+	// written (default 250 ms): the writes leave the answer's path.
+	FlushEvery time.Duration
+	Logger     *slog.Logger
+	Now        func() time.Time
+}
+
+// Books records deltas in the background and answers the reports.
+type Books struct {
+	cfg     Config
+	mu      sync.Mutex
+	queue   []Delta
+	wake    chan struct{}
+	flushed *sync.Cond
+	pending int // deltas taken from the queue and not yet written
+	stop    chan struct{}
+	done    chan struct{}
+	closed  bool
+	closing sync.Once
+}
+
+// maxQueue bounds the deltas waiting for the store; beyond it they are
+// dropped (and logged): the books must never hold up a paid call.
+const maxQueue = 1 << 16
+
+// New starts the books' writer.
+func New(cfg Config) *Books {
+	if cfg.Retention <= 0 {
+		cfg.Retention = 35 * 24 * time.Hour
+	}
+	if cfg.FlushEvery <= 0 {
+		cfg.FlushEvery = 250 * time.Millisecond
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	b := &Books{cfg: cfg, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	b.flushed = sync.NewCond(&b.mu)
+	go b.run()
+	return b
+}
+
+// Record queues d for the store.
+func (b *Books) Record(d Delta) {
+	if d.At.IsZero() {
+		d.At = b.cfg.Now()
+	}
+	b.mu.Lock()
+	if b.closed || len(b.queue) >= maxQueue {
+		b.mu.Unlock()
+		b.cfg.Logger.Warn("books: a delta was dropped", "model", d.Model, "closed", b.closed)
+		return
+	}
+	b.queue = append(b.queue, d)
+	b.mu.Unlock()
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Flush waits until every delta recorded before it was written (or the
+// write failed), so a report reads what this process recorded.
+func (b *Books) Flush() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
+	for (len(b.queue) > 0 || b.pending > 0) && !b.closed {
+		b.flushed.Wait()
+	}
+}
+
+// Close writes what is queued and stops the writer.
+func (b *Books) Close() {
+	b.closing.Do(func() { close(b.stop) })
+	<-b.done
+}
+
+func (b *Books) run() {
+	defer close(b.done)
+	tick := time.NewTicker(b.cfg.FlushEvery)
+	defer tick.Stop()
+	rollup := time.NewTicker(time.Hour)
+	defer rollup.Stop()
+	b.rollup()
+	for {
+		select {
+		case <-b.stop:
+			b.write()
+			b.mu.Lock()
+			b.closed = true
+			b.flushed.Broadcast()
+			b.mu.Unlock()
+			return
+		case <-b.wake:
+		case <-tick.C:
+		case <-rollup.C:
+			b.rollup()
+		}
+		b.write()
+	}
+}
+
+func (b *Books) write() {
+	b.mu.Lock()
+	q := b.queue
+	b.queue = nil
+	b.pending = len(q)
+	b.mu.Unlock()
+	if len(q) > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := b.cfg.Store.Apply(ctx, q); err != nil {
+			b.cfg.Logger.Error("books: writing", "deltas", len(q), "err", err)
+		}
+		cancel()
+	}
+	b.mu.Lock()
+	b.pending = 0
+	b.flushed.Broadcast()
+	b.mu.Unlock()
+}
+
+func (b *Books) rollup() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := b.cfg.Store.Rollup(ctx, b.cfg.Now().Add(-b.cfg.Retention)); err != nil {
+		b.cfg.Logger.Warn("books: rolling up old detail", "err", err)
+	}
+}
+
+// Event books one step of a purchase (settle.Config.OnEvent): a mined
+// transfer is settled revenue, a transfer that failed after its payer was
+// served is failed revenue. Each counts once per purchase, whichever
+// replica or restart sees it.
+func (b *Books) Event(ev settle.Event) {
+	en := ev.Entry
+	if en == nil {
+		return
+	}
+	amount := en.Amount
+	if en.Charge != nil {
+		amount = en.Charge
+	}
+	if amount == nil || !amount.IsInt64() {
+		return
+	}
+	d := Delta{At: en.Updated, Model: en.Model, Supplier: en.Supplier, Payer: strings.ToLower(en.Payer.Hex())}
+	switch ev.Kind {
+	case settle.EventConfirmed:
+		d.Once, d.Fields = "confirmed:"+en.Name(), map[string]int64{FSettled: amount.Int64(), FSettledN: 1}
+	case settle.EventFailed:
+		d.Once, d.Fields = "failed:"+en.Name(), map[string]int64{FFailed: amount.Int64(), FFailedN: 1}
+	default:
+		return
+	}
+	if d.At.IsZero() {
+		d.At = b.cfg.Now()
+	}
+	b.Record(d)
+}
+
+// Call is one finished call as the gateway saw it.
+type Call struct {
+	Model    string
+	Supplier string
+	Payer    string // 0x address of the paying wallet, "" when none
+	Free     bool   // the model is free
+	Paid     bool   // its charge settled (or is pending)
+	Charged  int64  // what its receipt charged (atomic units)
+	Cost     int64  // what its upstream cost, when known
+	Status   int    // the HTTP status answered
+	Code     string // the error code of a refusal ("" on success)
+	Reached  bool   // the model was called
+	TTFT     time.Duration
+}
+
+// RecordCall books one call: counted when it reached the model, a refusal
+// when its status says so, its time to first token.
+func (b *Books) RecordCall(c Call) {
+	f := map[string]int64{}
+	if c.Reached {
+		f[FCalls] = 1
+		if c.Free {
+			f[FFree] = 1
+		}
+	}
+	if c.Paid {
+		f[FPaid] = 1
+		f[FCharged] = c.Charged
+	}
+	if c.Cost != 0 {
+		f[FCost] = c.Cost
+	}
+	if c.Status >= 400 {
+		f[RefusalField(c.Status, c.Code)] = 1
+	}
+	if c.TTFT > 0 {
+		f[ttftField(c.TTFT)] = 1
+	}
+	if len(f) == 0 {
+		return
+	}
+	b.Record(Delta{Model: c.Model, Supplier: c.Supplier, Payer: strings.ToLower(c.Payer), Fields: f})
+}

@@ -1,0 +1,63 @@
+package books
+
+import (
+	"context"
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/farebox/farebox/x402/settle"
+)
+
+// TestEventsBookMinedAndFailedOnce: a confirmation is settled revenue of
+// the entry's model and payer, counted once even when the engine reports
+// it again (a resume after a restart); an upto charge counts, not its
+// ceiling; a failure after serving is failed revenue; other steps are not
+// revenue. Calls add calls, charges, refusals and time to first token.
+func TestEventsBookMinedAndFailedOnce(t *testing.T) {
+	now := time.Date(2026, 3, 1, 10, 30, 0, 0, time.UTC)
+	b := New(Config{Store: NewMemoryStore(), Now: func() time.Time { return now }})
+	defer b.Close()
+	payer := common.HexToAddress("0xAbC0000000000000000000000000000000000001")
+	entry := func(nonce byte, amount int64) *settle.Entry {
+		return &settle.Entry{ChainID: "1", Payer: payer, Nonce: common.Hash{nonce}, Amount: big.NewInt(amount), Model: "m",
+			Updated: now}
+	}
+	mined := entry(1, 1000)
+	b.Event(settle.Event{Kind: settle.EventConfirmed, Entry: mined})
+	b.Event(settle.Event{Kind: settle.EventConfirmed, Entry: mined}) // seen again after a restart
+	upto := entry(2, 10_000)
+	upto.Charge = big.NewInt(2500)
+	b.Event(settle.Event{Kind: settle.EventConfirmed, Entry: upto})
+	b.Event(settle.Event{Kind: settle.EventBroadcast, Entry: entry(3, 7000)})
+	b.Event(settle.Event{Kind: settle.EventFailed, Entry: entry(4, 1000)})
+	b.RecordCall(Call{Model: "m", Payer: payer.Hex(), Reached: true, Paid: true, Charged: 1000, Status: 200, TTFT: 30 * time.Millisecond})
+	b.RecordCall(Call{Model: "m", Reached: true, Status: 200, TTFT: 3 * time.Second})
+	b.RecordCall(Call{Model: "m", Status: 402, Code: "payment_required"})
+
+	sum, err := b.Summary(context.Background(), now.Add(-time.Hour), now.Add(time.Hour), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := sum.Models["m"]
+	if f == nil {
+		t.Fatalf("no entry for m: %+v", sum.Models)
+	}
+	if f.Settled != "0.0035" || f.SettledCalls != 2 || f.Failed != "0.001" || f.FailedCalls != 1 {
+		t.Errorf("settled %s in %d, failed %s in %d; want 0.0035 in 2, 0.001 in 1", f.Settled, f.SettledCalls, f.Failed, f.FailedCalls)
+	}
+	if f.Calls != 2 || f.PaidCalls != 1 || f.Charged != "0.001" || f.Refusals["402:payment_required"] != 1 || f.Margin != "0.0035" {
+		t.Errorf("figures %+v", f)
+	}
+	if f.TTFTP50ms == nil || *f.TTFTP50ms != 50 || f.TTFTP95ms == nil || *f.TTFTP95ms != 5000 {
+		t.Errorf("time to first token p50 %v p95 %v, want the buckets of 30 ms and 3 s (50 ms, 5 s)", f.TTFTP50ms, f.TTFTP95ms)
+	}
+	payers, err := b.Payers(context.Background(), now.Add(-time.Hour), now.Add(time.Hour), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(payers) != 1 || payers[0].Payer != "0xabc0000000000000000000000000000000000001" || payers[0].Settled != "0.0035" {
+		t.Errorf("payers %+v", payers)
+	}
+}
