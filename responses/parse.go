@@ -18,11 +18,15 @@ func Parse(body []byte) (*Request, *Error) {
 
 // ParseWith is Parse with an explicit policy for provider-executed tools.
 func ParseWith(body []byte, hosted HostedPolicy) (*Request, *Error) {
-	if tooDeep(body) {
+	shape := scanShape(body)
+	if shape.deep {
 		return nil, errTooDeep()
 	}
 	if !gjson.ValidBytes(body) {
 		return nil, errInvalidJSON()
+	}
+	if shape.dup != "" {
+		return nil, errDuplicateKey(shape.dup)
 	}
 	root := gjson.ParseBytes(body)
 	if !root.IsObject() {
@@ -279,40 +283,6 @@ func isIntegral(v gjson.Result) bool {
 
 func errEmptyString(param string) *Error {
 	return Invalid(param, "empty_string", "Invalid '%s': empty string. Expected a string with minimum length 1, but got an empty string instead.", param)
-}
-
-// maxDepth bounds the nesting of a body. gjson validates and walks by
-// recursion, so a 20 MiB body of '[' would overflow the goroutine stack and
-// kill the process; no real request nests anywhere near this deep.
-const maxDepth = 256
-
-// tooDeep reports whether body nests arrays and objects deeper than
-// maxDepth (brackets inside strings do not count).
-func tooDeep(body []byte) bool {
-	depth, inStr := 0, false
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		if inStr {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inStr = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inStr = true
-		case '{', '[':
-			if depth++; depth > maxDepth {
-				return true
-			}
-		case '}', ']':
-			depth--
-		}
-	}
-	return false
 }
 
 // compact returns a one-line copy of a JSON value (whitespace outside
