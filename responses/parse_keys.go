@@ -81,7 +81,7 @@ func scanShape(body []byte) shapeProblem {
 			if expectKey && len(s.frames) > 0 && s.frames[len(s.frames)-1].obj {
 				k := keyRef{off: int32(i + 1), end: int32(j)}
 				if escaped {
-					k = s.decode(body[i : min(j+1, len(body))])
+					k = s.decode(body[i:min(j+1, len(body))])
 				}
 				if s.seen(body, k) {
 					return shapeProblem{dup: s.path(body, k)}
