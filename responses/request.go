@@ -128,7 +128,6 @@ type Part struct {
 	Type     string // input_text | input_image | input_file | output_text | refusal
 	Text     string // input_text, output_text; refusal text for refusal
 	ImageURL string // input_image
-	FileID   string // input_image, input_file
 	Detail   string // input_image
 	FileURL  string // input_file
 	FileData string // input_file

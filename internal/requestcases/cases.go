@@ -51,6 +51,8 @@ func Malformed() []Case {
 		{"empty model", `{"model":"","input":"x"}`, "model", "empty_string", ""},
 		{"missing input", `{"model":"m"}`, "input", "missing_required_parameter", "Missing required parameter: 'input'."},
 		{"input a number", `{"model":"m","input":3}`, "input", "invalid_type", ""},
+		{"a file by id", in(`{"role":"user","content":[{"type":"input_file","file_id":"file-1"}]}`), "input[0].content[0].file_id", "file_id_not_supported", ""},
+		{"an image by id", in(`{"role":"user","content":[{"type":"input_image","file_id":"file-1"}]}`), "input[0].content[0].file_id", "file_id_not_supported", ""},
 		{"a key twice", `{"model":"m","input":"x","tools":[{"type":"shell","environment":{"type":"local","type":"container_auto"}}]}`, "tools[0].environment.type", "duplicate_key", ""},
 		{"empty input array", `{"model":"m","input":[]}`, "input", "empty_array", ""},
 		{"unknown parameter", base(`,"n":2`), "n", "unknown_parameter", "Unknown parameter: 'n'."},

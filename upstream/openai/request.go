@@ -104,7 +104,6 @@ type part struct {
 	Refusal     *string         `json:"refusal,omitempty"`
 	Annotations json.RawMessage `json:"annotations,omitempty"`
 	ImageURL    string          `json:"image_url,omitempty"`
-	FileID      string          `json:"file_id,omitempty"`
 	Detail      string          `json:"detail,omitempty"`
 	FileURL     string          `json:"file_url,omitempty"`
 	FileData    string          `json:"file_data,omitempty"`
@@ -276,7 +275,7 @@ func content(ps []responses.Part, isString bool) any {
 func parts(ps []responses.Part) []part {
 	out := make([]part, 0, len(ps))
 	for _, p := range ps {
-		q := part{Type: p.Type, ImageURL: p.ImageURL, FileID: p.FileID, Detail: p.Detail,
+		q := part{Type: p.Type, ImageURL: p.ImageURL, Detail: p.Detail,
 			FileURL: p.FileURL, FileData: p.FileData, Filename: p.Filename}
 		text := p.Text
 		switch p.Type {
