@@ -57,3 +57,14 @@ func TestForwardedObjectsAreChecked(t *testing.T) {
 		})
 	}
 }
+
+// text and reasoning keep only their published keys.
+func TestTextAndReasoningAreRebuilt(t *testing.T) {
+	req := mustParse(t, []byte(`{"model":"m","input":"x","text":{"format":{"type":"json_schema","name":"a","schema":{"type":"object"},"x":1},"verbosity":"low","y":2},"reasoning":{"effort":"low","budget":9}}`))
+	if got := string(req.Text); got != `{"format":{"type":"json_schema","name":"a","schema":{"type":"object"}},"verbosity":"low"}` {
+		t.Errorf("text %s", got)
+	}
+	if got := string(req.Reasoning); got != `{"effort":"low"}` {
+		t.Errorf("reasoning %s", got)
+	}
+}
