@@ -117,6 +117,9 @@ func translate(req *responses.Request, cfg Config) ([]byte, error) {
 	if len(req.Reasoning) > 0 {
 		out.ReasoningEffort = gjson.GetBytes(req.Reasoning, "effort").Str
 	}
+	// No end-user field goes to a Chat server (vLLM, Ollama, llama.cpp
+	// know none): neither the client's user, safety_identifier and
+	// prompt_cache_key nor the gateway's per-payer view of them.
 	return json.Marshal(out)
 }
 

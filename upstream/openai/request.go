@@ -32,7 +32,6 @@ type upstreamRequest struct {
 	Include           []string        `json:"include,omitempty"`
 	TopLogprobs       *int64          `json:"top_logprobs,omitempty"`
 	Metadata          json.RawMessage `json:"metadata,omitempty"`
-	User              *string         `json:"user,omitempty"`
 	SafetyIdentifier  *string         `json:"safety_identifier,omitempty"`
 	PromptCacheKey    *string         `json:"prompt_cache_key,omitempty"`
 	ServiceTier       string          `json:"service_tier,omitempty"`
@@ -139,7 +138,9 @@ func build(req *responses.Request, model string) ([]byte, error) {
 	}
 	out.Include, out.TopLogprobs = req.Include, req.TopLogprobs
 	out.Metadata = metadata(req.Metadata)
-	out.User, out.SafetyIdentifier, out.PromptCacheKey = req.User, req.SafetyID, req.PromptCache
+	// The client's user, safety_identifier and prompt_cache_key are its
+	// own words: the provider sees the gateway's per-payer view instead.
+	out.SafetyIdentifier, out.PromptCacheKey = optional(req.Provider.SafetyID), optional(req.Provider.CacheKey)
 	switch req.ServiceTier {
 	case "auto", "flex":
 		// Tiers that cost the operator no more than the default; priority,
@@ -153,7 +154,7 @@ func build(req *responses.Request, model string) ([]byte, error) {
 	}
 	b = b[:len(b)-1]
 	for _, f := range req.Passthrough {
-		if !forwarded[f.Key] {
+		if !forwarded[f.Key] || (f.Key == "moderation" && !req.Provider.Moderation) {
 			continue
 		}
 		b = append(b, ',')
@@ -164,7 +165,16 @@ func build(req *responses.Request, model string) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// forwarded are the uninterpreted fields a Responses upstream gets. Not
+// optional is s as an omitempty field: nil when empty.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// forwarded are the uninterpreted fields a Responses upstream gets
+// (moderation only where the operator allows it). Not
 // forwarded: prompt (a stored prompt template can carry tools, the
 // operator's own, which the provider would run) and context_management
 // (server-side compaction, whose items farebox does not pass on).
