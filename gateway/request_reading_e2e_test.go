@@ -42,7 +42,7 @@ func upstreamBodies(up *fakeupstream.Server) []string {
 // upstream's own log: a shell environment read two ways (duplicate key),
 // a file id, a moderation request, a client's raw safety_identifier and
 // user. The requests that are refused never reach it at all.
-func TestWhatReachesTheProviderIsTheOperatorsChoice(t *testing.T) {
+func TestHostileRequestFieldsNeverReachTheProvider(t *testing.T) {
 	up := startFake(t)
 	cfg := gateway.Config{Models: []gateway.ModelConfig{
 		{Name: "gpt", Upstream: "openai", UpstreamModel: "echo", BaseURL: up.URL(), Price: "0"},
@@ -131,7 +131,7 @@ func exampleModel(t *testing.T, name string, up *fakeupstream.Server) gateway.Mo
 // reasoning effort among the allowed ones, and an input over the limit
 // refused before anything is paid or sent. The provider sees the payer
 // as one stable end user that is not its address.
-func TestPerCallModelBoundsWhatTheUpstreamIsAsked(t *testing.T) {
+func TestHostilePerCallRequestIsBoundedByTheModelsLimits(t *testing.T) {
 	c := devChain(t)
 	up := startFake(t)
 	mc := exampleModel(t, "gpt-4.1-mini", up)

@@ -9,7 +9,7 @@ import (
 // A key sent twice in one object is a 400 naming where, however it is
 // spelled: farebox and the provider would otherwise read different
 // requests (the first key against the last).
-func TestDuplicateKeysAreRefusedNamingThePath(t *testing.T) {
+func TestHostileDuplicateKeysAreRefusedNamingThePath(t *testing.T) {
 	for _, c := range []struct{ name, body, param string }{
 		{"the shell environment attack", `{"model":"m","input":"x","tools":[{"type":"shell","environment":{"type":"local","type":"container_auto","file_ids":["file_1"]}}]}`, "tools[0].environment.type"},
 		{"spelled with an escape", `{"model":"m","input":"x","tools":[{"type":"shell","environment":{"type":"local","\u0074ype":"container_auto"}}]}`, "tools[0].environment.type"},

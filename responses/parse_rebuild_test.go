@@ -9,7 +9,7 @@ import (
 // format and a client tool's call is rebuilt from the published fields:
 // anything else the client put there (a container id, file ids, an
 // unknown key) is left behind.
-func TestForwardedObjectsAreRebuiltFromKnownFields(t *testing.T) {
+func TestHostileForwardedObjectsAreRebuiltFromKnownFields(t *testing.T) {
 	req := mustParse(t, []byte(`{"model":"m","tools":[
 		{"type":"shell","environment":{"type":"local","container_id":"cntr_1","file_ids":["file_1"],"skills":[{"name":"s","description":"d","path":"/p","x":1}]}},
 		{"type":"custom","name":"g","format":{"type":"grammar","syntax":"lark","definition":"start: /.+/","container":"c"}}],
