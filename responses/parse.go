@@ -144,13 +144,29 @@ func (p *parser) top(key string, v gjson.Result) *Error {
 }
 
 // passthrough keeps a field of the real API that farebox does not
-// interpret, for Responses upstreams. Only its JSON kind is checked: these
-// are objects (prompt, client_metadata, ...), lists or strings, and none
-// makes a provider run anything.
+// interpret, for Responses upstreams: client_metadata as an object of
+// strings, moderation and prompt_cache_options rebuilt from their known
+// fields; the others (prompt, context_management, access_programs) only
+// checked for their JSON kind, since no upstream is sent them.
 func (p *parser) passthrough(key string, v gjson.Result) *Error {
-	switch {
-	case v.Type == gjson.Null:
+	if v.Type == gjson.Null {
 		return nil
+	}
+	if s := passthroughShapes[key]; s != nil {
+		b, err := s.rebuild(nil, func(f string) string { return join(key, f) }, v)
+		if err == nil {
+			p.req.Passthrough = append(p.req.Passthrough, Field{Key: key, Value: b})
+		}
+		return err
+	}
+	if key == "client_metadata" {
+		b, err := appendStringMap(nil, func() string { return key }, v)
+		if err == nil {
+			p.req.Passthrough = append(p.req.Passthrough, Field{Key: key, Value: b})
+		}
+		return err
+	}
+	switch {
 	case v.IsObject(), v.IsArray(), v.Type == gjson.String:
 		p.req.Passthrough = append(p.req.Passthrough, Field{Key: key, Value: compact(v.Raw)})
 		return nil

@@ -92,3 +92,19 @@ var clientCallShapes = map[string]*shape{
 		field{name: "acknowledged_safety_checks", kind: kObjects, sub: safetyCheck},
 		fStr("status")),
 }
+
+// moderationMode is moderation.policy.input and .output.
+var moderationMode = shapeOf(field{name: "mode", kind: kEnum, required: true, enum: []string{"score", "block"}})
+
+// passthroughShapes are the uninterpreted top-level objects a Responses
+// upstream may get, as they are rebuilt. prompt_cache_options keeps no
+// comparison_response_id (a stored response of the operator's account) and
+// no prewarm (a model run nobody asked an answer of).
+var passthroughShapes = map[string]*shape{
+	"moderation": shapeOf(fReqStr("model"), field{name: "policy", kind: kObject, sub: shapeOf(
+		field{name: "input", kind: kObject, sub: moderationMode},
+		field{name: "output", kind: kObject, sub: moderationMode})}),
+	"prompt_cache_options": shapeOf(
+		field{name: "mode", kind: kEnum, enum: []string{"implicit", "explicit"}},
+		field{name: "ttl", kind: kEnum, enum: []string{"30m", "12h"}}),
+}

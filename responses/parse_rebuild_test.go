@@ -68,3 +68,27 @@ func TestTextAndReasoningAreRebuilt(t *testing.T) {
 		t.Errorf("reasoning %s", got)
 	}
 }
+
+// The uninterpreted top-level objects a Responses upstream may get are
+// rebuilt too: prompt_cache_options loses a stored response's id and
+// prewarm, moderation its unknown keys, client_metadata must hold strings.
+func TestPassthroughObjectsAreRebuilt(t *testing.T) {
+	req := mustParse(t, []byte(`{"model":"m","input":"x","prompt_cache_options":{"mode":"explicit","ttl":"12h","comparison_response_id":"resp_operators","prewarm":true},
+		"moderation":{"model":"omni","policy":{"input":{"mode":"block","x":1}},"y":2},"client_metadata":{"session_id":"s"}}`))
+	want := map[string]string{
+		"prompt_cache_options": `{"mode":"explicit","ttl":"12h"}`,
+		"moderation":           `{"model":"omni","policy":{"input":{"mode":"block"}}}`,
+		"client_metadata":      `{"session_id":"s"}`,
+	}
+	for _, f := range req.Passthrough {
+		if string(f.Value) != want[f.Key] {
+			t.Errorf("%s: %s, want %s", f.Key, f.Value, want[f.Key])
+		}
+	}
+	if len(req.Passthrough) != len(want) {
+		t.Errorf("passthrough %+v", req.Passthrough)
+	}
+	if _, err := Parse([]byte(`{"model":"m","input":"x","client_metadata":{"n":1}}`)); err == nil || err.Param != "client_metadata.n" {
+		t.Errorf("a number in client_metadata: %v", err)
+	}
+}

@@ -176,11 +176,12 @@ func optional(s string) *string {
 // forwarded are the uninterpreted fields a Responses upstream gets
 // (moderation only where the operator allows it). Not
 // forwarded: prompt (a stored prompt template can carry tools, the
-// operator's own, which the provider would run) and context_management
-// (server-side compaction, whose items farebox does not pass on).
+// operator's own, which the provider would run), context_management
+// (server-side compaction, whose items farebox does not pass on) and
+// access_programs (the operator's own enrolments with the provider).
 var forwarded = map[string]bool{
 	"client_metadata": true, "prompt_cache_retention": true, "prompt_cache_options": true,
-	"moderation": true, "access_programs": true,
+	"moderation": true,
 }
 
 // inputItem is the upstream form of one input item, or nil to leave it out.
