@@ -229,3 +229,37 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// A Chat upstream is bounded the same way: the cap is always sent (as
+// max_completion_tokens), the effort lowered, and no end-user field at all.
+func TestChatUpstreamGetsTheModelsLimits(t *testing.T) {
+	up := startFake(t)
+	cfg := gateway.Config{Models: []gateway.ModelConfig{
+		{Name: "llama", Upstream: "chat", UpstreamModel: "echo", BaseURL: up.URL(), Price: "0",
+			Limits: &gateway.ModelLimits{MaxOutputTokens: 300, ReasoningEfforts: []string{"low"}}},
+	}}
+	ts := startServer(t, cfg, gateway.Options{})
+	for _, body := range []string{
+		`{"model":"llama","input":"hi"}`,
+		`{"model":"llama","input":"hi","max_output_tokens":100000,"reasoning":{"effort":"high"},"safety_identifier":"mine","user":"alice"}`,
+	} {
+		if res, b := post(t, ts.URL+"/responses", body); res.StatusCode != 200 {
+			t.Fatalf("%d %s", res.StatusCode, b)
+		}
+	}
+	got := upstreamBodies(up)
+	if len(got) != 2 {
+		t.Fatalf("upstream requests %q", got)
+	}
+	for i, sent := range got {
+		if n := gjson.Get(sent, "max_completion_tokens"); n.Int() != 300 {
+			t.Errorf("call %d: max_completion_tokens %s: %s", i, n.Raw, sent)
+		}
+		if e := gjson.Get(sent, "reasoning_effort"); e.Exists() && e.Str != "low" {
+			t.Errorf("call %d: effort %s", i, e.Raw)
+		}
+		if strings.Contains(sent, "mine") || strings.Contains(sent, "alice") || strings.Contains(sent, "safety_identifier") {
+			t.Errorf("call %d: an end-user field reached a chat server: %s", i, sent)
+		}
+	}
+}
