@@ -304,7 +304,11 @@ func errEmptyString(param string) *Error {
 // compact returns a one-line copy of a JSON value (whitespace outside
 // strings removed), so echoed schemas never break an SSE data line.
 func compact(raw string) json.RawMessage {
-	out := make([]byte, 0, len(raw))
+	return appendCompact(make([]byte, 0, len(raw)), raw)
+}
+
+// appendCompact appends raw to out without whitespace outside strings.
+func appendCompact(out []byte, raw string) []byte {
 	inStr, esc := false, false
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]

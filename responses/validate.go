@@ -131,6 +131,9 @@ type formatFields []string
 
 // rebuild appends the object v with only these keys, in this order.
 func (ff formatFields) rebuild(b []byte, v gjson.Result) []byte {
+	if b == nil {
+		b = make([]byte, 0, len(v.Raw))
+	}
 	b = append(b, '{')
 	n := 0
 	for _, k := range ff {
@@ -144,7 +147,7 @@ func (ff formatFields) rebuild(b []byte, v gjson.Result) []byte {
 		n++
 		b = gjson.AppendJSONString(b, k)
 		b = append(b, ':')
-		b = append(b, compact(fv.Raw)...)
+		b = appendCompact(b, fv.Raw)
 	}
 	return append(b, '}')
 }
