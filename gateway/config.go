@@ -47,6 +47,8 @@ type Config struct {
 
 	Payments PaymentsConfig `yaml:"payments"`
 	Models   []ModelConfig  `yaml:"models"`
+	// EndUsers says how the provider sees each payer (config_limits.go).
+	EndUsers EndUsersConfig `yaml:"end_users"`
 }
 
 // ToolsConfig is the tool policy an operator chooses. Tools the client
@@ -135,6 +137,8 @@ type ModelConfig struct {
 	Price string `yaml:"price"`
 	// PricePerMTok prices the model per token instead (not with Price).
 	PricePerMTok *TokenPriceConfig `yaml:"price_per_mtok"`
+	// Limits bound what one call may make the upstream spend (config_limits.go).
+	Limits *ModelLimits `yaml:"limits"`
 	// Description is shown in the x402 offer.
 	Description string `yaml:"description"`
 	// Images says whether the upstream takes images (chat: tool-output

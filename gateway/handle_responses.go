@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -49,12 +50,16 @@ func (s *Server) handleResponses(c echo.Context) error {
 	if !ok {
 		return errModelNotFound(req.Model, s.order)
 	}
+	if err := rt.limits.apply(req); err != nil {
+		return err
+	}
 	if rt.perToken != nil {
 		if err := rt.perToken.boundOutput(req, len(body)); err != nil {
 			return err
 		}
 	}
 	if rt.free() {
+		rt.limits.endUser(req, freeCaller(c))
 		return s.serve(c, rt, req, nil, len(body))
 	}
 	ch, err := s.pay.authorize(c.Request().Context(), c.Request().Header, rt, s.resourceURL(c), body)
@@ -62,6 +67,7 @@ func (s *Server) handleResponses(c echo.Context) error {
 		return err
 	}
 	c.Set(chargeKey, ch)
+	rt.limits.endUser(req, "payer:"+strings.ToLower(ch.payment.Authorization.From.Hex()))
 	if err := s.escrowOnly(c.Request().Context(), ch, req.Stream); err != nil {
 		return err
 	}
@@ -305,3 +311,14 @@ func (s *Server) resourceURL(c echo.Context) string {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// freeCaller is who a free call's end user is for the provider: the
+// address of the connection's peer (not a forwarded-for header, which the
+// client writes), so that a client cannot pick its identifier.
+func freeCaller(c echo.Context) string {
+	host, _, err := net.SplitHostPort(c.Request().RemoteAddr)
+	if err != nil || host == "" {
+		return ""
+	}
+	return "ip:" + host
+}

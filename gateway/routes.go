@@ -16,6 +16,7 @@ type route struct {
 	price       *big.Int    // atomic USDC units; zero = free; per token: the ceiling per call
 	perToken    *tokenPrice // nil: priced per call
 	description string
+	limits      *limits // what one call may ask of the upstream; nil: nothing bounded
 
 	offer atomic.Pointer[offer] // the last computed offer, by resource URL
 
@@ -100,7 +101,11 @@ func (s *Server) buildRoutes(opts Options) error {
 				desc = "One call to " + mc.Name + ", charged per token, at most " + x402.FormatUSDC(price) + " USDC"
 			}
 		}
-		s.routes[mc.Name] = &route{name: mc.Name, model: m, price: price, perToken: perToken, description: desc}
+		lim, err := buildLimits(mc, s.cfg.EndUsers, opts.getenv())
+		if err != nil {
+			return fmt.Errorf("models[%d] (%s): %w", i, mc.Name, err)
+		}
+		s.routes[mc.Name] = &route{name: mc.Name, model: m, price: price, perToken: perToken, description: desc, limits: lim}
 		s.order = append(s.order, mc.Name)
 	}
 	return nil

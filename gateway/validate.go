@@ -128,6 +128,12 @@ func (v *validation) models(c Config) (priced bool) {
 			}
 		}
 		v.upstream(key, mc)
+		if err := checkLimits(mc.resolvedLimits()); err != nil {
+			v.add(key, "%v", err)
+		}
+	}
+	if env := c.EndUsers.KeyEnv; env != "" {
+		v.secret("end_users.key_env", env, false)
 	}
 	return priced
 }

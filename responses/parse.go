@@ -18,11 +18,15 @@ func Parse(body []byte) (*Request, *Error) {
 
 // ParseWith is Parse with an explicit policy for provider-executed tools.
 func ParseWith(body []byte, hosted HostedPolicy) (*Request, *Error) {
-	if tooDeep(body) {
+	shape := scanShape(body)
+	if shape.deep {
 		return nil, errTooDeep()
 	}
 	if !gjson.ValidBytes(body) {
 		return nil, errInvalidJSON()
+	}
+	if shape.dup != "" {
+		return nil, errDuplicateKey(shape.dup)
 	}
 	root := gjson.ParseBytes(body)
 	if !root.IsObject() {
@@ -140,13 +144,29 @@ func (p *parser) top(key string, v gjson.Result) *Error {
 }
 
 // passthrough keeps a field of the real API that farebox does not
-// interpret, for Responses upstreams. Only its JSON kind is checked: these
-// are objects (prompt, client_metadata, ...), lists or strings, and none
-// makes a provider run anything.
+// interpret, for Responses upstreams: client_metadata as an object of
+// strings, moderation and prompt_cache_options rebuilt from their known
+// fields; the others (prompt, context_management, access_programs) only
+// checked for their JSON kind, since no upstream is sent them.
 func (p *parser) passthrough(key string, v gjson.Result) *Error {
-	switch {
-	case v.Type == gjson.Null:
+	if v.Type == gjson.Null {
 		return nil
+	}
+	if s := passthroughShapes[key]; s != nil {
+		b, err := s.rebuild(nil, func(f string) string { return join(key, f) }, v)
+		if err == nil {
+			p.req.Passthrough = append(p.req.Passthrough, Field{Key: key, Value: b})
+		}
+		return err
+	}
+	if key == "client_metadata" {
+		b, err := appendStringMap(nil, func() string { return key }, v)
+		if err == nil {
+			p.req.Passthrough = append(p.req.Passthrough, Field{Key: key, Value: b})
+		}
+		return err
+	}
+	switch {
 	case v.IsObject(), v.IsArray(), v.Type == gjson.String:
 		p.req.Passthrough = append(p.req.Passthrough, Field{Key: key, Value: compact(v.Raw)})
 		return nil
@@ -281,44 +301,14 @@ func errEmptyString(param string) *Error {
 	return Invalid(param, "empty_string", "Invalid '%s': empty string. Expected a string with minimum length 1, but got an empty string instead.", param)
 }
 
-// maxDepth bounds the nesting of a body. gjson validates and walks by
-// recursion, so a 20 MiB body of '[' would overflow the goroutine stack and
-// kill the process; no real request nests anywhere near this deep.
-const maxDepth = 256
-
-// tooDeep reports whether body nests arrays and objects deeper than
-// maxDepth (brackets inside strings do not count).
-func tooDeep(body []byte) bool {
-	depth, inStr := 0, false
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		if inStr {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inStr = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inStr = true
-		case '{', '[':
-			if depth++; depth > maxDepth {
-				return true
-			}
-		case '}', ']':
-			depth--
-		}
-	}
-	return false
-}
-
 // compact returns a one-line copy of a JSON value (whitespace outside
 // strings removed), so echoed schemas never break an SSE data line.
 func compact(raw string) json.RawMessage {
-	out := make([]byte, 0, len(raw))
+	return appendCompact(make([]byte, 0, len(raw)), raw)
+}
+
+// appendCompact appends raw to out without whitespace outside strings.
+func appendCompact(out []byte, raw string) []byte {
 	inStr, esc := false, false
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]

@@ -35,3 +35,16 @@ func BenchmarkToolsJSON(b *testing.B) {
 		_ = ToolsJSON(r.Tools)
 	}
 }
+
+// BenchmarkScanShape measures the one pass that bounds nesting and finds
+// duplicate keys, on the realistic request of BenchmarkParse.
+func BenchmarkScanShape(b *testing.B) {
+	body := readParseFile(b, "conversation.json")
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if s := scanShape(body); s.deep || s.dup != "" {
+			b.Fatal(s)
+		}
+	}
+}

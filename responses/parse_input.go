@@ -161,20 +161,32 @@ func parseCustomCall(w where, f *itemFields) (Item, *Error) {
 }
 
 // parseClientCall reads the call of a built-in client tool or its output:
-// the pairing key is checked, the item kept whole for Responses upstreams
-// (its status vocabulary differs per type, so it is not checked here).
+// the pairing key is checked, the item rebuilt from its known fields for
+// Responses upstreams (its status vocabulary differs per type, so status
+// is only checked to be a string).
 func parseClientCall(w where, typ string, v gjson.Result, f *itemFields) (Item, *Error) {
-	it := Item{Type: ItemClientCall, Wire: typ, Raw: compact(v.Raw)}
+	it := Item{Type: ItemClientCall, Wire: typ}
 	if strings.HasSuffix(typ, "_output") {
 		it.Type = ItemClientCallOutput
 	}
+	body, err := clientCallShapes[typ].rebuild(nil, w.at, v)
+	if err != nil {
+		return it, err
+	}
+	raw := append(make([]byte, 0, len(body)+len(typ)+12), `{"type":`...)
+	raw = gjson.AppendJSONString(raw, typ)
+	if len(body) > 2 {
+		raw = append(append(raw, ','), body[1:]...)
+	} else {
+		raw = append(raw, '}')
+	}
+	it.Raw = raw
 	key := f.callID
 	field := "call_id"
 	if typ == "local_shell_call_output" {
 		// The real API pairs it by id, the id of the local_shell_call.
 		key, field = f.id, "id"
 	}
-	var err *Error
 	if it.CallID, err = reqString(w.at, field, key); err != nil {
 		return it, err
 	}

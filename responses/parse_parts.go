@@ -101,11 +101,11 @@ func parseImagePart(w where, f *partFields, p *Part) *Error {
 	if p.ImageURL, err = optField(w, "image_url", f.imageURL); err != nil {
 		return err
 	}
-	if p.FileID, err = optField(w, "file_id", f.fileID); err != nil {
-		return err
+	if f.fileID.Type != gjson.Null {
+		return errFileID(w.at("file_id"))
 	}
-	if p.ImageURL == "" && p.FileID == "" {
-		return Invalid(w.at(""), "missing_required_parameter", "Invalid '%s': an input_image needs one of 'image_url' or 'file_id'.", w.at(""))
+	if p.ImageURL == "" {
+		return Invalid(w.at(""), "missing_required_parameter", "Invalid '%s': an input_image needs 'image_url' (a URL or a data: URL).", w.at(""))
 	}
 	if f.detail.Type == gjson.Null {
 		return nil
@@ -115,8 +115,8 @@ func parseImagePart(w where, f *partFields, p *Part) *Error {
 
 func parseFilePart(w where, f *partFields, p *Part) *Error {
 	var err *Error
-	if p.FileID, err = optField(w, "file_id", f.fileID); err != nil {
-		return err
+	if f.fileID.Type != gjson.Null {
+		return errFileID(w.at("file_id"))
 	}
 	if p.FileURL, err = optField(w, "file_url", f.fileURL); err != nil {
 		return err
@@ -127,8 +127,8 @@ func parseFilePart(w where, f *partFields, p *Part) *Error {
 	if p.Filename, err = optField(w, "filename", f.filename); err != nil {
 		return err
 	}
-	if p.FileID == "" && p.FileURL == "" && p.FileData == "" {
-		return Invalid(w.at(""), "missing_required_parameter", "Invalid '%s': an input_file needs one of 'file_id', 'file_url' or 'file_data'.", w.at(""))
+	if p.FileURL == "" && p.FileData == "" {
+		return Invalid(w.at(""), "missing_required_parameter", "Invalid '%s': an input_file needs one of 'file_url' or 'file_data'.", w.at(""))
 	}
 	return nil
 }

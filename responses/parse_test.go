@@ -144,8 +144,6 @@ func TestParseMessageShapes(t *testing.T) {
 			Item{Type: ItemMessage, Role: "assistant", Content: []Part{{Type: "output_text", Text: "t"}, {Type: "refusal", Text: "no"}}}},
 		{"assistant may carry input_text", `{"role":"assistant","content":[{"type":"input_text","text":"t"}]}`,
 			Item{Type: ItemMessage, Role: "assistant", Content: []Part{{Type: "input_text", Text: "t"}}}},
-		{"image by file id", `{"role":"user","content":[{"type":"input_image","file_id":"file-1"}]}`,
-			Item{Type: ItemMessage, Role: "user", Content: []Part{{Type: "input_image", FileID: "file-1"}}}},
 		{"file by data", `{"role":"user","content":[{"type":"input_file","file_data":"ZGF0YQ==","filename":"a.txt"}]}`,
 			Item{Type: ItemMessage, Role: "user", Content: []Part{{Type: "input_file", FileData: "ZGF0YQ==", Filename: "a.txt"}}}},
 		{"file by url", `{"role":"user","content":[{"type":"input_file","file_url":"https://x/y.pdf"}]}`,
@@ -171,13 +169,13 @@ func TestParseFunctionCallOutputForms(t *testing.T) {
 	r := mustParse(t, []byte(`{"model":"m","input":[
 		{"type":"function_call","call_id":"c1","name":"f","arguments":""},
 		{"type":"function_call","call_id":"c2","name":"f","arguments":"{}"},
-		{"type":"function_call_output","call_id":"c2","output":[{"type":"input_text","text":"seen"},{"type":"input_image","image_url":"data:image/png;base64,AA=="},{"type":"input_file","file_id":"file-9"}]},
+		{"type":"function_call_output","call_id":"c2","output":[{"type":"input_text","text":"seen"},{"type":"input_image","image_url":"data:image/png;base64,AA=="},{"type":"input_file","file_data":"data:application/pdf;base64,JVBERi0=","filename":"a.pdf"}]},
 		{"type":"function_call_output","call_id":"c1","output":"","status":"completed","id":"fco_1"}]}`))
 	if got := r.Input[0].Arguments; got != "" {
 		t.Errorf("empty arguments changed to %q", got)
 	}
 	out := r.Input[2]
-	if out.OutputIsString || len(out.Output) != 3 || out.Output[1].ImageURL != "data:image/png;base64,AA==" || out.Output[2].FileID != "file-9" {
+	if out.OutputIsString || len(out.Output) != 3 || out.Output[1].ImageURL != "data:image/png;base64,AA==" || out.Output[2].FileData != "data:application/pdf;base64,JVBERi0=" {
 		t.Errorf("array output = %+v", out)
 	}
 	if s := r.Input[3]; !s.OutputIsString || s.OutputText != "" || s.ID != "fco_1" || s.Status != "completed" {

@@ -41,11 +41,32 @@ type Request struct {
 	Include      []string
 	Reasoning    json.RawMessage // the "reasoning" object as sent; nil = null
 	ServiceTier  string          // as sent, default "default"
+	// Provider is what the operator's provider account sees of the end
+	// user, decided by the gateway: upstreams send it in place of the
+	// client's own user, safety_identifier and prompt_cache_key, which
+	// are only echoed back.
+	Provider ProviderView
 	// Passthrough holds the top-level fields of the real API that farebox
 	// does not interpret (client_metadata, prompt, context_management, ...),
 	// one line each, in the client's order: Responses upstreams get them,
 	// others do not.
 	Passthrough []Field
+}
+
+// ProviderView is how a call's end user appears to the operator's
+// provider: each payer as its own user, never in the client's words.
+type ProviderView struct {
+	// SafetyID is sent as safety_identifier ("" = none): a keyed hash
+	// standing for the payer, so the provider's abuse monitoring sees
+	// each payer apart instead of blaming the operator's organisation.
+	SafetyID string
+	// CacheKey is sent as prompt_cache_key ("" = none): the client's key
+	// namespaced per payer, so no payer shares another's prompt cache.
+	CacheKey string
+	// Moderation lets the client's moderation field through (the provider
+	// runs a moderation model on the operator's bill): off unless the
+	// operator allows it for the model.
+	Moderation bool
 }
 
 // Field is one top-level JSON field, its value as sent (one line).
@@ -128,7 +149,6 @@ type Part struct {
 	Type     string // input_text | input_image | input_file | output_text | refusal
 	Text     string // input_text, output_text; refusal text for refusal
 	ImageURL string // input_image
-	FileID   string // input_image, input_file
 	Detail   string // input_image
 	FileURL  string // input_file
 	FileData string // input_file

@@ -50,7 +50,13 @@ func (p *parser) parseOtherTool(w where, typ string, v gjson.Result) ([]Tool, []
 		}
 		cfg := []byte(`{"type":"shell"}`)
 		if env.IsObject() {
-			cfg = append(append([]byte(`{"type":"shell","environment":`), compact(env.Raw)...), '}')
+			at := func(s string) string { return w.at(join("environment", s)) }
+			var err *Error
+			cfg = append(cfg[:len(cfg)-1], `,"environment":`...)
+			if cfg, err = localEnvironment.rebuild(cfg, at, env); err != nil {
+				return nil, nil, err
+			}
+			cfg = append(cfg, '}')
 		}
 		return builtin(ToolShell, cfg)
 	case "computer_use_preview", "computer":
@@ -153,21 +159,8 @@ func parseCustomTool(w where, v gjson.Result) (Tool, *Error) {
 	case !f.IsObject():
 		return t, errType(w.at("format"), "an object", f)
 	}
-	at := func(s string) string { return w.at("format." + s) }
-	typ, err := reqEnum(at, "type", f.Get("type"), "text", "grammar")
-	if err != nil {
-		return t, err
-	}
-	if typ == "grammar" {
-		if _, err := reqEnum(at, "syntax", f.Get("syntax"), "lark", "regex"); err != nil {
-			return t, err
-		}
-		if _, err := reqString(at, "definition", f.Get("definition")); err != nil {
-			return t, err
-		}
-	}
-	t.Format = compact(f.Raw)
-	return t, nil
+	t.Format, err = customFormat.rebuild(nil, func(s string) string { return w.at(join("format", s)) }, f)
+	return t, err
 }
 
 // parseComputerTool reads a computer-use tool, keeping the display size and

@@ -92,8 +92,8 @@ func parseMetadata(v gjson.Result) ([]MetadataPair, *Error) {
 	return pairs, err
 }
 
-// parseText checks the text object ({format, verbosity}) and keeps it, one
-// line, as sent.
+// parseText checks the text object ({format, verbosity}) and keeps it
+// rebuilt from those fields, one line.
 func parseText(v gjson.Result) (json.RawMessage, *Error) {
 	switch {
 	case v.Type == gjson.Null:
@@ -105,10 +105,51 @@ func parseText(v gjson.Result) (json.RawMessage, *Error) {
 	if err := optEnum("text.verbosity", v.Get("verbosity"), &verbosity, "low", "medium", "high"); err != nil {
 		return nil, err
 	}
-	if err := checkFormat(v.Get("format")); err != nil {
-		return nil, err
+	b := append(make([]byte, 0, 32+len(v.Raw)), '{')
+	if f := v.Get("format"); f.Type != gjson.Null {
+		if err := checkFormat(f); err != nil {
+			return nil, err
+		}
+		b = append(b, `"format":`...)
+		b = textFormat.rebuild(b, f)
 	}
-	return compact(v.Raw), nil
+	if verbosity != "" {
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, `"verbosity":`...)
+		b = gjson.AppendJSONString(b, verbosity)
+	}
+	return append(b, '}'), nil
+}
+
+// textFormat is text.format as forwarded: checkFormat has checked it.
+var textFormat = formatFields{"type", "name", "description", "schema", "strict"}
+
+// formatFields are the keys of a checked object that are kept.
+type formatFields []string
+
+// rebuild appends the object v with only these keys, in this order.
+func (ff formatFields) rebuild(b []byte, v gjson.Result) []byte {
+	if b == nil {
+		b = make([]byte, 0, len(v.Raw))
+	}
+	b = append(b, '{')
+	n := 0
+	for _, k := range ff {
+		fv := v.Get(k)
+		if fv.Type == gjson.Null {
+			continue
+		}
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		b = gjson.AppendJSONString(b, k)
+		b = append(b, ':')
+		b = appendCompact(b, fv.Raw)
+	}
+	return append(b, '}')
 }
 
 // checkFormat checks text.format: text, json_object, or json_schema with a
@@ -149,8 +190,9 @@ func checkFormat(f gjson.Result) *Error {
 	return optBool("text.format.strict", f.Get("strict"), &strict)
 }
 
-// parseReasoning checks the reasoning object ({effort, summary}) and keeps
-// it, one line, as sent; the values are the upstream's business.
+// parseReasoning checks the reasoning object ({effort, summary,
+// generate_summary}) and keeps it rebuilt from those fields, one line;
+// which values an upstream takes is its business (and the model's limits').
 func parseReasoning(v gjson.Result) (json.RawMessage, *Error) {
 	switch {
 	case v.Type == gjson.Null:
@@ -158,13 +200,15 @@ func parseReasoning(v gjson.Result) (json.RawMessage, *Error) {
 	case !v.IsObject():
 		return nil, errType("reasoning", "an object", v)
 	}
-	for _, k := range [...]string{"effort", "summary", "generate_summary"} {
+	for _, k := range reasoningFields {
 		if f := v.Get(k); f.Type != gjson.Null && f.Type != gjson.String {
 			return nil, errType("reasoning."+k, "a string", f)
 		}
 	}
-	return compact(v.Raw), nil
+	return reasoningFields.rebuild(nil, v), nil
 }
+
+var reasoningFields = formatFields{"effort", "summary", "generate_summary"}
 
 // parseInclude reads include, a list of strings.
 func parseInclude(v gjson.Result) ([]string, *Error) {

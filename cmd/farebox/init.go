@@ -96,14 +96,17 @@ func runInit(args []string, stdout, stderr io.Writer, getenv func(string) string
 	return nil
 }
 
-// initConfig is the smallest config that serves one priced model.
+// initConfig is the smallest config that serves one priced model, with
+// the per-call limits written out so the operator sees what a call may
+// cost upstream.
 func initConfig(upstream, payTo, model, kind, price, keyEnv, network string) gateway.Config {
+	limits := gateway.DefaultLimits()
 	return gateway.Config{
 		Addr:    "127.0.0.1:8402",
 		DataDir: "farebox-data",
 		Payments: gateway.PaymentsConfig{PayTo: payTo, Networks: []string{network}, Settler: "facilitator",
 			Facilitator: gateway.FacilitatorConfig{URL: "https://x402.org/facilitator"}},
-		Models: []gateway.ModelConfig{{Name: model, Upstream: kind, BaseURL: upstream, APIKeyEnv: keyEnv, Price: price}},
+		Models: []gateway.ModelConfig{{Name: model, Upstream: kind, BaseURL: upstream, APIKeyEnv: keyEnv, Price: price, Limits: &limits}},
 	}
 }
 

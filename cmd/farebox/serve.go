@@ -61,6 +61,9 @@ func (m *ServeMain) ParseFlags(args []string) error {
 		return invalidConfig(*path, err, *check, m.Stderr)
 	}
 	if *check {
+		for _, w := range cfg.Warnings() {
+			fmt.Fprintf(m.Stderr, "warning: config %s: %s\n", *path, w)
+		}
 		fmt.Fprintf(m.Stdout, "config %s: ok\n", *path)
 		return errChecked
 	}

@@ -57,7 +57,6 @@ type chatImage struct {
 
 type chatFile struct {
 	FileData string `json:"file_data,omitempty"`
-	FileID   string `json:"file_id,omitempty"`
 	Filename string `json:"filename,omitempty"`
 }
 
@@ -118,6 +117,9 @@ func translate(req *responses.Request, cfg Config) ([]byte, error) {
 	if len(req.Reasoning) > 0 {
 		out.ReasoningEffort = gjson.GetBytes(req.Reasoning, "effort").Str
 	}
+	// No end-user field goes to a Chat server (vLLM, Ollama, llama.cpp
+	// know none): neither the client's user, safety_identifier and
+	// prompt_cache_key nor the gateway's per-payer view of them.
 	return json.Marshal(out)
 }
 
@@ -298,14 +300,14 @@ func (c *conversation) part(p responses.Part, param string, textOnly bool) (chat
 			return chatPart{}, responses.Invalid(param, "image_input_unsupported", "The upstream model does not accept images.")
 		}
 		if p.ImageURL == "" {
-			return chatPart{}, responses.Invalid(param, "unsupported_content", "This upstream takes images by image_url only, not by file_id.")
+			return chatPart{}, responses.Invalid(param, "unsupported_content", "This upstream takes images by image_url.")
 		}
 		return chatPart{Type: "image_url", ImageURL: &chatImage{URL: p.ImageURL, Detail: p.Detail}}, nil
 	case "input_file":
-		if p.FileData == "" && p.FileID == "" {
-			return chatPart{}, responses.Invalid(param, "unsupported_content", "This upstream takes files as file_data or file_id, not file_url.")
+		if p.FileData == "" {
+			return chatPart{}, responses.Invalid(param, "unsupported_content", "This upstream takes files as file_data, not file_url.")
 		}
-		return chatPart{Type: "file", File: &chatFile{FileData: p.FileData, FileID: p.FileID, Filename: p.Filename}}, nil
+		return chatPart{Type: "file", File: &chatFile{FileData: p.FileData, Filename: p.Filename}}, nil
 	}
 	return chatPart{}, responses.Invalid(param, "unsupported_content", "Content part type %q cannot be sent to this upstream.", p.Type)
 }

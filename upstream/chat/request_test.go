@@ -36,8 +36,7 @@ var requestShapes = []struct {
 	{"user_parts", Config{}, `{"model":"m","input":[{"role":"user","content":[
 		{"type":"input_text","text":"What is in these?"},
 		{"type":"input_image","image_url":"https://example.com/cat.png","detail":"low"},
-		{"type":"input_file","file_data":"data:application/pdf;base64,JVBERi0=","filename":"a.pdf"},
-		{"type":"input_file","file_id":"file-abc"}]}]}`},
+		{"type":"input_file","file_data":"data:application/pdf;base64,JVBERi0=","filename":"a.pdf"}]}]}`},
 	{"tools_flat_and_nested", Config{}, `{"model":"m","input":"x","tools":` + weatherTools + `}`},
 	{"tool_choice_none", Config{}, `{"model":"m","input":"x","tool_choice":"none","tools":` + weatherTools + `}`},
 	{"tool_choice_required", Config{}, `{"model":"m","input":"x","tool_choice":"required","tools":` + weatherTools + `}`},
@@ -106,8 +105,6 @@ func TestTranslationRefusesWhatChatCannotCarry(t *testing.T) {
 		{"image in user message, model takes no images", `{"model":"m","input":[{"role":"user","content":[
 			{"type":"input_text","text":"x"},{"type":"input_image","image_url":"https://x/y.png"}]}]}`,
 			"input[0].content[1]", "image_input_unsupported", Config{NoImages: true}},
-		{"image by file_id", `{"model":"m","input":[{"role":"user","content":[{"type":"input_image","file_id":"file-1"}]}]}`,
-			"input[0].content[0]", "unsupported_content", Config{}},
 		{"file by url", `{"model":"m","input":[{"role":"user","content":[{"type":"input_file","file_url":"https://x/a.pdf"}]}]}`,
 			"input[0].content[0]", "unsupported_content", Config{}},
 		{"shell tool", `{"model":"m","input":"x","tools":[{"type":"shell"}]}`, "tools", "unsupported_value", Config{}},

@@ -42,3 +42,25 @@ func TestClientToolCallsPassOnlyWhenDeclared(t *testing.T) {
 		t.Fatalf("item %s", it.Raw)
 	}
 }
+
+// The provider gets the gateway's view of the end user, never the
+// client's words, and moderation or access_programs only as the operator
+// allows (access_programs never).
+func TestProviderSeesTheGatewaysEndUser(t *testing.T) {
+	req := upstreamtest.Parse(t, `{"model":"m","input":"x","user":"alice","safety_identifier":"mine","prompt_cache_key":"k",
+		"moderation":{"model":"omni"},"access_programs":{"cyber":"daybreak_red"}}`)
+	req.Provider = responses.ProviderView{SafetyID: "fbu_1", CacheKey: "fbc_2"}
+	b, err := build(req, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := gjson.ParseBytes(b)
+	if got.Get("user").Exists() || got.Get("safety_identifier").Str != "fbu_1" || got.Get("prompt_cache_key").Str != "fbc_2" ||
+		got.Get("moderation").Exists() || got.Get("access_programs").Exists() {
+		t.Fatalf("%s", b)
+	}
+	req.Provider.Moderation = true
+	if b, _ = build(req, ""); gjson.GetBytes(b, "moderation.model").Str != "omni" {
+		t.Fatalf("moderation allowed: %s", b)
+	}
+}

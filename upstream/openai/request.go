@@ -32,7 +32,6 @@ type upstreamRequest struct {
 	Include           []string        `json:"include,omitempty"`
 	TopLogprobs       *int64          `json:"top_logprobs,omitempty"`
 	Metadata          json.RawMessage `json:"metadata,omitempty"`
-	User              *string         `json:"user,omitempty"`
 	SafetyIdentifier  *string         `json:"safety_identifier,omitempty"`
 	PromptCacheKey    *string         `json:"prompt_cache_key,omitempty"`
 	ServiceTier       string          `json:"service_tier,omitempty"`
@@ -104,7 +103,6 @@ type part struct {
 	Refusal     *string         `json:"refusal,omitempty"`
 	Annotations json.RawMessage `json:"annotations,omitempty"`
 	ImageURL    string          `json:"image_url,omitempty"`
-	FileID      string          `json:"file_id,omitempty"`
 	Detail      string          `json:"detail,omitempty"`
 	FileURL     string          `json:"file_url,omitempty"`
 	FileData    string          `json:"file_data,omitempty"`
@@ -140,7 +138,9 @@ func build(req *responses.Request, model string) ([]byte, error) {
 	}
 	out.Include, out.TopLogprobs = req.Include, req.TopLogprobs
 	out.Metadata = metadata(req.Metadata)
-	out.User, out.SafetyIdentifier, out.PromptCacheKey = req.User, req.SafetyID, req.PromptCache
+	// The client's user, safety_identifier and prompt_cache_key are its
+	// own words: the provider sees the gateway's per-payer view instead.
+	out.SafetyIdentifier, out.PromptCacheKey = optional(req.Provider.SafetyID), optional(req.Provider.CacheKey)
 	switch req.ServiceTier {
 	case "auto", "flex":
 		// Tiers that cost the operator no more than the default; priority,
@@ -154,7 +154,7 @@ func build(req *responses.Request, model string) ([]byte, error) {
 	}
 	b = b[:len(b)-1]
 	for _, f := range req.Passthrough {
-		if !forwarded[f.Key] {
+		if !forwarded[f.Key] || (f.Key == "moderation" && !req.Provider.Moderation) {
 			continue
 		}
 		b = append(b, ',')
@@ -165,13 +165,23 @@ func build(req *responses.Request, model string) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// forwarded are the uninterpreted fields a Responses upstream gets. Not
+// optional is s as an omitempty field: nil when empty.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// forwarded are the uninterpreted fields a Responses upstream gets
+// (moderation only where the operator allows it). Not
 // forwarded: prompt (a stored prompt template can carry tools, the
-// operator's own, which the provider would run) and context_management
-// (server-side compaction, whose items farebox does not pass on).
+// operator's own, which the provider would run), context_management
+// (server-side compaction, whose items farebox does not pass on) and
+// access_programs (the operator's own enrolments with the provider).
 var forwarded = map[string]bool{
 	"client_metadata": true, "prompt_cache_retention": true, "prompt_cache_options": true,
-	"moderation": true, "access_programs": true,
+	"moderation": true,
 }
 
 // inputItem is the upstream form of one input item, or nil to leave it out.
@@ -276,7 +286,7 @@ func content(ps []responses.Part, isString bool) any {
 func parts(ps []responses.Part) []part {
 	out := make([]part, 0, len(ps))
 	for _, p := range ps {
-		q := part{Type: p.Type, ImageURL: p.ImageURL, FileID: p.FileID, Detail: p.Detail,
+		q := part{Type: p.Type, ImageURL: p.ImageURL, Detail: p.Detail,
 			FileURL: p.FileURL, FileData: p.FileData, Filename: p.Filename}
 		text := p.Text
 		switch p.Type {

@@ -362,7 +362,6 @@ func writeConversation(h hash.Hash, req *responses.Request) {
 			put(p.Type)
 			put(p.Text)
 			put(p.ImageURL)
-			put(p.FileID)
 			put(p.FileURL)
 			put(p.Filename)
 		}
