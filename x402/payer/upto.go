@@ -46,6 +46,23 @@ func (t *Transport) signUpto(ctx context.Context, c candidate, pr *paymentRequir
 		return nil, errors.New("payer: upto offer without extra.facilitatorAddress")
 	}
 	req := c.req
+	holds, err := t.spend(ctx, req.Network, req.Amount, "an upto authorization (its maximum)")
+	if err != nil {
+		return nil, err
+	}
+	pu, err := t.signUptoHeld(ctx, c, pr)
+	if err != nil {
+		release(holds)
+		return nil, err
+	}
+	pu.holds = holds
+	t.provableLater(pu)
+	return pu, nil
+}
+
+func (t *Transport) signUptoHeld(ctx context.Context, c candidate, pr *paymentRequired) (*purchase, error) {
+	fa := c.o.extra.Get("facilitatorAddress").String()
+	req := c.req
 	d := t.deployment(req.Network.ChainID)
 	now := t.signer.now().Unix()
 	nonce := make([]byte, 32)
