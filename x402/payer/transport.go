@@ -342,7 +342,7 @@ func (t *Transport) acceptable(o *offer) (*x402.Requirement, error) {
 		return nil, fmt.Errorf("payer: payTo %s is not in the allow-list", req.PayTo.Hex())
 	}
 	if t.cap != nil && t.inUSDC(req.Network, req.Amount).Cmp(t.cap) > 0 {
-		return nil, fmt.Errorf("payer: the seller's price of %s USDC is over the spend cap (max price) of %s USDC",
+		return nil, fmt.Errorf("payer: the seller's price of %s USDC is over the spend cap of %s USDC (max price)",
 			x402.FormatUSDC(t.inUSDC(req.Network, req.Amount)), x402.FormatUSDC(t.cap))
 	}
 	return req, nil
