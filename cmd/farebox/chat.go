@@ -36,9 +36,9 @@ type chatFlags struct {
 	base, model, prompt, budget string
 	pay                         *payFlags
 	json, yes                   bool
-	maxTurns                                      int
-	maxTime                                       time.Duration
-	mcp, deny                                     fundFlags
+	maxTurns                    int
+	maxTime                     time.Duration
+	mcp, deny                   fundFlags
 }
 
 // errNotApproved stops a non-interactive run at a call nobody approved.

@@ -47,7 +47,7 @@ type Proxy struct {
 	// requests are served; any other request with an Origin is refused.
 	AllowOrigins []string
 
-	mu   sync.Mutex
+	mu    sync.Mutex
 	paidN int // receipts logged
 }
 

@@ -213,37 +213,9 @@ func (t *Transport) depositFor(ctx context.Context, c candidate, pr *paymentRequ
 		time.Now().Add(2*x402.MinValidity).Unix() < d.Expires {
 		return d, nil // the same authorization again: at most one of them can land
 	}
-	if delay := time.Duration(b.cfg.WithdrawDelay) * time.Second; t.maxDelay > 0 && delay > t.maxDelay {
-		return nil, fmt.Errorf("payer: the seller's withdrawDelay of %s is over the max withdraw delay of %s: no deposit signed", delay, t.maxDelay)
-	}
-	target := new(big.Int).Mul(b.ceiling, big.NewInt(t.multiplier))
-	minDeposit := atomic(c.o.extra.Get("minDeposit").String())
-	if m := minDeposit; m != nil && m.Cmp(target) > 0 {
-		target = m // never below the multiplier: a deposit per call costs gas
-	}
-	amount := target
-	if needed.Cmp(amount) > 0 {
-		amount = needed
-	}
-	if bound := t.depositBound(); bound != nil {
-		net := c.req.Network
-		if m := minDeposit; m != nil && t.inUSDC(net, m).Cmp(bound) > 0 {
-			return nil, fmt.Errorf("payer: the seller's minDeposit of %s USDC is over the max deposit of %s USDC: no deposit signed",
-				x402.FormatUSDC(t.inUSDC(net, m)), x402.FormatUSDC(bound))
-		}
-		if t.inUSDC(net, needed).Cmp(bound) > 0 {
-			return nil, fmt.Errorf("payer: a deposit of %s USDC is over the max deposit of %s USDC",
-				x402.FormatUSDC(t.inUSDC(net, needed)), x402.FormatUSDC(bound))
-		}
-		if t.inUSDC(net, amount).Cmp(bound) > 0 {
-			amount = t.fromUSDC(net, bound)
-		}
-	}
-	if h := hooksFrom(ctx); h != nil && h.AuthorizeDeposit != nil {
-		if err := h.AuthorizeDeposit(&DepositOffer{Requirement: c.req, Amount: new(big.Int).Set(amount),
-			MinDeposit: minDeposit, WithdrawDelay: b.cfg.WithdrawDelay}); err != nil {
-			return nil, err // another offer of the 402 may still be acceptable
-		}
+	amount, err := t.depositAmount(ctx, c, b, needed)
+	if err != nil {
+		return nil, err // another offer of the 402 may still be acceptable
 	}
 	now := t.signer.now()
 	d := &PendingDeposit{Method: method, Amount: new(big.Int).Set(amount), Expires: now.Unix() + c.req.MaxTimeoutSeconds,

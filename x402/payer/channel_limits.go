@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"time"
 
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/eip712"
@@ -88,4 +89,46 @@ func (t *Transport) batchEnvelope(c candidate, pr *paymentRequired, b *batchBuy,
 		ext = map[string]json.RawMessage{eip712.GasSponsoringKey: b.deposit.Permit}
 	}
 	return t.envelope(pr, c, payload, ext)
+}
+
+// depositAmount is what a new deposit of b brings: max(needed, minDeposit,
+// multiplier x ceiling), cut to the deposit bound. The caller's
+// AuthorizeDeposit hook judges it first (it names its own limits); then a
+// withdraw delay over the max, a minDeposit or a needed amount over the
+// deposit bound refuse it, naming the limit and the seller's value.
+func (t *Transport) depositAmount(ctx context.Context, c candidate, b *batchBuy, needed *big.Int) (*big.Int, error) {
+	target := new(big.Int).Mul(b.ceiling, big.NewInt(t.multiplier))
+	minDeposit := atomic(c.o.extra.Get("minDeposit").String())
+	if m := minDeposit; m != nil && m.Cmp(target) > 0 {
+		target = m // never below the multiplier: a deposit per call costs gas
+	}
+	amount := target
+	if needed.Cmp(amount) > 0 {
+		amount = needed
+	}
+	net, bound := c.req.Network, t.depositBound()
+	if bound != nil && t.inUSDC(net, amount).Cmp(bound) > 0 {
+		amount = t.fromUSDC(net, bound)
+	}
+	if h := hooksFrom(ctx); h != nil && h.AuthorizeDeposit != nil {
+		if err := h.AuthorizeDeposit(&DepositOffer{Requirement: c.req, Amount: new(big.Int).Set(amount),
+			MinDeposit: minDeposit, WithdrawDelay: b.cfg.WithdrawDelay}); err != nil {
+			return nil, err
+		}
+	}
+	if delay := time.Duration(b.cfg.WithdrawDelay) * time.Second; t.maxDelay > 0 && delay > t.maxDelay {
+		return nil, fmt.Errorf("payer: the seller's withdrawDelay of %s is over the max withdraw delay of %s: no deposit signed", delay, t.maxDelay)
+	}
+	if bound == nil {
+		return amount, nil
+	}
+	if m := minDeposit; m != nil && t.inUSDC(net, m).Cmp(bound) > 0 {
+		return nil, fmt.Errorf("payer: the seller's minDeposit of %s USDC is over the max deposit of %s USDC: no deposit signed",
+			x402.FormatUSDC(t.inUSDC(net, m)), x402.FormatUSDC(bound))
+	}
+	if t.inUSDC(net, needed).Cmp(bound) > 0 {
+		return nil, fmt.Errorf("payer: a deposit of %s USDC is over the max deposit of %s USDC",
+			x402.FormatUSDC(t.inUSDC(net, needed)), x402.FormatUSDC(bound))
+	}
+	return amount, nil
 }
