@@ -251,7 +251,7 @@ func (t *Transport) depositFor(ctx context.Context, c candidate, pr *paymentRequ
 	d.Signature = sig
 	b.holds = append(b.holds, holds...)
 	if t.chain != nil {
-		provable(holds, func(ctx context.Context) bool { return t.depositUnsettled(ctx, b, d) })
+		provable(holds, func(ctx context.Context) (*big.Int, bool) { return nil, t.depositUnsettled(ctx, b, d) })
 	}
 	return d, nil
 }

@@ -83,9 +83,10 @@ type hold struct {
 	b      *Budget
 	amount *big.Int
 	freed  bool
-	// prove, once set, reports whether the chain proves the signature can
-	// never move money; the budget asks it when it runs short.
-	prove func(ctx context.Context) bool
+	// prove, once set, asks the chain what the signature can still move:
+	// ok with keep (USDC units; nil for nothing) when the chain proves it.
+	// The budget asks it when it runs short.
+	prove func(ctx context.Context) (keep *big.Int, ok bool)
 }
 
 // take counts amount against b, or refuses; a budget running short first
@@ -118,8 +119,8 @@ func (b *Budget) reclaim(ctx context.Context) {
 	}
 	b.mu.Unlock()
 	for _, h := range ask {
-		if h.prove(ctx) {
-			h.free()
+		if keep, ok := h.prove(ctx); ok {
+			h.reduce(keep)
 		}
 	}
 	b.mu.Lock()
@@ -144,8 +145,24 @@ func (h *hold) free() {
 	h.b.signed.Sub(h.b.signed, h.amount)
 }
 
+// reduce counts only keep of the hold from now on (nil: nothing), and
+// settles it: the chain proved what it can move.
+func (h *hold) reduce(keep *big.Int) {
+	if keep == nil || keep.Sign() <= 0 {
+		h.free()
+		return
+	}
+	h.b.mu.Lock()
+	defer h.b.mu.Unlock()
+	if h.freed || keep.Cmp(h.amount) >= 0 {
+		return
+	}
+	h.b.signed.Sub(h.b.signed, new(big.Int).Sub(h.amount, keep))
+	h.amount, h.freed = new(big.Int).Set(keep), true // settled: no longer pending
+}
+
 // provable lets the budget ask prove when it runs short.
-func (h *hold) provable(prove func(ctx context.Context) bool) {
+func (h *hold) provable(prove func(ctx context.Context) (*big.Int, bool)) {
 	h.b.mu.Lock()
 	defer h.b.mu.Unlock()
 	if h.freed || h.prove != nil {
@@ -205,7 +222,7 @@ func release(holds []*hold) {
 }
 
 // provable hands the holds a proof the budgets may ask for later.
-func provable(holds []*hold, prove func(ctx context.Context) bool) {
+func provable(holds []*hold, prove func(ctx context.Context) (*big.Int, bool)) {
 	for _, h := range holds {
 		h.provable(prove)
 	}
@@ -228,5 +245,13 @@ func (t *Transport) provableLater(p *purchase) {
 	if t.chain == nil || p.batch != nil {
 		return
 	}
-	provable(p.holds, func(ctx context.Context) bool { return t.provablyUnsettled(ctx, p) })
+	provable(p.holds, func(ctx context.Context) (*big.Int, bool) {
+		if t.provablyUnsettled(ctx, p) {
+			return nil, true
+		}
+		if p.upto != nil {
+			return t.uptoProvenCharge(ctx, p)
+		}
+		return nil, false
+	})
 }

@@ -64,7 +64,9 @@ func devShop(t *testing.T, ceiling int64, charge func(int) *big.Int) (*payertest
 // TestHostileUptoReceiptOfZeroCountsTheSignedMaximum: a seller settles
 // each upto permit's full maximum on chain but answers with a receipt of
 // amount 0. The budget counts what was signed, so it stops the payer after
-// budget/maximum payments, and the chain shows no more moved than that.
+// budget/maximum payments (the chain, which the transport reads, shows the
+// receipt false, so nothing is freed), and the chain shows no more moved
+// than that.
 func TestHostileUptoReceiptOfZeroCountsTheSignedMaximum(t *testing.T) {
 	s, url, chain, funds := devShop(t, 1000, payertest.Charges(1000))
 	s.Schemes, s.LieCharge = []string{upto.Scheme}, true
@@ -72,7 +74,7 @@ func TestHostileUptoReceiptOfZeroCountsTheSignedMaximum(t *testing.T) {
 	budget := payer.NewBudget(big.NewInt(2500))
 	var why refusals
 	tr := payer.NewTransport(payer.NewSigner(chain.PayerKey), payer.WithNetworks(reg), payer.WithBudget(budget),
-		payer.WithSpendCap(big.NewInt(1000)), why.option())
+		payer.WithSpendCap(big.NewInt(1000)), payer.WithChain(chain.Client), why.option())
 	var codes []int
 	for i := range 5 {
 		codes = append(codes, pay(t, tr, url, fmt.Sprintf(`{"n":%d}`, i)))
@@ -93,6 +95,43 @@ func TestHostileUptoReceiptOfZeroCountsTheSignedMaximum(t *testing.T) {
 	awaitRelayer(t, chain)
 	if lost := new(big.Int).Sub(funds, usdcOf(t, chain, chain.Payer)); lost.Int64() != 2000 {
 		t.Fatalf("the payer lost %s on chain, want the 2000 signed (budget 2500)", lost)
+	}
+}
+
+// TestUptoChargeBelowTheMaximumIsFreedByTheChain: an honest upto seller
+// charges 300 of a 1000 maximum. Without a chain the budget keeps each
+// signed maximum; with one, a budget running short reads each settlement
+// (Permit2 nonce used, the named transaction moving exactly the charge)
+// and counts the charge instead, so the same budget pays more calls, and
+// never more than it: the chain shows what the budget counts.
+func TestUptoChargeBelowTheMaximumIsFreedByTheChain(t *testing.T) {
+	s, url, chain, funds := devShop(t, 1000, payertest.Charges(300))
+	s.Schemes = []string{upto.Scheme}
+	reg, _ := x402.NewRegistry(chain.Network)
+	for _, tc := range []struct {
+		name  string
+		chain []payer.Option
+		paid  int
+	}{
+		{"no chain", nil, 2},
+		{"chain", []payer.Option{payer.WithChain(chain.Client)}, 6},
+	} {
+		budget := payer.NewBudget(big.NewInt(2500))
+		tr := payer.NewTransport(payer.NewSigner(chain.PayerKey), append(tc.chain, payer.WithNetworks(reg), payer.WithBudget(budget))...)
+		paid := 0
+		for i := range 8 {
+			if pay(t, tr, url, fmt.Sprintf(`{"%s":%d}`, tc.name, i)) == http.StatusOK {
+				paid++
+			}
+		}
+		if paid != tc.paid {
+			t.Errorf("%s: %d calls paid, want %d (budget signed %s)", tc.name, paid, tc.paid, budget.Signed())
+		}
+	}
+	awaitRelayer(t, chain)
+	lost := new(big.Int).Sub(funds, usdcOf(t, chain, chain.Payer))
+	if lost.Int64() != 300*(2+6) {
+		t.Errorf("the payer lost %s on chain, want the %d charges of 300", lost, 2+6)
 	}
 }
 

@@ -65,8 +65,9 @@ type Transport struct {
 	onSettlement func(*Settlement)
 	noPreempt    bool // WithPreemptivePayment(false)
 	budget       *Budget
-	maxDelay     time.Duration    // WithMaxWithdrawDelay
-	decimals     map[string]uint8 // WithTokenDecimals, by tokenKey
+	maxDelay     time.Duration        // WithMaxWithdrawDelay
+	decimals     map[string]uint8     // WithTokenDecimals, by tokenKey
+	provenTx     map[common.Hash]bool // transactions that proved an upto charge (guarded by mu)
 
 	mu      sync.Mutex
 	pending map[purchaseKey][]*purchase // signed and unanswered, by request

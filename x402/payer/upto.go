@@ -34,6 +34,10 @@ type uptoBuy struct {
 	permit2 common.Address
 	token   common.Address
 	permit  bool // an EIP-2612 permit went with it
+	// tx and said are the receipt's transaction and charge (guarded by
+	// Transport.mu): what the chain may prove (uptoProvenCharge).
+	tx   common.Hash
+	said *big.Int
 }
 
 // signUpto signs a Permit2 witness transfer of the ceiling to the upto
@@ -164,6 +168,12 @@ func (t *Transport) uptoAnswered(p *purchase, receiptJSON []byte) *Settlement {
 	}
 	if v := atomic(amount); v != nil && v.Cmp(s.Ceiling) <= 0 && r.Success {
 		s.Charged = v
+		t.mu.Lock()
+		p.upto.said = v
+		if len(r.Transaction) == 66 {
+			p.upto.tx = common.HexToHash(r.Transaction)
+		}
+		t.mu.Unlock()
 	}
 	if p.upto.permit && r.Success && r.Transaction != "" {
 		t.mu.Lock()
