@@ -45,8 +45,10 @@ type Config struct {
 	MaxTurns int
 	// MaxTime bounds a run's wall-clock time (0: only the caller's context).
 	MaxTime time.Duration
-	// Budget bounds what the Agent may sign over its life, in atomic units
-	// (nil: no bound). It is checked before each payment is signed.
+	// Budget bounds what the Agent may sign over its life, in USDC atomic
+	// units (nil: no bound): each authorization's maximum and each channel
+	// deposit counts when it is signed (payer.Budget), whatever a receipt
+	// later says, and a payment that would pass it is never signed.
 	Budget *big.Int
 	// Stream asks for streamed turns: text deltas reach OnEvent as they arrive.
 	Stream bool

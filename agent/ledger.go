@@ -27,13 +27,14 @@ type Receipt struct {
 }
 
 // ledger tracks a run's spending: what was signed (and so may be spent),
-// checked against the budget before each signature, and each turn's
+// counted by a payer.Budget (the paying side's one spend limit: it counts
+// an authorization's maximum and a channel deposit when they are signed
+// and refuses one over the budget before it is signed), and each turn's
 // receipt.
 type ledger struct {
-	budget *big.Int
+	budget *payer.Budget
 
 	mu       sync.Mutex
-	spent    *big.Int
 	turnPaid *big.Int      // amount signed for the current turn
 	turnRcpt *x402.Receipt // receipt header of the current turn
 	refused  error         // why the current turn was not paid
@@ -41,30 +42,16 @@ type ledger struct {
 }
 
 func newLedger(budget *big.Int) *ledger {
-	return &ledger{budget: budget, spent: new(big.Int)}
+	return &ledger{budget: payer.NewBudget(budget)}
 }
 
 // hooks are the transport callbacks for one run.
 func (l *ledger) hooks() *payer.Hooks {
 	return &payer.Hooks{
-		Authorize: func(req *x402.Requirement) error {
-			l.mu.Lock()
-			defer l.mu.Unlock()
-			if l.budget != nil && new(big.Int).Add(l.spent, req.Amount).Cmp(l.budget) > 0 {
-				return fmt.Errorf("%w: paying %s USDC would bring the total to %s USDC, over the budget of %s USDC",
-					ErrBudget, x402.FormatUSDC(req.Amount), x402.FormatUSDC(new(big.Int).Add(l.spent, req.Amount)), x402.FormatUSDC(l.budget))
-			}
-			return nil
-		},
+		Budget: l.budget,
 		Signed: func(req *x402.Requirement, _ *x402.Payment) {
 			l.mu.Lock()
-			l.spent.Add(l.spent, req.Amount)
 			l.turnPaid = new(big.Int).Set(req.Amount)
-			l.mu.Unlock()
-		},
-		Void: func(req *x402.Requirement, _ *x402.Payment) {
-			l.mu.Lock()
-			l.spent.Sub(l.spent, req.Amount)
 			l.mu.Unlock()
 		},
 		Receipt: func(r *x402.Receipt) {
@@ -73,6 +60,10 @@ func (l *ledger) hooks() *payer.Hooks {
 			l.mu.Unlock()
 		},
 		Refused: func(err error) {
+			var over *payer.OverBudgetError
+			if errors.As(err, &over) {
+				err = fmt.Errorf("%w: %v", ErrBudget, err)
+			}
 			l.mu.Lock()
 			l.refused = err
 			l.mu.Unlock()
@@ -121,5 +112,5 @@ func (l *ledger) endTurn(responseJSON string) *Receipt {
 func (l *ledger) snapshot() (*big.Int, []Receipt) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return new(big.Int).Set(l.spent), append([]Receipt(nil), l.receipts...)
+	return l.budget.Signed(), append([]Receipt(nil), l.receipts...)
 }

@@ -136,7 +136,8 @@ func TestFareboxDevBooksMatchTheChain(t *testing.T) {
 	if len(token) < 16 {
 		t.Fatalf("admin token %q: want one word of at least 16 characters", token)
 	}
-	c, err := ethclient.Dial(field(t, banner, `chain RPC\s+(\S+)`))
+	rpcURL := field(t, banner, `chain RPC\s+(\S+)`)
+	c, err := ethclient.Dial(rpcURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +149,7 @@ func TestFareboxDevBooksMatchTheChain(t *testing.T) {
 	before := tokenBalance(t, c, asset, payTo)
 	key := field(t, banner, `private key\s+(0x[0-9a-f]{64})`)
 	for i := range 3 {
-		paidCall(t, c, base, key, "paid call "+string(rune('a'+i)))
+		paidCall(t, c, rpcURL, base, key, "paid call "+string(rune('a'+i)))
 	}
 	freeCall(t, base)
 	s := awaitSettled(t, root, token, "farebox-scripted", "0.003")
@@ -181,7 +182,7 @@ func TestFareboxDevBooksSurviveARestart(t *testing.T) {
 	before := tokenBalance(t, anvil.Client, asset, payTo)
 	key := field(t, banner, `private key\s+(0x[0-9a-f]{64})`)
 	for i := range 3 {
-		paidCall(t, anvil.Client, base, key, "paid call "+string(rune('a'+i)))
+		paidCall(t, anvil.Client, anvil.RPCURL, base, key, "paid call "+string(rune('a'+i)))
 	}
 	freeCall(t, base)
 	first := awaitSettled(t, root, token, "farebox-scripted", "0.003")

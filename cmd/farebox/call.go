@@ -26,11 +26,7 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	base := fs.String("base-url", getenvOr(getenv, "FAREBOX_BASE_URL", "http://127.0.0.1:8402/v1"), "farebox's base URL (env FAREBOX_BASE_URL)")
 	model := fs.String("model", "farebox-scripted", "model to call")
 	stream := fs.Bool("stream", false, "stream the answer")
-	maxPrice := fs.String("max-price", "0.1", "the most this call may cost, in USDC")
-	scheme := fs.String("scheme", "auto", "how to pay: auto (the cheapest the server offers: batch-settlement, then upto, then exact), or exact, upto, batch-settlement, or a comma-separated preference list")
-	channels := fs.String("channels", getenv("FAREBOX_CHANNELS"), "directory of the batch-settlement channel store (env FAREBOX_CHANNELS; default farebox/channels under the user's config directory)")
-	rpcURL := fs.String("rpc-url", getenv("FAREBOX_RPC_URL"), "a JSON-RPC endpoint of the payment chain: recovers channels from chain, checks Permit2 allowances, proves expired payments unused (env FAREBOX_RPC_URL)")
-	maxDeposit := fs.String("max-deposit", "", "the most one batch-settlement deposit may put into a channel, in USDC (default: --max-price); unspent deposits come back with --refund")
+	pf := addPayFlags(fs.FlagSet, getenv, "call")
 	refund := fs.Bool("refund", false, "instead of calling the model, ask the server for a cooperative refund of the payer's batch-settlement channel (no PROMPT)")
 	var tools fundFlags
 	fs.Var(&tools, "tool", "declare a function tool NAME, or NAME(param,...) with string parameters (repeatable); its calls are printed, not run")
@@ -45,32 +41,22 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	if err != nil {
 		return err
 	}
-	capAtomic, err := x402.ParseUSDC(*maxPrice)
-	if err != nil {
-		return fmt.Errorf("--max-price: %w", err)
+	if err := pf.parse(); err != nil {
+		return err
 	}
-	nets, err := offeredNetworks(ctx, *base, *model)
+	offers, err := offersOf(ctx, *base, *model)
 	if err != nil {
 		return err
 	}
 	var receipt *x402.Receipt
 	var settlement *payer.Settlement
-	opts, err := paymentOptions(ctx, *scheme, *channels, *rpcURL)
+	tr, err := pf.transport(ctx, key, offers, stderr,
+		payer.OnReceipt(func(r *x402.Receipt) { receipt = r }),
+		payer.OnSettlement(func(s *payer.Settlement) { settlement = s }),
+		payer.OnRefusal(func(err error) { fmt.Fprintln(stderr, "farebox call: not paying:", sellerText(err.Error())) }))
 	if err != nil {
 		return err
 	}
-	if *maxDeposit != "" {
-		d, err := x402.ParseUSDC(*maxDeposit)
-		if err != nil {
-			return fmt.Errorf("--max-deposit: %w", err)
-		}
-		opts = append(opts, payer.WithMaxDeposit(d))
-	}
-	signer := payer.NewSigner(key)
-	tr := payer.NewTransport(signer, append(opts, payer.WithNetworks(nets), payer.WithSpendCap(capAtomic),
-		payer.OnReceipt(func(r *x402.Receipt) { receipt = r }),
-		payer.OnSettlement(func(s *payer.Settlement) { settlement = s }),
-		payer.OnRefusal(func(err error) { fmt.Fprintln(stderr, "farebox call: not paying:", err) }))...)
 	if *refund {
 		return callRefund(ctx, tr, *base, stdout)
 	}
@@ -111,8 +97,8 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	}
 	if receipt != nil {
 		fmt.Fprintf(stdout, "\nreceipt: success=%v transaction=%s amount=%s USDC payer=%s network=%s%s\n",
-			receipt.Success, orVoucher(receipt.Transaction), x402.FormatUSDC(charged(ctx, settlement, res, *base, *model)),
-			receipt.Payer, receipt.Network, schemeNote(settlement))
+			receipt.Success, sellerText(orVoucher(receipt.Transaction)), x402.FormatUSDC(charged(ctx, settlement, res, *base, *model)),
+			sellerText(receipt.Payer), sellerText(receipt.Network), schemeNote(settlement))
 	}
 	return nil
 }
@@ -208,14 +194,14 @@ func callError(err error) error {
 	if msg == "" {
 		msg = "(no message)"
 	}
-	out := fmt.Sprintf("the server answered %d %s: %s", apiErr.StatusCode, http.StatusText(apiErr.StatusCode), msg)
+	out := fmt.Sprintf("the server answered %d %s: %s", apiErr.StatusCode, http.StatusText(apiErr.StatusCode), sellerText(msg))
 	if apiErr.StatusCode == http.StatusPaymentRequired {
 		reason := apiErr.Code
 		if r := failedReceiptReason(apiErr.Response); r != "" {
 			reason = r
 		}
 		if reason != "" {
-			out += " (x402 reason: " + reason + ")"
+			out += " (x402 reason: " + sellerText(reason) + ")"
 		}
 		out += channelHint(reason)
 	}

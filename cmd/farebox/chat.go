@@ -17,8 +17,6 @@ import (
 
 	"github.com/farebox/farebox/agent"
 	"github.com/farebox/farebox/x402"
-	"github.com/farebox/farebox/x402/evm"
-	"github.com/farebox/farebox/x402/payer"
 )
 
 // chatStdin is where `farebox chat` reads prompts and approvals; tests
@@ -35,11 +33,12 @@ var chatInterrupts = func() (<-chan os.Signal, func()) {
 
 // chatFlags are the flags of `farebox chat`.
 type chatFlags struct {
-	base, model, prompt, budget, maxPrice, rpcURL string
-	json, yes                                     bool
-	maxTurns                                      int
-	maxTime                                       time.Duration
-	mcp, deny                                     fundFlags
+	base, model, prompt, budget string
+	pay                         *payFlags
+	json, yes                   bool
+	maxTurns                    int
+	maxTime                     time.Duration
+	mcp, deny                   fundFlags
 }
 
 // errNotApproved stops a non-interactive run at a call nobody approved.
@@ -62,11 +61,10 @@ func runChat(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	fs.BoolVar(&f.yes, "yes", false, "approve every tool call")
 	fs.Var(&f.mcp, "mcp", `start an MCP stdio server and offer its tools: "COMMAND ARGS" (repeatable)`)
 	fs.Var(&f.deny, "deny", "never run this tool; the model is told it was denied (repeatable)")
-	fs.StringVar(&f.budget, "budget", "", "the most this session may spend, in USDC (default: no limit)")
-	fs.StringVar(&f.maxPrice, "max-price", "0.1", "the most one turn may cost, in USDC")
+	fs.StringVar(&f.budget, "budget", "", "the most this session may sign, in USDC: authorizations' maxima and channel deposits (default: no limit)")
+	f.pay = addPayFlags(fs.FlagSet, getenv, "turn")
 	fs.IntVar(&f.maxTurns, "max-turns", agent.DefaultMaxTurns, "the most model turns per prompt")
 	fs.DurationVar(&f.maxTime, "max-time", 0, "the longest one prompt may run, e.g. 2m (default: no limit)")
-	fs.StringVar(&f.rpcURL, "rpc-url", getenv("FAREBOX_RPC_URL"), "a JSON-RPC endpoint of the payment chain, to prove an expired payment unused before paying anew (env FAREBOX_RPC_URL)")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -111,32 +109,21 @@ func newChatSession(ctx context.Context, f *chatFlags, stdout, stderr io.Writer,
 		}
 		budget = b
 	}
-	capAtomic, err := x402.ParseUSDC(f.maxPrice)
-	if err != nil {
-		return nil, fmt.Errorf("--max-price: %w", err)
+	if err := f.pay.parse(); err != nil {
+		return nil, err
 	}
 	key, err := payerKey(getenv, stderr, "farebox chat")
 	if err != nil {
 		return nil, err
 	}
-	nets, err := offeredNetworks(ctx, f.base, f.model)
+	offers, err := offersOf(ctx, f.base, f.model)
 	if err != nil {
 		return nil, err
 	}
-	// Channels persist across chat runs like farebox call's (same directory).
-	opts, err := paymentOptions(ctx, "auto", getenv("FAREBOX_CHANNELS"), "")
+	pay, err := f.pay.transport(ctx, key, offers, stderr)
 	if err != nil {
 		return nil, err
 	}
-	opts = append(opts, payer.WithNetworks(nets), payer.WithSpendCap(capAtomic))
-	if f.rpcURL != "" {
-		rpc, err := evm.Dial(ctx, f.rpcURL)
-		if err != nil {
-			return nil, fmt.Errorf("--rpc-url: %w", err)
-		}
-		opts = append(opts, payer.WithChain(rpc))
-	}
-	pay := payer.NewTransport(payer.NewSigner(key), opts...)
 	var tools []agent.Tool
 	for _, line := range f.mcp {
 		srv, err := agent.StartMCPCommand(ctx, line)
@@ -227,7 +214,7 @@ func (s *chatSession) spentLine(res *agent.Result) {
 	}
 	last := ""
 	if n := len(res.Receipts); n > 0 {
-		last = "; last transaction " + orVoucher(res.Receipts[n-1].Transaction)
+		last = "; last transaction " + sellerText(orVoucher(res.Receipts[n-1].Transaction))
 	}
 	cut := ""
 	if c := cutOff(res); c.Sign() > 0 {
@@ -253,7 +240,7 @@ func (s *chatSession) show(e agent.Event) {
 	case agent.EventTextDelta:
 		fmt.Fprint(s.stdout, e.Text)
 	case agent.EventCallRunning:
-		fmt.Fprintf(s.stderr, "  ~ %s %s\n", e.Call.Name, e.Call.Arguments)
+		fmt.Fprintf(s.stderr, "  ~ %s %s\n", sellerText(e.Call.Name), sellerText(e.Call.Arguments))
 	case agent.EventCallCompleted:
 		fmt.Fprintf(s.stderr, "  ✓ %s: %s\n", e.Call.Name, firstLine(e.Output))
 	case agent.EventCallFailed:

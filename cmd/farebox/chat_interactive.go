@@ -124,7 +124,7 @@ func (s *chatSession) unfinished() string {
 func (s *chatSession) turnCost(ctx context.Context) string {
 	p := priceOf(ctx, s.f.base, s.f.model)
 	if p.Sign() == 0 {
-		return "price unknown, at most --max-price " + s.f.maxPrice + " USDC"
+		return "price unknown, at most --max-price " + s.f.pay.maxPrice + " USDC"
 	}
 	return "up to " + x402.FormatUSDC(p) + " USDC"
 }

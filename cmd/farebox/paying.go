@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"crypto/ecdsa"
+	"flag"
 	"fmt"
 	"io"
 	"math/big"
@@ -14,8 +15,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
@@ -37,8 +38,84 @@ func payerKey(getenv func(string) string, stderr io.Writer, command string) (*ec
 	return key, nil
 }
 
-// paymentOptions turns --scheme, --channels and --rpc-url into transport options.
-func paymentOptions(ctx context.Context, scheme, dir, rpcURL string) ([]payer.Option, error) {
+// payFlags are the flags every paying command shares: how to pay and the
+// wallet holder's limits on what one call, one deposit and one channel may
+// ask of the wallet.
+type payFlags struct {
+	scheme, channels, rpcURL string
+	maxPrice, maxDeposit     string
+	maxWithdrawDelay         time.Duration
+	price, deposit           *big.Int // parsed
+}
+
+// addPayFlags registers the paying flags on fs; perCall says what
+// --max-price bounds ("call", "turn").
+func addPayFlags(fs *flag.FlagSet, getenv func(string) string, perCall string) *payFlags {
+	f := &payFlags{}
+	fs.StringVar(&f.maxPrice, "max-price", "0.1", "the most one "+perCall+" may cost, in USDC")
+	fs.StringVar(&f.scheme, "scheme", "auto", "how to pay: auto (the cheapest the server offers: batch-settlement, then upto, then exact), or exact, upto, batch-settlement, or a comma-separated preference list")
+	fs.StringVar(&f.channels, "channels", getenv("FAREBOX_CHANNELS"), "directory of the batch-settlement channel store (env FAREBOX_CHANNELS; default farebox/channels under the user's config directory)")
+	fs.StringVar(&f.rpcURL, "rpc-url", getenv("FAREBOX_RPC_URL"), "a JSON-RPC endpoint of the payment chain: recovers channels from chain, checks Permit2 allowances, proves expired payments unused, reads a token's decimals (env FAREBOX_RPC_URL)")
+	fs.StringVar(&f.maxDeposit, "max-deposit", "", "the most one batch-settlement deposit may put into a channel, in USDC (default: --max-price); unspent deposits come back with farebox call --refund")
+	fs.DurationVar(&f.maxWithdrawDelay, "max-withdraw-delay", payer.DefaultMaxWithdrawDelay, "the longest withdraw delay of a seller's channel the wallet deposits into (how long a deposit can stay locked if the seller stops answering)")
+	return f
+}
+
+// parse checks the limits.
+func (f *payFlags) parse() error {
+	var err error
+	if f.price, err = x402.ParseUSDC(f.maxPrice); err != nil {
+		return fmt.Errorf("--max-price: %w", err)
+	}
+	f.deposit = nil
+	if f.maxDeposit != "" {
+		if f.deposit, err = x402.ParseUSDC(f.maxDeposit); err != nil {
+			return fmt.Errorf("--max-deposit: %w", err)
+		}
+	}
+	if f.maxWithdrawDelay <= 0 {
+		return fmt.Errorf("--max-withdraw-delay %s: want a positive duration such as 24h", f.maxWithdrawDelay)
+	}
+	return nil
+}
+
+// transport is the paying transport of every paying command: the
+// networks the user can trust among those offered (trustedNetworks), the
+// limits, the channel store and the chain; extra options come last. warn
+// is told which offered networks are not trusted, and why.
+func (f *payFlags) transport(ctx context.Context, key *ecdsa.PrivateKey, offers []x402.Offer, warn io.Writer, extra ...payer.Option) (*payer.Transport, error) {
+	if f.price == nil {
+		if err := f.parse(); err != nil {
+			return nil, err
+		}
+	}
+	opts, err := paymentOptions(f.scheme, f.channels)
+	if err != nil {
+		return nil, err
+	}
+	var chain tokenChain
+	if f.rpcURL != "" {
+		rpc, err := evm.Dial(ctx, f.rpcURL)
+		if err != nil {
+			return nil, fmt.Errorf("--rpc-url: %w", err)
+		}
+		chain = rpc
+		opts = append(opts, payer.WithChain(rpc))
+	}
+	reg, decimals, err := trustedNetworks(ctx, offers, chain, warn)
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, decimals...)
+	opts = append(opts, payer.WithNetworks(reg), payer.WithSpendCap(f.price), payer.WithMaxWithdrawDelay(f.maxWithdrawDelay))
+	if f.deposit != nil {
+		opts = append(opts, payer.WithMaxDeposit(f.deposit))
+	}
+	return payer.NewTransport(payer.NewSigner(key), append(opts, extra...)...), nil
+}
+
+// paymentOptions turns --scheme and --channels into transport options.
+func paymentOptions(scheme, dir string) ([]payer.Option, error) {
 	var opts []payer.Option
 	if scheme != "auto" {
 		var list []string
@@ -63,44 +140,21 @@ func paymentOptions(ctx context.Context, scheme, dir, rpcURL string) ([]payer.Op
 		}
 		opts = append(opts, payer.WithChannelStore(store))
 	}
-	if rpcURL != "" {
-		rpc, err := evm.Dial(ctx, rpcURL)
-		if err != nil {
-			return nil, fmt.Errorf("--rpc-url: %w", err)
-		}
-		opts = append(opts, payer.WithChain(rpc))
-	}
 	return opts, nil
 }
 
-// offeredNetworks asks the server which networks it takes for models (the
-// 402 offer of an unpaid request, answered before any model runs) and
-// trusts those the user chose by naming the base URL, ahead of the
-// built-in ones (a rehearsal on a Base Sepolia fork offers its own token on
-// eip155:84532); the spend cap bounds what any of them can cost.
-func offeredNetworks(ctx context.Context, base string, models ...string) (*x402.Registry, error) {
-	var nets []*x402.Network
-	taken := map[string]bool{}
+// offersOf asks the server what it takes for models: the 402 offer of an
+// unpaid request, answered before any model runs.
+func offersOf(ctx context.Context, base string, models ...string) ([]x402.Offer, error) {
+	var all []x402.Offer
 	for _, model := range models {
 		offers, err := offersFor(ctx, base, model)
 		if err != nil {
 			return nil, err
 		}
-		for _, o := range offers {
-			var id int64
-			if _, err := fmt.Sscanf(o.Network, "eip155:%d", &id); err != nil || !common.IsHexAddress(o.Asset) || taken[o.Network] {
-				continue
-			}
-			taken[o.Network] = true
-			nets = append(nets, x402.NewNetwork(o.Network, "", big.NewInt(id), common.HexToAddress(o.Asset), o.ExtraName, o.ExtraVersion))
-		}
+		all = append(all, offers...)
 	}
-	for _, n := range x402.DefaultRegistry().Networks() {
-		if !taken[n.CAIP2] {
-			nets = append(nets, n)
-		}
-	}
-	return x402.NewRegistry(nets...)
+	return all, nil
 }
 
 // offersFor is the v2 offer of an unpaid request for model; none when the

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"path"
 	"strings"
 	"sync"
 
@@ -24,64 +25,108 @@ import (
 const maxProxyBody = 32 << 20
 
 // Proxy is a local OpenAI base URL that pays: it forwards /v1/* to a paid
-// endpoint through a paying transport, streams each answer back as it
-// comes, logs every receipt with the running total, and refuses a request
-// whose payment would take the total over its budget.
+// endpoint, streams each answer back as it comes, and logs every receipt
+// with the running totals. Only this machine's programs may use it: a
+// request must name the proxy by a loopback Host (or one of AllowHosts),
+// must carry no Origin (a web page's request) unless AllowOrigins names
+// it, and only POST requests are paid (a GET, which an <img> tag or a
+// link can send, is forwarded unpaid). What it signs is bounded by its
+// budget (payer.Budget: authorizations' maxima and deposits, counted when
+// signed), besides the transport's own limits.
 type Proxy struct {
 	upstream *url.URL
-	budget   *big.Int // nil: no budget
+	budget   *payer.Budget
 	log      io.Writer
-	rp       *httputil.ReverseProxy
+	paid     *httputil.ReverseProxy // POST: through the paying transport
+	free     *httputil.ReverseProxy // anything else: never paid
 
-	mu      sync.Mutex
-	spent   *big.Int // the receipts' charges
-	held    *big.Int // ceilings authorized whose answer has not come yet
-	unknown *big.Int // ceilings signed whose outcome never came back
-	paid    int      // receipts logged
+	// AllowHosts are Host names accepted besides localhost, 127.0.0.1 and
+	// [::1] (each with the proxy's own port, or as NAME:PORT).
+	AllowHosts []string
+	// AllowOrigins are the browser origins (scheme://host[:port]) whose
+	// requests are served; any other request with an Origin is refused.
+	AllowOrigins []string
+
+	mu    sync.Mutex
+	paidN int // receipts logged
 }
 
 // NewProxy returns a proxy to upstream (a base URL such as
-// http://127.0.0.1:8402/v1) paying through tr; budget nil spends without
-// a total bound. The budget and the receipt log ride on each request's
+// http://127.0.0.1:8402/v1) paying through tr; budget nil signs without a
+// total bound. The budget and the receipt log ride on each request's
 // payer.Hooks, so tr's own callbacks stay free for its caller.
 func NewProxy(upstream string, tr *payer.Transport, budget *big.Int, log io.Writer) (*Proxy, error) {
 	u, err := url.Parse(strings.TrimSuffix(upstream, "/"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("--upstream %q: want the paid endpoint's base URL, like http://127.0.0.1:8402/v1", upstream)
 	}
-	p := &Proxy{upstream: u, budget: budget, log: log, spent: new(big.Int), held: new(big.Int), unknown: new(big.Int)}
-	p.rp = &httputil.ReverseProxy{
+	p := &Proxy{upstream: u, budget: payer.NewBudget(budget), log: log}
+	p.paid = &httputil.ReverseProxy{
 		Rewrite:        p.rewrite,
 		Transport:      tr,
 		FlushInterval:  -1, // every chunk at once: SSE events are never held back
 		ModifyResponse: p.refused,
 		ErrorHandler:   p.failed,
 	}
+	p.free = &httputil.ReverseProxy{
+		Rewrite:        p.rewrite,
+		Transport:      http.DefaultTransport,
+		FlushInterval:  -1,
+		ModifyResponse: p.noCORS,
+		ErrorHandler:   p.failed,
+	}
 	return p, nil
 }
 
 // Spent is the total the receipts charged so far.
-func (p *Proxy) Spent() *big.Int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return new(big.Int).Set(p.spent)
-}
+func (p *Proxy) Spent() *big.Int { return p.budget.Charged() }
 
-// ServeHTTP serves /v1/*: every request goes upstream, paid when it asks
-// for payment; anything else is an OpenAI-shaped 404.
+// Signed is the total the wallet signed so far: what may have been spent.
+func (p *Proxy) Signed() *big.Int { return p.budget.Signed() }
+
+// ServeHTTP serves /v1/* to this machine's programs: POST requests go
+// upstream paid when they ask for payment, anything else unpaid;
+// anything outside /v1 is an OpenAI-shaped 404.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != "/v1" && !strings.HasPrefix(r.URL.Path, "/v1/") {
-		writeProxyError(w, &responses.Error{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "unknown_url",
-			Message: fmt.Sprintf("farebox proxy serves /v1/*, not %s (point the client's base URL at http://%s/v1)", r.URL.Path, r.Host)})
+	if e := p.admit(r); e != nil {
+		fmt.Fprintf(p.log, "farebox proxy: refused %s %s: %s\n", r.Method, sellerText(r.URL.Path), e.Code)
+		writeProxyError(w, e)
 		return
 	}
+	if origin := r.Header.Get("Origin"); origin != "" {
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", origin)
+		h.Add("Vary", "Origin")
+		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+			h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+			if rh := r.Header.Get("Access-Control-Request-Headers"); rh != "" {
+				h.Set("Access-Control-Allow-Headers", rh)
+			}
+			w.WriteHeader(http.StatusNoContent) // a preflight of an allowed origin is the proxy's to answer
+			return
+		}
+	}
+	clean := path.Clean(r.URL.Path)
+	if strings.HasSuffix(r.URL.Path, "/") && clean != "/" {
+		clean += "/"
+	}
+	if clean != "/v1" && !strings.HasPrefix(clean, "/v1/") {
+		writeProxyError(w, &responses.Error{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "unknown_url",
+			Message: fmt.Sprintf("farebox proxy serves /v1/*, not %s (point the client's base URL at http://%s/v1)", clean, r.Host)})
+		return
+	}
+	r.URL.Path, r.URL.RawPath = clean, ""
 	if r.Body != nil {
 		r.Body = http.MaxBytesReader(w, r.Body, maxProxyBody)
+	}
+	if r.Method != http.MethodPost {
+		p.free.ServeHTTP(w, r) // never paid: a 402 goes back as it came
+		return
 	}
 	t := &tab{p: p}
 	defer t.close()
 	ctx := context.WithValue(payer.WithHooks(r.Context(), t.hooks()), tabKey{}, t)
-	p.rp.ServeHTTP(w, r.WithContext(ctx))
+	p.paid.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // rewrite sends /v1/<rest> to the upstream's base URL + /<rest>. The
@@ -105,6 +150,7 @@ func (e *errNotPaid) Error() string { return e.e.Error() }
 // it can sign): the client cannot pay either, so it should read why the
 // proxy did not, not an offer it has no wallet for.
 func (p *Proxy) refused(res *http.Response) error {
+	_ = p.noCORS(res)
 	if res.StatusCode != http.StatusPaymentRequired {
 		return nil
 	}
@@ -118,7 +164,7 @@ func (p *Proxy) refused(res *http.Response) error {
 	if why == nil {
 		return nil // paid and refused by the server: its answer stands
 	}
-	return &errNotPaid{refusalError(why, p.budget)}
+	return &errNotPaid{refusalError(why, p.budget.Limit())}
 }
 
 // refusalError is the OpenAI-shaped error for a payment the proxy did not
@@ -131,14 +177,14 @@ func (p *Proxy) refused(res *http.Response) error {
 // "unexpected status 402 Payment Required:" and this message, which says
 // what to change; a budget does not refill with time, so nothing waits.
 func refusalError(why error, budget *big.Int) *responses.Error {
-	var over *overBudget
+	var over *payer.OverBudgetError
 	if errors.As(why, &over) {
 		return &responses.Error{Status: http.StatusPaymentRequired, Type: "insufficient_quota", Code: "budget_exceeded",
-			Message: fmt.Sprintf("farebox proxy: paying %s USDC would bring the total to %s USDC, over the budget of %s USDC; nothing was paid (restart farebox proxy with a larger --budget)",
-				x402.FormatUSDC(over.price), x402.FormatUSDC(over.total), x402.FormatUSDC(budget))}
+			Message: fmt.Sprintf("farebox proxy: signing %s USDC would bring what this proxy signed to %s USDC, over the budget of %s USDC; nothing was paid (restart farebox proxy with a larger --budget, or --budget none)",
+				x402.FormatUSDC(over.Amount), x402.FormatUSDC(new(big.Int).Add(over.Signed, over.Amount)), x402.FormatUSDC(over.Limit))}
 	}
 	return &responses.Error{Status: http.StatusPaymentRequired, Type: "invalid_request_error", Code: "payment_refused",
-		Message: "farebox proxy did not pay: " + why.Error()}
+		Message: "farebox proxy did not pay: " + sellerText(why.Error())}
 }
 
 // failed answers what never got an answer upstream, or that the proxy
@@ -155,7 +201,7 @@ func (p *Proxy) failed(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
 		// The client left: nobody reads an answer.
 	default:
-		fmt.Fprintf(p.log, "farebox proxy: %s %s: %v\n", r.Method, r.URL.Path, err)
+		fmt.Fprintf(p.log, "farebox proxy: %s %s: %s\n", r.Method, sellerText(r.URL.Path), sellerText(err.Error()))
 		writeProxyError(w, &responses.Error{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_unreachable",
 			Message: fmt.Sprintf("farebox proxy: no answer from %s: %s", p.upstream.Redacted(), rootCause(err))})
 	}

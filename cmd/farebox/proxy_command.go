@@ -22,9 +22,12 @@ type ProxyMain struct {
 	Stdout, Stderr io.Writer
 	getenv         func(string) string
 
-	upstream, addr, scheme, channels, rpcURL string
-	budget, maxPrice, maxDeposit             *big.Int
-	allowRemote                              bool
+	upstream, addr string
+	pay            *payFlags
+	budget         *big.Int // nil: --budget none
+	allowRemote    bool
+	allowHosts     listFlag
+	allowOrigins   listFlag
 
 	// Proxy and BaseURL are set once Run returns.
 	Proxy   *Proxy
@@ -47,13 +50,11 @@ func (m *ProxyMain) ParseFlags(args []string) error {
 	fs := newFlagSet("proxy", "[flags]", "A local OpenAI base URL that pays --upstream's 402s. The payer key comes from\nFAREBOX_PAYER_KEY (hex); without it, the publicly known dev payer key of\n`farebox dev` is used.", m.Stderr)
 	upstream := fs.String("upstream", getenvOr(m.getenv, "FAREBOX_BASE_URL", "http://127.0.0.1:8402/v1"), "base URL of the paid endpoint (env FAREBOX_BASE_URL)")
 	addr := fs.String("addr", "127.0.0.1:8403", "listen address: clients use http://ADDR/v1 as their OpenAI base URL")
-	budget := fs.String("budget", "", "the most all requests together may cost, in USDC (default: no bound beyond --max-price per call)")
-	maxPrice := fs.String("max-price", "0.1", "the most one call may cost, in USDC")
-	fs.StringVar(&m.scheme, "scheme", "auto", "how to pay: auto (the cheapest the server offers: batch-settlement, then upto, then exact), or exact, upto, batch-settlement, or a comma-separated preference list")
-	fs.StringVar(&m.channels, "channels", m.getenv("FAREBOX_CHANNELS"), "directory of the batch-settlement channel store (env FAREBOX_CHANNELS; default farebox/channels under the user's config directory)")
-	fs.StringVar(&m.rpcURL, "rpc-url", m.getenv("FAREBOX_RPC_URL"), "a JSON-RPC endpoint of the payment chain: recovers channels from chain, checks Permit2 allowances, proves expired payments unused (env FAREBOX_RPC_URL)")
-	maxDeposit := fs.String("max-deposit", "", "the most one batch-settlement deposit may put into a channel, in USDC (default: --max-price); unspent deposits come back with farebox call --refund")
+	budget := fs.String("budget", "1", "the most this proxy run may sign in total, in USDC: authorizations' maxima and channel deposits, counted when signed; none lifts it")
+	m.pay = addPayFlags(fs.FlagSet, m.getenv, "call")
 	fs.BoolVar(&m.allowRemote, "allow-remote", false, "listen on a non-loopback --addr: anyone who reaches it spends the wallet")
+	fs.Var(&m.allowHosts, "allow-host", "also answer requests whose Host is NAME (or NAME:PORT), besides localhost, 127.0.0.1 and [::1] on the proxy's port (repeatable)")
+	fs.Var(&m.allowOrigins, "allow-origin", "answer browser requests from this origin, like http://localhost:3000 (repeatable); requests with any other Origin are refused")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -61,18 +62,14 @@ func (m *ProxyMain) ParseFlags(args []string) error {
 		return fmt.Errorf("proxy takes no arguments, got %q (flags go before them)", strings.Join(fs.Args(), " "))
 	}
 	m.upstream, m.addr = *upstream, *addr
-	var err error
-	if m.maxPrice, err = x402.ParseUSDC(*maxPrice); err != nil {
-		return fmt.Errorf("--max-price: %w", err)
+	if err := m.pay.parse(); err != nil {
+		return err
 	}
-	if *budget != "" {
+	m.budget = nil
+	if *budget != "none" {
+		var err error
 		if m.budget, err = x402.ParseUSDC(*budget); err != nil {
-			return fmt.Errorf("--budget: %w", err)
-		}
-	}
-	if *maxDeposit != "" {
-		if m.maxDeposit, err = x402.ParseUSDC(*maxDeposit); err != nil {
-			return fmt.Errorf("--max-deposit: %w", err)
+			return fmt.Errorf("--budget: %w (or none, for no total bound)", err)
 		}
 	}
 	if !m.allowRemote && !loopbackAddr(m.addr) {
@@ -101,33 +98,35 @@ func (m *ProxyMain) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	nets, err := upstreamNetworks(ctx, m.upstream)
+	offers, err := upstreamOffers(ctx, m.upstream)
 	if err != nil {
 		return err
 	}
-	opts, err := paymentOptions(ctx, m.scheme, m.channels, m.rpcURL)
+	tr, err := m.pay.transport(ctx, key, offers, m.Stderr)
 	if err != nil {
 		return err
 	}
-	if m.maxDeposit != nil {
-		opts = append(opts, payer.WithMaxDeposit(m.maxDeposit))
-	}
-	tr := payer.NewTransport(payer.NewSigner(key), append(opts, payer.WithNetworks(nets), payer.WithSpendCap(m.maxPrice))...)
 	if m.Proxy, err = NewProxy(m.upstream, tr, m.budget, m.Stderr); err != nil {
 		return err
 	}
+	m.Proxy.AllowHosts, m.Proxy.AllowOrigins = m.allowHosts, m.allowOrigins
 	if m.ln, err = net.Listen("tcp", m.addr); err != nil {
 		return listenError(m.addr, "--addr", err)
 	}
 	m.BaseURL = "http://" + m.ln.Addr().String() + "/v1"
 	m.server = &http.Server{Handler: m.Proxy, ReadHeaderTimeout: 10 * time.Second}
 	go func() { m.served <- m.server.Serve(m.ln) }()
-	budget := "none (each call at most " + x402.FormatUSDC(m.maxPrice) + " USDC)"
+	budget := "none (--budget none: each call at most " + x402.FormatUSDC(m.pay.price) + " USDC, no total bound)"
 	if m.budget != nil {
-		budget = x402.FormatUSDC(m.budget) + " USDC"
+		budget = x402.FormatUSDC(m.budget) + " USDC signed at most this run (each call at most " + x402.FormatUSDC(m.pay.price) + " USDC; --budget none lifts it)"
 	}
-	fmt.Fprintf(m.Stdout, "farebox proxy: base URL %s -> %s\n  payer   %s\n  budget  %s\n",
-		m.BaseURL, m.upstream, payer.NewSigner(key).Address().Hex(), budget)
+	_, port, _ := net.SplitHostPort(m.ln.Addr().String())
+	access := "this machine's programs: Host localhost, 127.0.0.1 or [::1] port " + port + ", no web pages (widen with --allow-host, --allow-origin)"
+	if len(m.allowHosts) > 0 || len(m.allowOrigins) > 0 {
+		access = fmt.Sprintf("this machine's programs, hosts %v, origins %v", []string(m.allowHosts), []string(m.allowOrigins))
+	}
+	fmt.Fprintf(m.Stdout, "farebox proxy: base URL %s -> %s\n  payer   %s\n  budget  %s\n  access  %s\n",
+		m.BaseURL, m.upstream, payer.NewSigner(key).Address().Hex(), budget, access)
 	return nil
 }
 
@@ -148,10 +147,10 @@ func (m *ProxyMain) Close() error {
 	return nil
 }
 
-// upstreamNetworks trusts the networks the upstream offers for its paid
-// models (listed by GET /models, as farebox and OpenAI-shaped servers
-// do), ahead of the built-in ones.
-func upstreamNetworks(ctx context.Context, base string) (*x402.Registry, error) {
+// upstreamOffers asks the upstream what it takes for its paid models
+// (listed by GET /models, as farebox and OpenAI-shaped servers do); which
+// of them are trusted is trustedNetworks' decision.
+func upstreamOffers(ctx context.Context, base string) ([]x402.Offer, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(base, "/")+"/models", nil)
 	if err != nil {
 		return nil, fmt.Errorf("--upstream %q: %w", base, err)
@@ -169,5 +168,11 @@ func upstreamNetworks(ctx context.Context, base string) (*x402.Registry, error) 
 			paid = append(paid, m.Get("id").String())
 		}
 	}
-	return offeredNetworks(ctx, base, paid...)
+	return offersOf(ctx, base, paid...)
 }
+
+// listFlag collects a repeatable flag's values in order.
+type listFlag []string
+
+func (f *listFlag) String() string     { return strings.Join(*f, ",") }
+func (f *listFlag) Set(v string) error { *f = append(*f, v); return nil }

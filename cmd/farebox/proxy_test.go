@@ -164,8 +164,11 @@ func TestProxyPaysForAnOpenAIClient(t *testing.T) {
 	if spent := m.Proxy.Spent(); spent.Cmp(paid) != 0 {
 		t.Errorf("the proxy's total is %s, its receipts add up to %s", spent, paid)
 	}
-	if !strings.Contains(log.String(), "total="+x402.FormatUSDC(paid)+" USDC") {
-		t.Errorf("the last receipt line does not give the running total %s:\n%s", x402.FormatUSDC(paid), log.String())
+	// The running total is what the wallet signed: two exact payments and
+	// the channel's deposit; what was charged stands beside it.
+	signed := big.NewInt(2*1000 + 50_000)
+	if m.Proxy.Signed().Cmp(signed) != 0 || !strings.Contains(log.String(), "total="+x402.FormatUSDC(signed)+" USDC signed, charged="+x402.FormatUSDC(paid)+" USDC") {
+		t.Errorf("the last receipt line does not give the running totals %s signed, %s charged:\n%s", x402.FormatUSDC(signed), x402.FormatUSDC(paid), log.String())
 	}
 
 	// The channel's deposit less its charges comes back: what is left

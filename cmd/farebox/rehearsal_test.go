@@ -34,10 +34,13 @@ func tokenBalance(t *testing.T, c *ethclient.Client, asset, who common.Address) 
 }
 
 // paidCall makes one paid call with `farebox call` and returns the
-// receipt's transaction, checked mined and successful on chain.
-func paidCall(t *testing.T, c *ethclient.Client, base, payerKey, prompt string) *types.Receipt {
+// receipt's transaction, checked mined and successful on chain. The call
+// reads the dev token from the chain at rpcURL: on a chain with a
+// built-in network's id (a Base Sepolia rehearsal), a seller's token is
+// trusted only when the user's own chain shows it.
+func paidCall(t *testing.T, c *ethclient.Client, rpcURL, base, payerKey, prompt string) *types.Receipt {
 	t.Helper()
-	out, err := callWith(t, strings.TrimPrefix(payerKey, "0x"), "--base-url", base, prompt)
+	out, err := callWith(t, strings.TrimPrefix(payerKey, "0x"), "--base-url", base, "--rpc-url", rpcURL, prompt)
 	if err != nil {
 		t.Fatalf("farebox call: %v\n%s", err, out)
 	}
@@ -85,7 +88,7 @@ func TestDevOnExternalChainReusesItsDeployment(t *testing.T) {
 	if payerBefore.Int64() != 1000_000_000 {
 		t.Errorf("payer holds %s, want 1000 USDC", payerBefore)
 	}
-	paidCall(t, anvil.Client, base, payerKey, "first rehearsal")
+	paidCall(t, anvil.Client, anvil.RPCURL, base, payerKey, "first rehearsal")
 	payerAfter := tokenBalance(t, anvil.Client, asset, payerAddr)
 	if spent := new(big.Int).Sub(payerBefore, payerAfter); spent.Int64() != 1000 {
 		t.Errorf("payer spent %s, want 1000", spent)
@@ -121,7 +124,7 @@ func TestDevOnExternalChainReusesItsDeployment(t *testing.T) {
 		t.Errorf("restart funded --fund again: %s", got)
 	}
 	base = field(t, banner, `base URL\s+(\S+)`)
-	rec := paidCall(t, anvil.Client, base, payerKey, "after the restart")
+	rec := paidCall(t, anvil.Client, anvil.RPCURL, base, payerKey, "after the restart")
 	if rec.BlockNumber.Uint64() <= head {
 		t.Errorf("the second settlement is in block %d, not after the restart (head was %d)", rec.BlockNumber, head)
 	}
@@ -149,12 +152,13 @@ func TestDevBlockTimeMinesByItself(t *testing.T) {
 	if !strings.Contains(banner, "a block every 1s") {
 		t.Errorf("banner does not tell the block time:\n%s", banner)
 	}
-	rpc, err := ethclient.DialContext(context.Background(), field(t, banner, `chain RPC\s+(\S+)`))
+	rpcURL := field(t, banner, `chain RPC\s+(\S+)`)
+	rpc, err := ethclient.DialContext(context.Background(), rpcURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rpc.Close()
-	rec := paidCall(t, rpc, field(t, banner, `base URL\s+(\S+)`), "", "paid on a timed chain")
+	rec := paidCall(t, rpc, rpcURL, field(t, banner, `base URL\s+(\S+)`), "", "paid on a timed chain")
 	// Nobody sends anything now: the chain still moves on past the settlement.
 	waitForBlock(t, rpc, rec.BlockNumber.Uint64()+2)
 }

@@ -111,7 +111,7 @@ func New(cfg Config) (*Model, error) {
 	m := &Model{cfg: cfg, today: new(big.Int), paid: new(big.Int), signed: new(big.Int), inflight: new(big.Int)}
 	// The price is checked by authorize, which names the cause; the
 	// transport's own cap would only say "no acceptable offer".
-	opts := []payer.Option{payer.WithSpendCap(nil), payer.WithMaxDeposit(cfg.MaxDeposit)}
+	opts := []payer.Option{payer.WithSpendCap(nil), payer.WithMaxDeposit(cfg.MaxDeposit), payer.WithMaxWithdrawDelay(cfg.MaxWithdrawDelay)}
 	if cfg.Networks != nil {
 		opts = append(opts, payer.WithNetworks(cfg.Networks))
 	}

@@ -3,7 +3,6 @@ package payer
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -54,7 +53,8 @@ type batchBuy struct {
 	max       *big.Int        // the voucher's maxClaimableAmount
 	deposit   *PendingDeposit // nil for a voucher-only payment
 	refund    bool
-	terms     *terms // the offer signed, kept for a preemptive payment
+	terms     *terms  // the offer signed, kept for a preemptive payment
+	holds     []*hold // what its signatures count against the budgets
 }
 
 // channelOf builds the payer's channel config for a batch-settlement offer
@@ -150,30 +150,27 @@ func (t *Transport) signBatchLocked(ctx context.Context, c candidate, pr *paymen
 	b.base = new(big.Int).Set(rec.Charged)
 	b.max = new(big.Int).Add(rec.Charged, b.ceiling)
 	if rec.Balance.Sign() == 0 || b.max.Cmp(rec.Balance) > 0 {
+		if err := t.oneChannel(ctx, b, rec); err != nil {
+			return nil, err
+		}
 		if b.deposit, err = t.depositFor(ctx, c, pr, b, rec); err != nil {
 			return nil, err
 		}
 		rec.Deposit = b.deposit
 	}
+	if err := t.spendVoucher(ctx, b, rec, c.req); err != nil {
+		release(b.holds)
+		return nil, err
+	}
 	if b.max.Cmp(rec.Signed) > 0 {
 		rec.Signed.Set(b.max)
 	}
-	if err := t.store.Put(b.key, rec); err != nil { // before it is sent: a restart re-presents the deposit
-		return nil, err
-	}
-	payload, err := t.batchPayload(b, c.req)
+	pu, err := t.batchEnvelope(c, pr, b, rec)
 	if err != nil {
+		release(b.holds)
 		return nil, err
 	}
-	var ext map[string]json.RawMessage
-	if b.deposit != nil && len(b.deposit.Permit) > 0 {
-		ext = map[string]json.RawMessage{eip712.GasSponsoringKey: b.deposit.Permit}
-	}
-	pu, err := t.envelope(pr, c, payload, ext)
-	if err != nil {
-		return nil, err
-	}
-	pu.batch = b
+	pu.batch, pu.holds = b, b.holds
 	pu.payment.Authorization.ValidBefore = big.NewInt(time.Now().Add(forgetAfter).Unix())
 	if b.deposit != nil {
 		pu.payment.Authorization.ValidBefore = big.NewInt(b.deposit.Expires)
@@ -229,29 +226,9 @@ func (t *Transport) depositFor(ctx context.Context, c candidate, pr *paymentRequ
 		time.Now().Add(2*x402.MinValidity).Unix() < d.Expires {
 		return d, nil // the same authorization again: at most one of them can land
 	}
-	target := new(big.Int).Mul(b.ceiling, big.NewInt(t.multiplier))
-	minDeposit := atomic(c.o.extra.Get("minDeposit").String())
-	if m := minDeposit; m != nil && m.Cmp(target) > 0 {
-		target = m // never below the multiplier: a deposit per call costs gas
-	}
-	amount := target
-	if needed.Cmp(amount) > 0 {
-		amount = needed
-	}
-	if bound := t.depositBound(); bound != nil {
-		if needed.Cmp(bound) > 0 {
-			return nil, fmt.Errorf("payer: a deposit of %s USDC is over the deposit cap of %s USDC",
-				x402.FormatUSDC(needed), x402.FormatUSDC(bound))
-		}
-		if amount.Cmp(bound) > 0 {
-			amount = new(big.Int).Set(bound)
-		}
-	}
-	if h := hooksFrom(ctx); h != nil && h.AuthorizeDeposit != nil {
-		if err := h.AuthorizeDeposit(&DepositOffer{Requirement: c.req, Amount: new(big.Int).Set(amount),
-			MinDeposit: minDeposit, WithdrawDelay: b.cfg.WithdrawDelay}); err != nil {
-			return nil, err // another offer of the 402 may still be acceptable
-		}
+	amount, err := t.depositAmount(ctx, c, b, needed)
+	if err != nil {
+		return nil, err // another offer of the 402 may still be acceptable
 	}
 	now := t.signer.now()
 	d := &PendingDeposit{Method: method, Amount: new(big.Int).Set(amount), Expires: now.Unix() + c.req.MaxTimeoutSeconds,
@@ -275,11 +252,20 @@ func (t *Transport) depositFor(ctx context.Context, c candidate, pr *paymentRequ
 			d.Permit = permit
 		}
 	}
-	sig, err := t.signer.sign(digest)
+	holds, err := t.spend(ctx, c.req.Network, d.Amount, "a channel deposit")
 	if err != nil {
 		return nil, err
 	}
+	sig, err := t.signer.sign(digest)
+	if err != nil {
+		release(holds)
+		return nil, err
+	}
 	d.Signature = sig
+	b.holds = append(b.holds, holds...)
+	if t.chain != nil {
+		provable(holds, func(ctx context.Context) (*big.Int, bool) { return nil, t.depositUnsettled(ctx, b, d) })
+	}
 	return d, nil
 }
 

@@ -53,6 +53,8 @@ type purchase struct {
 	// batch and upto are set for those schemes' payments.
 	batch *batchBuy
 	upto  *uptoBuy
+	// holds are what its signatures count against the budgets.
+	holds []*hold
 	// unlock releases the batch-settlement channel while it is held.
 	unlock func()
 	// endpoint is where the request went (endpointOf); preempted says the
@@ -105,6 +107,9 @@ func (t *Transport) idle(p *purchase) {
 
 // void tells the hooks that signed p that it can never be spent.
 func (t *Transport) void(p *purchase) {
+	if p.batch == nil {
+		release(p.holds) // a deposit stays counted: only the chain proves it unused
+	}
 	if p.hooks != nil && p.hooks.Void != nil {
 		p.hooks.Void(p.req, &p.payment)
 	}
@@ -225,16 +230,23 @@ func exactNeverSpendable(reason string) bool {
 
 // signOffer signs req, adding the payment-identifier extension when the
 // server declared it (schema is its declaration).
-func (t *Transport) signOffer(req *x402.Requirement, version int, schema string) (*purchase, error) {
+func (t *Transport) signOffer(ctx context.Context, req *x402.Requirement, version int, schema string) (*purchase, error) {
+	holds, err := t.spend(ctx, req.Network, req.Amount, "an exact authorization")
+	if err != nil {
+		return nil, err
+	}
 	p, err := t.signer.Sign(req, version)
 	if err != nil {
+		release(holds)
 		return nil, err
 	}
 	value, err := x402.EncodePayment(p, req)
 	if err != nil {
+		release(holds)
 		return nil, err
 	}
-	pu := &purchase{header: x402.HeaderPaymentSignature, value: value, payment: *p, req: req}
+	pu := &purchase{header: x402.HeaderPaymentSignature, value: value, payment: *p, req: req, holds: holds}
+	t.provableLater(pu)
 	if version == 1 {
 		pu.header = x402.HeaderXPayment
 		return pu, nil
@@ -282,6 +294,9 @@ func PaymentID(v string) string {
 // WithHooks), so one Transport can serve callers with their own budgets
 // and ledgers.
 type Hooks struct {
+	// Budget, when set, counts what this request signs, beside the
+	// transport's own budget (WithBudget).
+	Budget *Budget
 	// Authorize is called before an authorization for req is signed; an
 	// error refuses to pay (the caller gets the server's 402) and is passed
 	// to Refused.

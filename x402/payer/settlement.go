@@ -78,7 +78,7 @@ func (t *Transport) signScheme(ctx context.Context, c candidate, pr *paymentRequ
 		if d, ok := pr.extensions["payment-identifier"]; ok {
 			schema = string(d)
 		}
-		return t.signOffer(c.req, 2, schema)
+		return t.signOffer(ctx, c.req, 2, schema)
 	}
 	return nil, fmt.Errorf("payer: scheme %q is not supported", c.req.Scheme)
 }
@@ -97,6 +97,7 @@ func (t *Transport) settled(ctx context.Context, p *purchase, raw []byte, hooks 
 		s = &Settlement{Scheme: x402.SchemeExact, Network: p.req.Network.CAIP2, Payer: t.signer.addr.Hex(),
 			Ceiling: p.req.Amount, Charged: p.req.Amount, Transaction: gjson.GetBytes(raw, "transaction").String()}
 	}
+	t.charged(ctx, s)
 	if hooks != nil && hooks.Settled != nil {
 		hooks.Settled(s)
 	}

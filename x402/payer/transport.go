@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402"
@@ -63,6 +64,10 @@ type Transport struct {
 	deployments  map[string]contracts.Deployment // by chain id
 	onSettlement func(*Settlement)
 	noPreempt    bool // WithPreemptivePayment(false)
+	budget       *Budget
+	maxDelay     time.Duration        // WithMaxWithdrawDelay
+	decimals     map[string]uint8     // WithTokenDecimals, by tokenKey
+	provenTx     map[common.Hash]bool // transactions that proved an upto charge (guarded by mu)
 
 	mu      sync.Mutex
 	pending map[purchaseKey][]*purchase // signed and unanswered, by request
@@ -115,7 +120,7 @@ func OnRefusal(f func(error)) Option { return func(t *Transport) { t.onRefusal =
 func NewTransport(signer *Signer, opts ...Option) *Transport {
 	t := &Transport{base: http.DefaultTransport, signer: signer, networks: x402.DefaultRegistry(), cap: DefaultSpendCap,
 		pending: map[purchaseKey][]*purchase{}, permits: map[common.Address]uint64{}, multiplier: DefaultDepositMultiplier,
-		deployments: map[string]contracts.Deployment{}}
+		deployments: map[string]contracts.Deployment{}, maxDelay: DefaultMaxWithdrawDelay}
 	for _, o := range opts {
 		o(t)
 	}
@@ -317,7 +322,7 @@ func (t *Transport) sign(ctx context.Context, resp *http.Response, hooks *Hooks)
 			}
 		}
 		if version == 1 {
-			return t.signOffer(c.req, 1, "")
+			return t.signOffer(ctx, c.req, 1, "")
 		}
 		p, err := t.signScheme(ctx, c, pr)
 		if err == nil {
@@ -338,9 +343,9 @@ func (t *Transport) acceptable(o *offer) (*x402.Requirement, error) {
 	if t.payTo != nil && !t.payTo[req.PayTo] {
 		return nil, fmt.Errorf("payer: payTo %s is not in the allow-list", req.PayTo.Hex())
 	}
-	if t.cap != nil && req.Amount.Cmp(t.cap) > 0 {
-		return nil, fmt.Errorf("payer: %s USDC is over the spend cap of %s USDC",
-			x402.FormatUSDC(req.Amount), x402.FormatUSDC(t.cap))
+	if t.cap != nil && t.inUSDC(req.Network, req.Amount).Cmp(t.cap) > 0 {
+		return nil, fmt.Errorf("payer: the seller's price of %s USDC is over the spend cap of %s USDC (max price)",
+			x402.FormatUSDC(t.inUSDC(req.Network, req.Amount)), x402.FormatUSDC(t.cap))
 	}
 	return req, nil
 }

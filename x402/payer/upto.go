@@ -34,6 +34,10 @@ type uptoBuy struct {
 	permit2 common.Address
 	token   common.Address
 	permit  bool // an EIP-2612 permit went with it
+	// tx and said are the receipt's transaction and charge (guarded by
+	// Transport.mu): what the chain may prove (uptoProvenCharge).
+	tx   common.Hash
+	said *big.Int
 }
 
 // signUpto signs a Permit2 witness transfer of the ceiling to the upto
@@ -45,6 +49,23 @@ func (t *Transport) signUpto(ctx context.Context, c candidate, pr *paymentRequir
 	if !common.IsHexAddress(fa) {
 		return nil, errors.New("payer: upto offer without extra.facilitatorAddress")
 	}
+	req := c.req
+	holds, err := t.spend(ctx, req.Network, req.Amount, "an upto authorization (its maximum)")
+	if err != nil {
+		return nil, err
+	}
+	pu, err := t.signUptoHeld(ctx, c, pr)
+	if err != nil {
+		release(holds)
+		return nil, err
+	}
+	pu.holds = holds
+	t.provableLater(pu)
+	return pu, nil
+}
+
+func (t *Transport) signUptoHeld(ctx context.Context, c candidate, pr *paymentRequired) (*purchase, error) {
+	fa := c.o.extra.Get("facilitatorAddress").String()
 	req := c.req
 	d := t.deployment(req.Network.ChainID)
 	now := t.signer.now().Unix()
@@ -147,6 +168,12 @@ func (t *Transport) uptoAnswered(p *purchase, receiptJSON []byte) *Settlement {
 	}
 	if v := atomic(amount); v != nil && v.Cmp(s.Ceiling) <= 0 && r.Success {
 		s.Charged = v
+		t.mu.Lock()
+		p.upto.said = v
+		if len(r.Transaction) == 66 {
+			p.upto.tx = common.HexToHash(r.Transaction)
+		}
+		t.mu.Unlock()
 	}
 	if p.upto.permit && r.Success && r.Transaction != "" {
 		t.mu.Lock()

@@ -27,6 +27,7 @@ import (
 	"github.com/farebox/farebox/x402/evm/contracts"
 	"github.com/farebox/farebox/x402/upto"
 	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 )
 
 // Shop is a per-token paid endpoint: its 402 offers Schemes (exact, upto
@@ -59,6 +60,19 @@ type Shop struct {
 	FailNext bool     // answer the next paid request 502, charging nothing
 	used     sync.Map // upto's x402.Key: each permit is accepted once
 	Refused  []string // refusal codes sent
+
+	// The hostile seller's modes, for the paying side's battery.
+
+	// NewAuthorizer names a new receiverAuthorizer in every 402, so every
+	// payment would open a new channel.
+	NewAuthorizer bool
+	// LieCharge settles an upto payment's real charge on chain but
+	// reports a charge of 0 in the receipt.
+	LieCharge bool
+	// ReceiptText replaces the receipt's transaction, network and
+	// errorReason (escape sequences, forged log lines).
+	ReceiptText string
+	authorizers int
 }
 
 // DefaultPayTo is the shop's receiver unless PayTo is changed.
@@ -135,7 +149,13 @@ func (s *Shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	h := r.Header.Get(x402.HeaderPaymentSignature)
 	if h == "" {
+		s.Mu.Lock()
+		if s.NewAuthorizer {
+			s.authorizers++
+			s.Terms.ReceiverAuthorizer = common.BigToAddress(big.NewInt(int64(0xa0000 + s.authorizers)))
+		}
 		s.refuse(w, "payment_required", "pay", nil)
+		s.Mu.Unlock()
 		return
 	}
 	raw, err := base64.StdEncoding.DecodeString(h)
@@ -170,6 +190,11 @@ func (s *Shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b, _ := json.Marshal(receipt)
+	if s.ReceiptText != "" {
+		for _, k := range []string{"transaction", "network", "errorReason"} {
+			b, _ = sjson.SetBytes(b, k, s.ReceiptText)
+		}
+	}
 	if s.DropNext {
 		s.DropNext = false
 		b = nil
@@ -353,7 +378,11 @@ func (s *Shop) uptoPay(ctx context.Context, payload, ext []byte) (any, string, s
 			return nil, upto.ReasonTransactionFailed, err.Error()
 		}
 	}
-	return &x402.Receipt{Success: true, Payer: p.From.Hex(), Transaction: tx, Network: s.Net.CAIP2, Amount: charge.String()}, "", ""
+	said := charge
+	if s.LieCharge {
+		said = new(big.Int)
+	}
+	return &x402.Receipt{Success: true, Payer: p.From.Hex(), Transaction: tx, Network: s.Net.CAIP2, Amount: said.String()}, "", ""
 }
 
 func (s *Shop) exact(ctx context.Context, h string) (any, string, string) {
