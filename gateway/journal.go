@@ -19,9 +19,9 @@ import (
 const (
 	redisPrefix    = "farebox:settle:"
 	channelsPrefix = "farebox:channels:"
-	// channelLogName names the channel store's write-ahead log segments in
+	// ChannelLogName names the channel store's write-ahead log segments in
 	// the data directory.
-	channelLogName = "channels.wal"
+	ChannelLogName = "channels.wal"
 )
 
 // buildEngine opens the settlement journal and starts the engine that
@@ -46,7 +46,7 @@ func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
 		// The channels live in the journal's file and share its commits
 		// (unused buckets when no batch-settlement is offered), with a
 		// write-ahead log of their own beside it.
-		store, err := service.NewBoltStoreLogged(j.Committer(), cfg.DataDir, channelLogName)
+		store, err := service.NewBoltStoreLogged(j.Committer(), cfg.DataDir, ChannelLogName)
 		if err != nil {
 			_ = j.Close()
 			return fmt.Errorf("data_dir: %w", err)
