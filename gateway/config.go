@@ -45,6 +45,9 @@ type Config struct {
 
 	Payments PaymentsConfig `yaml:"payments"`
 	Models   []ModelConfig  `yaml:"models"`
+
+	// StoredAnswers bounds the answers kept for paid retries.
+	StoredAnswers StoredAnswersConfig `yaml:"stored_answers"`
 }
 
 // ToolsConfig is the tool policy an operator chooses. Tools the client
@@ -364,6 +367,7 @@ func (c Config) withDefaults() Config {
 	}
 	c.Limits = c.Limits.withDefaults()
 	c.Payments = c.Payments.withDefaults()
+	c.StoredAnswers = c.StoredAnswers.withDefaults()
 	return c
 }
 

@@ -68,6 +68,9 @@ func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
 		}
 		p.readiness = append(p.readiness, func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
 		ec.Journal, ec.Holds = redisjournal.New(rdb, redisPrefix), redisjournal.NewHolds(rdb, redisPrefix)
+		sa := cfg.StoredAnswers.withDefaults()
+		ec.Answers = redisjournal.NewAnswers(rdb, redisPrefix, sa.MaxBytes, sa.MaxBytesPerPayer)
+		checkRedisMemory(ctx, rdb, sa.MaxBytes, p.log)
 		p.chanStore = service.NewRedisStore(rdb, channelsPrefix)
 		host, _ := os.Hostname()
 		ec.Instance = fmt.Sprintf("%s:%d", host, os.Getpid())
@@ -75,6 +78,10 @@ func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
 		ec.Journal = settle.NewMemoryJournal(1 << 20)
 		p.chanStore = service.NewMemoryStore()
 		p.log.Debug("settlement journal in memory: set data_dir to keep it across restarts")
+	}
+	if ec.Answers == nil {
+		sa := cfg.StoredAnswers.withDefaults()
+		ec.Answers = settle.NewMemoryAnswers(int(sa.MaxBytes), int(sa.MaxBytesPerPayer))
 	}
 	e, err := settle.NewEngine(ec)
 	if err != nil {
