@@ -48,6 +48,7 @@ type CorruptError struct {
 	After int // records that check out after the span, in the same file
 }
 
+// Error names the file, the offset and the span, for an operator.
 func (e *CorruptError) Error() string {
 	return fmt.Sprintf("wal: %s is corrupt at offset %d: %d bytes (offsets %d to %d) make no record and %d records follow them "+
 		"(a crash only cuts a log's end short: these bytes held acknowledged records)",
