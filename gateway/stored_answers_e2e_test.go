@@ -120,3 +120,29 @@ func TestHostileAnswerFloodKeepsOtherPayersAnswers(t *testing.T) {
 		})
 	}
 }
+
+// A Redis that may evict keys (an allkeys or volatile maxmemory-policy)
+// could drop replay protection under pressure: farebox says so at start,
+// naming the setting to use; under noeviction it says nothing.
+func TestARedisThatMayEvictIsWarnedAbout(t *testing.T) {
+	c := devChain(t)
+	addr := redistest.Start(t)
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	t.Cleanup(func() { rdb.Close() })
+	st, err := evm.NewSettler(context.Background(), c.Client, c.RelayerKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, policy := range []string{"noeviction", "allkeys-lru"} {
+		if err := rdb.ConfigSet(context.Background(), "maxmemory-policy", policy).Err(); err != nil {
+			t.Fatal(err)
+		}
+		cfg := paidConfig(c, "after")
+		cfg.Payments.RedisURL = "redis://" + addr
+		ts := startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st, Ready: st.Ready})
+		warned := strings.Contains(ts.logs.String(), "maxmemory-policy noeviction")
+		if warned != (policy != "noeviction") {
+			t.Errorf("maxmemory-policy %s: warned %v\n%s", policy, warned, ts.logs.String())
+		}
+	}
+}
