@@ -12,8 +12,9 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// maxStoredAnswer bounds one stored answer: a larger one is not kept, and
-// its retries run the model again (a bounded number of times).
+// maxStoredAnswer bounds one stored answer (without the request it
+// echoes): a larger one is not kept, and its retries run the model again
+// (a bounded number of times).
 const maxStoredAnswer = 4 << 20
 
 // Kinds of stored answers (their first byte).
@@ -29,26 +30,40 @@ const (
 // model, so that the stream kept for the retry is whole.
 type recordingSink struct {
 	responses.Sink
-	owed   func() bool
-	mu     sync.Mutex
-	events []byte
-	over   bool // past maxStoredAnswer: not stored
-	gone   bool // the client's sink failed
+	owed    func() bool
+	mu      sync.Mutex
+	events  *answerWriter
+	scratch []byte
+	over    bool // past maxStoredAnswer: not stored
+	gone    bool // the client's sink failed
 }
 
+// newRecordingSink records the events of a response whose echo (what it
+// repeats of the request, responses.Emitter.Echo) is left out.
 func newRecordingSink(inner responses.Sink, owed func() bool) *recordingSink {
-	return &recordingSink{Sink: inner, owed: owed, events: []byte{answerStream}}
+	return &recordingSink{Sink: inner, owed: owed}
+}
+
+// leaveOut sets the echo the recording leaves out; before the first event.
+func (r *recordingSink) leaveOut(echo [][]byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = newAnswerWriter(echo, answerStream)
 }
 
 // Event records the event and writes it to the client while it listens.
 func (r *recordingSink) Event(typ string, data []byte) error {
 	r.mu.Lock()
+	if r.events == nil {
+		r.events = newAnswerWriter(nil, answerStream)
+	}
 	if !r.over {
-		r.events = binary.AppendUvarint(r.events, uint64(len(typ)))
-		r.events = append(r.events, typ...)
-		r.events = binary.AppendUvarint(r.events, uint64(len(data)))
-		r.events = append(r.events, data...)
-		if len(r.events) > maxStoredAnswer {
+		b := binary.AppendUvarint(r.scratch[:0], uint64(len(typ)))
+		b = append(b, typ...)
+		r.events.write(binary.AppendUvarint(b, uint64(len(data))))
+		r.events.write(data)
+		r.scratch = b
+		if len(r.events.out) > maxStoredAnswer {
 			r.over, r.events = true, nil
 		}
 	}
@@ -73,25 +88,29 @@ func (r *recordingSink) Event(typ string, data []byte) error {
 func (r *recordingSink) recorded() []byte {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.over {
+	if r.over || r.events == nil {
 		return nil
 	}
-	return r.events
+	return r.events.out
 }
 
 // keepAnswer stores the whole answer of a paid charge for its retries:
-// the stream's events, or the response object.
-func keepAnswer(ctx context.Context, ch *charge, rec *recordingSink, object []byte) {
+// the stream's events, or the response object, without echo (what it
+// repeats of the request).
+func keepAnswer(ctx context.Context, ch *charge, rec *recordingSink, object []byte, echo [][]byte) {
 	a, ok := ch.pay.(x402.AnsweredHold)
 	if !ok || (ch.outcome != settled && ch.outcome != replayed) {
 		return
 	}
 	var b []byte
-	switch {
-	case rec != nil:
+	if rec != nil {
 		b = rec.recorded()
-	case len(object) < maxStoredAnswer:
-		b = append([]byte{answerJSON}, object...)
+	} else {
+		w := newAnswerWriter(echo, answerJSON)
+		w.write(object)
+		if len(w.out) < maxStoredAnswer {
+			b = w.out
+		}
 	}
 	a.Keep(ctx, b)
 }
@@ -101,10 +120,12 @@ var errBadStoredAnswer = errors.New("gateway: a stored answer does not decode")
 
 // replayAnswer answers a paid retry with the answer its payment bought,
 // as it was first written: the response object with the receipt header,
-// or the same stream of events.
-func (s *Server) replayAnswer(c echo.Context, ch *charge, stored []byte) error {
+// or the same stream of events; echoed is what it repeats of the retried
+// request (responses.ResponseEcho).
+func (s *Server) replayAnswer(c echo.Context, ch *charge, stored []byte, echoed [][]byte) error {
 	s.pay.settle(c.Request().Context(), ch, false) // the stored receipt; charges nothing
-	if len(stored) == 0 {
+	stored, err := expandAnswer(stored, echoed)
+	if err != nil || len(stored) == 0 {
 		return errBadStoredAnswer
 	}
 	switch stored[0] {

@@ -49,6 +49,9 @@ type Config struct {
 	Models   []ModelConfig  `yaml:"models"`
 	// EndUsers says how the provider sees each payer (config_limits.go).
 	EndUsers EndUsersConfig `yaml:"end_users"`
+
+	// StoredAnswers bounds the answers kept for paid retries.
+	StoredAnswers StoredAnswersConfig `yaml:"stored_answers"`
 }
 
 // ToolsConfig is the tool policy an operator chooses. Tools the client
@@ -370,6 +373,7 @@ func (c Config) withDefaults() Config {
 	}
 	c.Limits = c.Limits.withDefaults()
 	c.Payments = c.Payments.withDefaults()
+	c.StoredAnswers = c.StoredAnswers.withDefaults()
 	return c
 }
 

@@ -83,7 +83,7 @@ func (s *Server) handleResponses(c echo.Context) error {
 			case err != nil:
 				return err // the client left while the first request made the answer
 			case stored != nil:
-				return s.replayAnswer(c, ch, stored)
+				return s.replayAnswer(c, ch, stored, responses.ResponseEcho(req, rt.name))
 			}
 		}
 	}
@@ -156,6 +156,9 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 		defer s.metrics.streams.Dec()
 	}
 	em := responses.NewEmitter(req, sink, responses.EmitterOptions{Model: rt.name})
+	if rec != nil {
+		rec.leaveOut(em.Echo())
+	}
 	ft := timeFirst(c, em)
 	var out responses.Output = ft
 	var m *meter
@@ -198,7 +201,7 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 		if err == nil && denied == nil && ch != nil && !ch.settleFailed() {
 			// Owed whole (a resold answer): kept for the client's retry.
 			em.Complete(receiptField(ch))
-			keepAnswer(ctx, ch, rec, em.Response())
+			keepAnswer(ctx, ch, rec, em.Response(), em.Echo())
 		}
 		return nil // nobody to tell; a stream's charge is settled above
 	case err != nil && (!started || !d.stream):
@@ -220,13 +223,13 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	em.Complete(receiptField(ch))
 	if sse != nil {
 		if ch != nil {
-			keepAnswer(ctx, ch, rec, nil)
+			keepAnswer(ctx, ch, rec, nil, nil)
 		}
 		return sse.Done()
 	}
 	object := em.Response()
 	if ch != nil {
-		keepAnswer(ctx, ch, nil, object)
+		keepAnswer(ctx, ch, nil, object, em.Echo())
 		receiptHeader(c.Response().Header(), ch)
 	}
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, object)

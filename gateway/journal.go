@@ -20,9 +20,9 @@ import (
 const (
 	redisPrefix    = "farebox:settle:"
 	channelsPrefix = "farebox:channels:"
-	// channelLogName names the channel store's write-ahead log segments in
+	// ChannelLogName names the channel store's write-ahead log segments in
 	// the data directory.
-	channelLogName = "channels.wal"
+	ChannelLogName = "channels.wal"
 )
 
 // buildEngine opens the settlement journal and starts the engine that
@@ -48,7 +48,7 @@ func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
 		// The channels live in the journal's file and share its commits
 		// (unused buckets when no batch-settlement is offered), with a
 		// write-ahead log of their own beside it.
-		store, err := service.NewBoltStoreLogged(j.Committer(), cfg.DataDir, channelLogName)
+		store, err := service.NewBoltStoreLogged(j.Committer(), cfg.DataDir, ChannelLogName)
 		if err != nil {
 			_ = j.Close()
 			return fmt.Errorf("data_dir: %w", err)
@@ -76,6 +76,9 @@ func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
 		}
 		p.readiness = append(p.readiness, func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
 		ec.Journal, ec.Holds = redisjournal.New(rdb, redisPrefix), redisjournal.NewHolds(rdb, redisPrefix)
+		sa := cfg.StoredAnswers.withDefaults()
+		ec.Answers = redisjournal.NewAnswers(rdb, redisPrefix, sa.MaxBytes, sa.MaxBytesPerPayer)
+		checkRedisMemory(ctx, rdb, sa.MaxBytes, p.log)
 		p.chanStore = service.NewRedisStore(rdb, channelsPrefix)
 		bookStore = books.NewRedisStore(rdb, booksPrefix)
 		host, _ := os.Hostname()
@@ -85,6 +88,10 @@ func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
 		p.chanStore = service.NewMemoryStore()
 		bookStore = books.NewMemoryStore()
 		p.log.Debug("settlement journal in memory: set data_dir to keep it across restarts")
+	}
+	if ec.Answers == nil {
+		sa := cfg.StoredAnswers.withDefaults()
+		ec.Answers = settle.NewMemoryAnswers(int(sa.MaxBytes), int(sa.MaxBytesPerPayer))
 	}
 	e, err := settle.NewEngine(ec)
 	if err != nil {

@@ -29,6 +29,7 @@ func (c Config) Validate(getenv func(string) string) error {
 	v.top(c)
 	priced := v.models(c)
 	v.payments(c.Payments, priced)
+	v.storedAnswers(c.StoredAnswers)
 	return errors.Join(v.errs...)
 }
 

@@ -26,6 +26,17 @@ type responseEcho struct {
 	tail []byte // ,"tools":[...] ... ,"prompt_cache_key":...
 }
 
+// ResponseEcho is what every response object to req (on model) repeats of
+// the request, byte for byte as the emitter writes it: a stored answer can
+// leave these bytes out and take them again from the retried request.
+func ResponseEcho(req *Request, model string) [][]byte {
+	e := newResponseEcho(req, model)
+	return [][]byte{e.head, e.tail}
+}
+
+// Echo is ResponseEcho of the emitter's request, as it writes it.
+func (e *Emitter) Echo() [][]byte { return [][]byte{e.echo.head, e.echo.tail} }
+
 func newResponseEcho(req *Request, model string) responseEcho {
 	var h []byte
 	h = outKey(h, "model")

@@ -6,6 +6,7 @@
 //	farebox call "prompt"            a paid call from the command line
 //	farebox chat                     an agent in the terminal: tools, approvals, a budget
 //	farebox proxy --upstream URL     a local OpenAI base URL that pays, for clients that cannot
+//	farebox journal check --data DIR report on (or repair) the data directory's write-ahead logs
 package main
 
 import (
@@ -47,6 +48,7 @@ Usage:
   farebox call  [flags] PROMPT     make one paid call and print the answer and the receipt
   farebox chat  [flags]            talk to a model, run its tools here (MCP too), pay each turn
   farebox proxy [flags]            a local OpenAI base URL that pays a paid endpoint (for Codex, any SDK)
+  farebox journal check|repair --data DIR   report on (or repair) the write-ahead logs of a data directory
 
 Run "farebox COMMAND -h" for the flags of a command, "farebox --version" for the version.
 `
@@ -54,7 +56,7 @@ Run "farebox COMMAND -h" for the flags of a command, "farebox --version" for the
 // run is main without the process: tests call it with their own
 // arguments, output and environment. Asking for help (-h) is not an error.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	err := dispatch(ctx, args, stdout, stderr, getenv)
+	err := corruptLogAdvice(dispatch(ctx, args, stdout, stderr, getenv))
 	if errors.Is(err, flag.ErrHelp) || errors.Is(err, errChecked) {
 		return nil
 	}
@@ -80,6 +82,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return runMain(ctx, NewProxyMain(stdout, stderr, getenv), args[1:])
 	case "init":
 		return runInit(args[1:], stdout, stderr, getenv)
+	case "journal":
+		return runJournal(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -13,8 +13,9 @@
 //
 // A record is framed as its length and CRC-32C, both little-endian uint32,
 // then its bytes. A process killed during a write leaves at most a torn
-// last record in the last segment: Replay stops there; a record that does
-// not check out anywhere else is corruption, and Replay says so. After a
+// last record in the last segment: Replay stops there; bytes that make no
+// record anywhere else (valid records after them) are corruption, and
+// Replay says so (Check reports, Repair drops them). After a
 // failed write or fdatasync the log refuses every later Append (what
 // reached the disk is unknown, and a retried fsync may report success for
 // lost pages): the process must restart and replay.
@@ -135,60 +136,42 @@ func syncDir(dir string) error {
 }
 
 // Replay calls fn with every record of the segments that existed before
-// Open, oldest first, in the order they were appended. A torn or corrupt
-// record in the last segment that holds any byte ends the replay: a crash
-// cut that write short, so it was never acknowledged (segments after it
-// can only be empty ones that a process opening the log started before it
-// too died). One in an earlier segment, which was synced and closed before
-// the next began, is corruption: Replay returns an error rather than skip
-// acknowledged records. fn's error stops Replay.
+// Open, oldest first, in the order they were appended. Bytes that make no
+// record at the end of the last segment holding any byte end the replay:
+// a crash cut that write short, so it was never acknowledged (segments
+// after it can only be empty ones that a process opening the log started
+// before it too died). Bytes that make no record anywhere else (records
+// after them, or an earlier segment, which was synced and closed before
+// the next began) are corruption: Replay returns a *CorruptError before
+// calling fn at all, rather than skip acknowledged records. fn's error
+// stops Replay.
 func (l *Log) Replay(fn func(rec []byte) error) error {
-	segs, err := l.segments()
+	nums, err := l.segments()
 	if err != nil {
 		return err
 	}
 	cur := l.currentSegment()
-	var files [][]byte
-	last := -1 // the last segment holding a byte
-	for _, s := range segs {
-		if s >= cur {
-			break
+	var paths []string
+	for _, s := range nums {
+		if s < cur {
+			paths = append(paths, l.path(s))
 		}
-		b, err := os.ReadFile(l.path(s))
-		if err != nil {
-			return fmt.Errorf("wal: %w", err)
-		}
-		if len(b) > 0 {
-			last = len(files)
-		}
-		files = append(files, b)
 	}
-	for i, b := range files {
-		for len(b) > 0 {
-			if len(b) < 8 {
-				return l.bad(i == last, segs[i])
-			}
-			n := binary.LittleEndian.Uint32(b)
-			sum := binary.LittleEndian.Uint32(b[4:])
-			if n > MaxRecord || int(n) > len(b)-8 || crc32.Checksum(b[8:8+n], castagnoli) != sum {
-				return l.bad(i == last, segs[i])
-			}
-			if err := fn(b[8 : 8+n]); err != nil {
+	segs, files, err := examine(paths)
+	if err != nil {
+		return err
+	}
+	if err := corruption(segs); err != nil {
+		return err
+	}
+	for i, s := range segs {
+		for _, r := range s.recs {
+			if err := fn(files[i][r.Offset:r.End]); err != nil {
 				return err
 			}
-			b = b[8+n:]
 		}
 	}
 	return nil
-}
-
-// bad is what a record that does not check out means: the end of the log
-// in the last segment that holds any byte (a torn write), corruption anywhere else.
-func (l *Log) bad(last bool, seg uint64) error {
-	if last {
-		return nil
-	}
-	return fmt.Errorf("wal: %s is corrupt: a record that does not check out before the last segment", l.path(seg))
 }
 
 func (l *Log) currentSegment() uint64 {

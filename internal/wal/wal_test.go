@@ -2,8 +2,10 @@ package wal
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -245,6 +247,80 @@ func TestABadRecordBeforeTheLastSegmentIsCorruption(t *testing.T) {
 			t.Fatal(err)
 		}
 		dead.Close()
+	}
+	if got := replayAll(t, dir); len(got) != 1 || string(got[0]) != "kept" {
+		t.Fatalf("replayed %q, want [kept]", got)
+	}
+}
+
+// One byte flipped in the middle of the last segment, with records after
+// it, is not a torn tail: Replay refuses, naming the file and the offset,
+// and calls fn with nothing; Check reports it; Repair drops those bytes
+// only, keeps the original beside the segment, and the log replays again.
+func TestACorruptRecordMidLogIsRefusedReportedAndRepaired(t *testing.T) {
+	dir := t.TempDir()
+	l, _ := Open(dir, "log")
+	for _, r := range []string{"first record, long enough to hold offset 40", "second", "third"} {
+		if err := l.Append([]byte(r)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Close()
+	seg := l.path(1)
+	b, _ := os.ReadFile(seg)
+	b[40] ^= 1
+	_ = os.WriteFile(seg, b, 0o600)
+	firstEnd := int64(8 + len("first record, long enough to hold offset 40"))
+
+	l2, err := Open(dir, "log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	err = l2.Replay(func(rec []byte) error { got = append(got, string(rec)); return nil })
+	l2.Close()
+	var ce *CorruptError
+	if !errors.As(err, &ce) || ce.Path != seg || ce.Span != (Span{0, firstEnd}) || ce.After != 2 || len(got) != 0 {
+		t.Fatalf("Replay = %v (records %q), want a CorruptError at %s offset 0", err, got, seg)
+	}
+	if !strings.Contains(err.Error(), seg) || !strings.Contains(err.Error(), "offset 0") {
+		t.Errorf("the error does not name the file and offset: %v", err)
+	}
+
+	segs, err := Check(dir, "log")
+	if err != nil || len(segs) != 2 || len(segs[0].Corrupt) != 1 || segs[0].Records != 2 || !segs[1].OK() {
+		t.Fatalf("Check = %+v, %v", segs, err)
+	}
+	if _, err := Repair(dir, "log"); err != nil {
+		t.Fatal(err)
+	}
+	if orig, _ := os.ReadFile(seg + ".corrupt"); !bytes.Equal(orig, b) {
+		t.Error("the original segment is not kept beside it")
+	}
+	if segs, _ := Check(dir, "log"); !segs[0].OK() || segs[0].Records != 2 {
+		t.Errorf("after Repair, Check = %+v", segs)
+	}
+	if got := replayAll(t, dir); len(got) != 2 || string(got[0]) != "second" || string(got[1]) != "third" {
+		t.Fatalf("after Repair, replayed %q, want [second third]", got)
+	}
+	if logs, _ := Logs(dir); len(logs) != 1 || logs[0] != "log" {
+		t.Errorf("Logs = %q, want [log]", logs)
+	}
+}
+
+// A torn tail (the last write cut short, nothing after it) is still the
+// log's end: Check calls it torn, not corrupt, and Replay drops it.
+func TestATornTailIsTrimmedNotCorrupt(t *testing.T) {
+	dir := t.TempDir()
+	l, _ := Open(dir, "log")
+	_ = l.Append([]byte("kept"))
+	_ = l.Append([]byte("cut short by a crash"))
+	l.Close()
+	st, _ := os.Stat(l.path(1))
+	_ = os.Truncate(l.path(1), st.Size()-5)
+	segs, err := Check(dir, "log")
+	if err != nil || segs[0].Torn == nil || len(segs[0].Corrupt) != 0 || segs[0].Records != 1 {
+		t.Fatalf("Check = %+v, %v", segs, err)
 	}
 	if got := replayAll(t, dir); len(got) != 1 || string(got[0]) != "kept" {
 		t.Fatalf("replayed %q, want [kept]", got)

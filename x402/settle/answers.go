@@ -5,16 +5,21 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/ethereum/go-ethereum/common"
 )
 
 // AnswerStore keeps the answer of each paid purchase, under its entry's
 // name, until its authorization expires: a paid retry (the same
 // authorization and body) is answered with it instead of running the model
-// (or buying an upstream) again. Implementations: MemoryAnswers (bounded,
-// one process), redisjournal (shared by replicas).
+// (or buying an upstream) again. Implementations bound the bytes they hold
+// in total and per payer, and make room by dropping the payer's own
+// oldest answers first, then those of the payer holding the most:
+// MemoryAnswers (one process), redisjournal.Answers (shared by replicas).
 type AnswerStore interface {
-	// PutAnswer stores answer under name until expires.
-	PutAnswer(ctx context.Context, name string, answer []byte, expires time.Time) error
+	// PutAnswer stores payer's answer under name until expires; an answer
+	// larger than a payer's share is not kept.
+	PutAnswer(ctx context.Context, name string, payer common.Address, answer []byte, expires time.Time) error
 	// Answer returns the answer stored under name, or ErrNotFound.
 	Answer(ctx context.Context, name string) ([]byte, error)
 }
@@ -23,96 +28,6 @@ type AnswerStore interface {
 // stored answer and its retries may not run the model again
 // (Config.MaxReruns spent).
 var ErrNoAnswer = errors.New("settle: the paid answer is not available any more")
-
-// MemoryAnswers is the in-process AnswerStore, bounded by the bytes it
-// holds: expired answers go first, then the oldest.
-type MemoryAnswers struct {
-	mu      sync.Mutex
-	max     int
-	size    int
-	answers map[string]storedAnswer
-	order   []string // names, oldest first (may name answers already gone)
-	// Now is the clock of expiry; nil means time.Now.
-	Now func() time.Time
-}
-
-type storedAnswer struct {
-	b       []byte
-	expires time.Time
-}
-
-// DefaultAnswerBytes bounds the default MemoryAnswers.
-const DefaultAnswerBytes = 64 << 20
-
-// NewMemoryAnswers holds at most maxBytes of answers.
-func NewMemoryAnswers(maxBytes int) *MemoryAnswers {
-	return &MemoryAnswers{max: maxBytes, answers: make(map[string]storedAnswer)}
-}
-
-func (m *MemoryAnswers) now() time.Time {
-	if m.Now != nil {
-		return m.Now()
-	}
-	return time.Now()
-}
-
-// PutAnswer stores answer; one larger than the whole store is not kept.
-func (m *MemoryAnswers) PutAnswer(ctx context.Context, name string, answer []byte, expires time.Time) error {
-	if len(answer) > m.max {
-		return nil
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if old, ok := m.answers[name]; ok {
-		m.size -= len(old.b)
-	} else {
-		m.order = append(m.order, name)
-	}
-	m.answers[name] = storedAnswer{b: append([]byte(nil), answer...), expires: expires}
-	m.size += len(answer)
-	if m.size > m.max {
-		m.evict()
-	}
-	return nil
-}
-
-// evict drops expired answers, then the oldest, until the store fits;
-// caller holds mu.
-func (m *MemoryAnswers) evict() {
-	now := m.now()
-	kept := m.order[:0]
-	for _, name := range m.order {
-		a, ok := m.answers[name]
-		if ok && !a.expires.After(now) {
-			delete(m.answers, name)
-			m.size -= len(a.b)
-			ok = false
-		}
-		if ok {
-			kept = append(kept, name)
-		}
-	}
-	m.order = kept
-	for len(m.order) > 0 && m.size > m.max {
-		name := m.order[0]
-		m.order = m.order[1:]
-		if a, ok := m.answers[name]; ok {
-			delete(m.answers, name)
-			m.size -= len(a.b)
-		}
-	}
-}
-
-// Answer returns the stored answer of name.
-func (m *MemoryAnswers) Answer(ctx context.Context, name string) ([]byte, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	a, ok := m.answers[name]
-	if !ok || !a.expires.After(m.now()) {
-		return nil, ErrNotFound
-	}
-	return append([]byte(nil), a.b...), nil
-}
 
 // answering is the engine's in-process view of answers being made: one per
 // entry name, closed when the answer is stored or given up, so requests
@@ -271,7 +186,7 @@ func (p *Purchase) Keep(ctx context.Context, answer []byte) {
 	}
 	paid := p.replay || state == Broadcast || state == Confirmed
 	if answer != nil && paid {
-		if err := e.answers.PutAnswer(context.WithoutCancel(ctx), p.keyName(), answer, p.entry.Expires); err != nil {
+		if err := e.answers.PutAnswer(context.WithoutCancel(ctx), p.keyName(), p.entry.Payer, answer, p.entry.Expires); err != nil {
 			e.cfg.Logger.Warn("settle: storing a paid answer", "entry", p.keyName(), "err", err)
 		}
 	}

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"math/big"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402/settle"
 )
 
@@ -80,10 +83,10 @@ func TestPaidAnswersAreKeptForRetries(t *testing.T) {
 func TestMemoryAnswersAreBounded(t *testing.T) {
 	ctx := context.Background()
 	now := time.Unix(1000, 0)
-	m := settle.NewMemoryAnswers(10)
+	m := settle.NewMemoryAnswers(10, 0)
 	m.Now = func() time.Time { return now }
 	for _, name := range []string{"a", "b", "c"} {
-		if err := m.PutAnswer(ctx, name, bytes.Repeat([]byte(name), 4), now.Add(time.Minute)); err != nil {
+		if err := m.PutAnswer(ctx, name, common.Address{}, bytes.Repeat([]byte(name), 4), now.Add(time.Minute)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -96,5 +99,45 @@ func TestMemoryAnswersAreBounded(t *testing.T) {
 	now = now.Add(2 * time.Minute)
 	if _, err := m.Answer(ctx, "c"); !errors.Is(err, settle.ErrNotFound) {
 		t.Errorf("an expired answer: %v", err)
+	}
+}
+
+// A payer flooding the memory store evicts its own answers first (its
+// share), then, with many wallets, those of whoever holds the most: the
+// store never holds more than its bound, and a payer holding little keeps
+// its answer.
+func TestMemoryAnswersEvictTheHeaviestPayerFirst(t *testing.T) {
+	ctx := context.Background()
+	exp := time.Now().Add(time.Minute)
+	const total, share = 1000, 300
+	m := settle.NewMemoryAnswers(total, share)
+	victim := common.HexToAddress("0x1")
+	if err := m.PutAnswer(ctx, "victim", victim, bytes.Repeat([]byte("v"), 50), exp); err != nil {
+		t.Fatal(err)
+	}
+	for w := range 8 {
+		attacker := common.BigToAddress(big.NewInt(int64(100 + w)))
+		for i := range 40 {
+			name := fmt.Sprintf("a%d-%d", w, i)
+			if err := m.PutAnswer(ctx, name, attacker, bytes.Repeat([]byte("x"), 90), exp); err != nil {
+				t.Fatal(err)
+			}
+			all, mine := m.Bytes(attacker)
+			if all > total || mine > share {
+				t.Fatalf("after %s the store holds %d bytes (bound %d), the attacker %d (share %d)", name, all, total, mine, share)
+			}
+			if b, err := m.Answer(ctx, name); err != nil || len(b) != 90 {
+				t.Fatalf("the answer just stored: %d bytes, %v", len(b), err)
+			}
+		}
+	}
+	if b, err := m.Answer(ctx, "victim"); err != nil || len(b) != 50 {
+		t.Fatalf("the victim's answer after the flood: %d bytes, %v", len(b), err)
+	}
+	if err := m.PutAnswer(ctx, "huge", victim, make([]byte, share), exp); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Answer(ctx, "huge"); !errors.Is(err, settle.ErrNotFound) {
+		t.Errorf("an answer over a payer's share was kept: %v", err)
 	}
 }

@@ -34,7 +34,8 @@
 // # Paid answers
 //
 // A paid purchase's answer is kept (Purchase.Keep, in the AnswerStore:
-// MemoryAnswers, bounded, or redisjournal, shared) until its authorization
+// MemoryAnswers, or redisjournal.Answers, shared; both bounded in total and
+// per payer, a payer's own oldest answers going first) until its authorization
 // expires, and a replay is answered with it (Purchase.Answer): one payment
 // buys one model run, whatever the number of retries. Engine.BeginWait
 // makes a duplicate wait for the first request instead of ErrInProgress

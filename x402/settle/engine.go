@@ -108,7 +108,8 @@ type Config struct {
 	// does not keep costing gas.
 	MaxResubmits int
 	// Answers keeps paid answers for retries; nil: the Journal when it is
-	// an AnswerStore (redisjournal), else NewMemoryAnswers(DefaultAnswerBytes).
+	// an AnswerStore (redisjournal), else NewMemoryAnswers with the
+	// default bounds.
 	Answers AnswerStore
 	// AnswerWait bounds how long a request waits for another replica to
 	// finish the same purchase (its answer, or its turn) before it is
@@ -189,7 +190,7 @@ func NewEngine(cfg Config) (*Engine, error) {
 		e.answers, _ = cfg.Journal.(AnswerStore)
 	}
 	if e.answers == nil {
-		e.answers = NewMemoryAnswers(DefaultAnswerBytes)
+		e.answers = NewMemoryAnswers(DefaultAnswerBytes, DefaultAnswerBytesPerPayer)
 	}
 	_, local := e.answers.(*MemoryAnswers)
 	e.shared = !local
