@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/upstream/upstreamhttp"
 	"github.com/farebox/farebox/x402"
 	"github.com/labstack/echo/v4"
 )
@@ -23,8 +24,7 @@ const (
 	codeUnknownURL        = "unknown_url"
 	codeModelNotFound     = "model_not_found"
 	codeRequestTooLarge   = "request_too_large"
-	codeUpstreamError     = "upstream_error"
-	codeUpstreamTimeout   = "upstream_timeout"
+	codeServerError       = "server_error" // the spec's code for an upstream failure
 	codeNotReady          = "not_ready"
 	codePaymentInProgress = "payment_in_progress"
 	codeIdempotency       = "idempotency_conflict"
@@ -156,18 +156,19 @@ func errBadPaymentID() *responses.Error {
 		Message: "The payment-identifier id must be 16 to 128 characters of letters, digits, '-' and '_'."}
 }
 
-// errUpstream is the client's view of a model failure.
+// errUpstream is the client's view of a model failure: the spec's
+// server_error, with the model's own reason cleaned of secrets and
+// addresses.
 func errUpstream(err error) *responses.Error {
 	var e *responses.Error
 	if errors.As(err, &e) {
 		return e
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return &responses.Error{Status: http.StatusGatewayTimeout, Type: typeServerError, Code: codeUpstreamTimeout,
+		return &responses.Error{Status: http.StatusGatewayTimeout, Type: typeServerError, Code: codeServerError,
 			Message: "The upstream model did not answer in time.", Cause: err}
 	}
-	return &responses.Error{Status: http.StatusBadGateway, Type: typeServerError, Code: codeUpstreamError,
-		Message: "The upstream model failed.", Cause: err}
+	return upstreamhttp.Broken(err)
 }
 
 // fromHTTPError is echo's own errors (405, 413, ...) in the OpenAI shape.

@@ -38,8 +38,11 @@ var _ Output = (*Emitter)(nil)
 
 // Usage is token accounting reported by a model.
 type Usage struct {
-	InputTokens     int64
-	CachedTokens    int64
-	OutputTokens    int64
-	ReasoningTokens int64
+	InputTokens  int64
+	CachedTokens int64 // of InputTokens, read from the provider's cache
+	// CacheWriteTokens, of InputTokens, were written to the provider's
+	// cache (0 when the upstream reports none).
+	CacheWriteTokens int64
+	OutputTokens     int64
+	ReasoningTokens  int64 // of OutputTokens
 }

@@ -148,7 +148,7 @@ func (e *Emitter) outResponse(dst []byte, final bool) []byte {
 	dst = outKey(dst, "error")
 	if e.err != nil {
 		dst = append(dst, `{"code":`...)
-		dst = outString(dst, outErrorCode(e.err))
+		dst = outString(dst, ResponseErrorCode(e.err))
 		dst = outKey(dst, "message")
 		dst = outString(dst, e.err.Message)
 		dst = append(dst, '}')
@@ -183,6 +183,8 @@ func (e *Emitter) outResponse(dst []byte, final bool) []byte {
 		dst = outInt(dst, u.InputTokens)
 		dst = append(dst, `,"input_tokens_details":{"cached_tokens":`...)
 		dst = outInt(dst, u.CachedTokens)
+		dst = append(dst, `,"cache_write_tokens":`...)
+		dst = outInt(dst, u.CacheWriteTokens)
 		dst = append(dst, `},"output_tokens":`...)
 		dst = outInt(dst, u.OutputTokens)
 		dst = append(dst, `,"output_tokens_details":{"reasoning_tokens":`...)
