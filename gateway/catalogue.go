@@ -196,14 +196,19 @@ func refuse(o *offer, reason, msg string) *refusal {
 	return &refusal{offer: o, err: &responses.Error{Status: http.StatusPaymentRequired, Type: typePaymentError, Code: reason, Message: msg}}
 }
 
+// cannotPayHint ends every 402 offer: what a person whose client cannot
+// pay (Codex, opencode, LangChain, any app with only a base URL setting)
+// does about it.
+const cannotPayHint = " If your client cannot pay (an OpenAI SDK, Codex, opencode, LangChain): run `farebox proxy --upstream URL` with this server's URL and point the client at the proxy; see the README, \"Codex (and any app with a base URL setting): farebox proxy\"."
+
 func refusePaymentRequired(o *offer, rt *route) *refusal {
 	if tp := rt.perToken; tp != nil {
 		return refuse(o, codePaymentRequired, "Payment required: "+rt.name+" costs "+x402.FormatUSDC(tp.input)+" USDC per million input tokens and "+
 			x402.FormatUSDC(tp.output)+" per million output tokens, at most "+x402.FormatUSDC(rt.price)+
-			" USDC per call. Pay with x402 (upto or batch-settlement charge the use; exact charges the ceiling): send a PAYMENT-SIGNATURE header for one of the offers in PAYMENT-REQUIRED.")
+			" USDC per call. Pay with x402 (upto or batch-settlement charge the use; exact charges the ceiling): send a PAYMENT-SIGNATURE header for one of the offers in PAYMENT-REQUIRED."+cannotPayHint)
 	}
 	return refuse(o, codePaymentRequired, "Payment required: "+rt.name+" costs "+x402.FormatUSDC(rt.price)+
-		" USDC per call. Pay with x402: send a PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1) header for one of the offers in PAYMENT-REQUIRED / accepts.")
+		" USDC per call. Pay with x402: send a PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1) header for one of the offers in PAYMENT-REQUIRED / accepts."+cannotPayHint)
 }
 
 func refuseNonceUsed(o *offer) *refusal {

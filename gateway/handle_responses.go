@@ -150,14 +150,11 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 		defer s.metrics.streams.Dec()
 	}
 	em := responses.NewEmitter(req, sink, responses.EmitterOptions{Model: rt.name})
-	var out responses.Output = em
-	var m *meter
-	if rt.perToken != nil {
-		m = &meter{Output: em}
-		out = m
-	}
+	// Every model is metered: a per-token price charges what it counted,
+	// and a failed response reports the usage produced before the failure.
+	m := &meter{Output: em}
 	start := time.Now()
-	err := rt.model.Respond(mctx, req, out)
+	err := rt.model.Respond(mctx, req, m)
 	s.metrics.upstream.WithLabelValues(rt.name).Observe(time.Since(start).Seconds())
 	if gate != nil {
 		if rerr := gate.refusal(false); rerr != nil {
@@ -169,7 +166,7 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	} else if rerr := s.pay.passed(ctx, ch); rerr != nil {
 		return rerr // a JSON answer: withheld, nothing written
 	}
-	if m != nil && ch != nil && ch.outcome == reserved && ch.metered() {
+	if rt.perToken != nil && ch != nil && ch.outcome == reserved && ch.metered() {
 		ch.amount = rt.perToken.charge(m.used(bodyLen))
 	}
 	denied := em.Denied() // the model only called tools the client may not get
@@ -199,7 +196,8 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	case denied != nil && (!started || !d.stream):
 		return denied
 	case err != nil:
-		em.Fail(errUpstream(err), nil) // the upstream broke mid-stream
+		m.failed(bodyLen)
+		em.Fail(errUpstream(err), receiptField(ch)) // the upstream broke mid-stream
 		return sse.Done()
 	case denied != nil:
 		em.Fail(denied, nil) // the stream's headers went out with a keep-alive
