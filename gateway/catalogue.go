@@ -22,6 +22,7 @@ import (
 const (
 	codePaymentRequired   = "payment_required"
 	codeUnknownURL        = "unknown_url"
+	codeStateless         = "not_found" // a route that needs stored responses
 	codeModelNotFound     = "model_not_found"
 	codeRequestTooLarge   = "request_too_large"
 	codeServerError       = "server_error" // the spec's code for an upstream failure

@@ -26,3 +26,7 @@ func ResponseErrorCode(err *Error) string {
 	}
 	return "server_error"
 }
+
+// StatelessHint ends every refusal that comes from farebox keeping no
+// state, so the gateway's refusals of stateful routes say the same.
+const StatelessHint = statelessHint

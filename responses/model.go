@@ -46,3 +46,10 @@ type Usage struct {
 	OutputTokens     int64
 	ReasoningTokens  int64 // of OutputTokens
 }
+
+// InputTokenCounter is a Model that can count a request's input tokens
+// with its upstream's own tokenizer (a Responses upstream's POST
+// /responses/input_tokens). Models without it are estimated.
+type InputTokenCounter interface {
+	CountInputTokens(ctx context.Context, req *Request) (int64, error)
+}
