@@ -317,3 +317,45 @@ func TestConformancePaidAnswersAndTheQuote(t *testing.T) {
 	}
 	conform(t, res, b)
 }
+
+// A per-token model's quote bounds what the call is charged: the input
+// part at the count, the ceiling above every charge (exact, which moves
+// exactly what it signs, pays the ceiling).
+func TestConformancePerTokenQuoteBoundsTheCharge(t *testing.T) {
+	ts, c := startMetered(t, nil)
+	body := `{"model":"` + metered + `","input":"a metered quote"}`
+	res, b := post(t, ts.URL+"/responses/input_tokens", body)
+	if res.StatusCode != 200 {
+		t.Fatalf("input_tokens: %d %s", res.StatusCode, b)
+	}
+	if err := schemas.ValidateOpenAI("TokenCountsResource", b); err != nil {
+		t.Error(err)
+	}
+	q := gjson.GetBytes(b, "x402")
+	count := gjson.GetBytes(b, "input_tokens").Int()
+	if q.Get("unit").Str != "token" || q.Get("max_atomic_per_call").Int() != ceilingAtomics ||
+		q.Get("input_atomic").Int() != (count*inputPerMTok+999_999)/1_000_000 {
+		t.Fatalf("quote %s for %d tokens", q.Raw, count)
+	}
+	reg, err := x402.NewRegistry(c.Network)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := payer.NewTransport(payer.NewSigner(c.PayerKey), payer.WithNetworks(reg), payer.WithSchemes(x402.SchemeExact))
+	before := tokenBalance(t, c, c.Payer)
+	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/responses", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	paidRes, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb := readAll(t, paidRes)
+	if paidRes.StatusCode != 200 {
+		t.Fatalf("paid call: %d %s", paidRes.StatusCode, pb)
+	}
+	conform(t, paidRes, pb)
+	charged := before.Int64() - tokenBalance(t, c, c.Payer).Int64()
+	if charged > q.Get("max_atomic_per_call").Int() || charged < q.Get("input_atomic").Int() {
+		t.Errorf("charged %d, outside the quote %s", charged, q.Raw)
+	}
+}
