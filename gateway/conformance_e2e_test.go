@@ -243,6 +243,12 @@ func TestConformanceEveryAnswerValidatesAgainstTheSpec(t *testing.T) {
 				t.Errorf("%s: %s, want the upstream's count", tc.model, b)
 			}
 		}
+		// A conversation is counted under body_limit, not the small limit
+		// of bodiless routes.
+		res, b := post(t, ts.URL+"/responses/input_tokens", `{"model":"scripted","input":"`+strings.Repeat("x", 10<<10)+`"}`)
+		if res.StatusCode != 200 || gjson.GetBytes(b, "input_tokens").Int() < 10<<10/4 {
+			t.Errorf("a 10 KiB conversation: %d %.300s", res.StatusCode, b)
+		}
 		recs := up.Records()
 		var sent []byte
 		for _, r := range recs {
