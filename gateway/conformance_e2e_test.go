@@ -84,7 +84,8 @@ func last(events []string) gjson.Result {
 
 // Every kind of answer farebox gives validates against OpenAI's spec, both
 // streamed and not: text, several function calls, custom tool calls,
-// reasoning with summaries and encrypted content, incomplete, failed, and
+// reasoning with summaries and encrypted content, a model's refusal,
+// incomplete, failed, and
 // the error bodies of 400, 404, 413, 503 (the upstream's 429) and 502.
 func TestConformanceEveryAnswerValidatesAgainstTheSpec(t *testing.T) {
 	testenv.SkipShort(t, "an in-process gateway and fake upstream")
@@ -104,6 +105,8 @@ func TestConformanceEveryAnswerValidatesAgainstTheSpec(t *testing.T) {
 		model("breaking", "chat", "fixture:mid_stream_failure"),
 		model("limited", "openai", "status:429"),
 		model("down", "openai", "status:500"),
+		model("refusing", "openai", "fixture:refusal"),
+		model("refusing-chat", "chat", "fixture:refusal"),
 	}}
 	ts := startServer(t, cfg, gateway.Options{})
 	weather := `{"type":"function","name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}`
@@ -138,6 +141,16 @@ func TestConformanceEveryAnswerValidatesAgainstTheSpec(t *testing.T) {
 		{"incomplete", `{"model":"incomplete","input":"go on"}`, 200, func(t *testing.T, r gjson.Result) {
 			if r.Get("status").Str != "incomplete" || r.Get("incomplete_details.reason").Str != "max_output_tokens" {
 				t.Errorf("status %s %s", r.Get("status"), r.Get("incomplete_details").Raw)
+			}
+		}},
+		{"model refusal (Responses upstream)", `{"model":"refusing","input":"do something bad"}`, 200, func(t *testing.T, r gjson.Result) {
+			if p := r.Get("output.0.content.0"); p.Get("type").Str != "refusal" || p.Get("refusal").Str != "I can't help with that." {
+				t.Errorf("output %s", r.Get("output").Raw)
+			}
+		}},
+		{"model refusal (Chat upstream)", `{"model":"refusing-chat","input":"do something bad"}`, 200, func(t *testing.T, r gjson.Result) {
+			if p := r.Get("output.0.content.0"); p.Get("type").Str != "refusal" || p.Get("refusal").Str != "I can't help with that." {
+				t.Errorf("output %s", r.Get("output").Raw)
 			}
 		}},
 		{"refused: provider tool under tools.hosted drop is left out", `{"model":"scripted","input":"hi","tools":[{"type":"web_search"}]}`, 200, nil},

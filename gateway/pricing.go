@@ -140,6 +140,11 @@ func (m *meter) Text(delta string) error {
 	return m.Output.Text(delta)
 }
 
+func (m *meter) Refusal(delta string) error {
+	m.outBytes += len(delta)
+	return m.Output.Refusal(delta)
+}
+
 func (m *meter) StartCall(callID, name string) error {
 	m.outBytes += len(name)
 	return m.Output.StartCall(callID, name)

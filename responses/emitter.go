@@ -52,6 +52,8 @@ type outItem struct {
 	ns     string // function and custom calls: the tool's namespace
 	status string
 	body   []byte
+	// refusal: a message whose one part is a refusal, not output_text
+	refusal bool
 
 	// reasoning: the escaped text of each summary part, and the
 	// encrypted content (sent only when the request includes it)
@@ -158,7 +160,7 @@ func (e *Emitter) Text(delta string) error {
 	if delta == "" {
 		return nil
 	}
-	if e.dropping || (e.open && e.last().kind != itemMessage) {
+	if e.dropping || (e.open && (e.last().kind != itemMessage || e.last().refusal)) {
 		e.closeOpen(respCompleted)
 	}
 	if !e.open {
@@ -318,7 +320,7 @@ func (e *Emitter) emitPartAdded() {
 	b := e.begin("response.content_part.added")
 	b = e.outItemRef(b)
 	b = append(b, `,"content_index":0,"part":`...)
-	b = outTextPart(b, nil)
+	b = outMessagePart(b, e.last(), nil)
 	b = append(b, '}')
 	_ = e.emit("response.content_part.added", b)
 }
@@ -357,17 +359,26 @@ func (e *Emitter) closeOpen(status string) {
 		b = append(b, it.body...)
 		b = append(b, `"}`...)
 		_ = e.emit("response.function_call_arguments.done", b)
-	default:
-		b := e.begin("response.output_text.done")
-		b = e.outItemRef(b)
-		b = append(b, `,"content_index":0,"text":"`...)
-		b = append(b, it.body...)
-		b = append(b, `","logprobs":[]}`...)
-		_ = e.emit("response.output_text.done", b)
-		b = e.begin("response.content_part.done")
+	case itemMessage:
+		if it.refusal {
+			b := e.begin("response.refusal.done")
+			b = e.outItemRef(b)
+			b = append(b, `,"content_index":0,"refusal":"`...)
+			b = append(b, it.body...)
+			b = append(b, `"}`...)
+			_ = e.emit("response.refusal.done", b)
+		} else {
+			b := e.begin("response.output_text.done")
+			b = e.outItemRef(b)
+			b = append(b, `,"content_index":0,"text":"`...)
+			b = append(b, it.body...)
+			b = append(b, `","logprobs":[]}`...)
+			_ = e.emit("response.output_text.done", b)
+		}
+		b := e.begin("response.content_part.done")
 		b = e.outItemRef(b)
 		b = append(b, `,"content_index":0,"part":`...)
-		b = outTextPart(b, it.body)
+		b = outMessagePart(b, it, it.body)
 		b = append(b, '}')
 		_ = e.emit("response.content_part.done", b)
 	}

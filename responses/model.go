@@ -19,10 +19,12 @@ type Model interface {
 
 // Output is the half of *Emitter a model writes to, so a model can feed
 // output but never end a response, read its state or reach the writer.
+// Refusal feeds a message whose part is the model's refusal.
 // Arguments feeds the open function call's arguments or the open custom
 // call's input.
 type Output interface {
 	Text(delta string) error
+	Refusal(delta string) error
 	StartCall(callID, name string) error
 	Arguments(delta string) error
 	StartCustomCall(callID, name string) error

@@ -117,9 +117,20 @@ func outItemJSON(dst []byte, it *outItem) []byte {
 	dst = outString(dst, it.status)
 	dst = append(dst, `,"role":"assistant","content":[`...)
 	if it.status != respInProgress || len(it.body) > 0 {
-		dst = outTextPart(dst, it.body)
+		dst = outMessagePart(dst, it, it.body)
 	}
 	return append(dst, "]}"...)
+}
+
+// outMessagePart writes a message's part, output_text or refusal, whose
+// text is the already escaped body.
+func outMessagePart(dst []byte, it *outItem, escaped []byte) []byte {
+	if it.refusal {
+		dst = append(dst, `{"type":"refusal","refusal":"`...)
+		dst = append(dst, escaped...)
+		return append(dst, `"}`...)
+	}
+	return outTextPart(dst, escaped)
 }
 
 // outTextPart writes an output_text part whose text is the already

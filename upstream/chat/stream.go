@@ -76,6 +76,12 @@ func (a *assembler) chunk(data []byte) error {
 			return err
 		}
 	}
+	if r := delta.Get("refusal"); r.Type == gjson.String && r.Str != "" {
+		// The model declined: a refusal part, as the Responses API has it.
+		if err := a.em.Refusal(r.Str); err != nil {
+			return err
+		}
+	}
 	var err error
 	delta.Get("tool_calls").ForEach(func(_, t gjson.Result) bool {
 		a.toolDelta(t)

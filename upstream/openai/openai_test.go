@@ -98,6 +98,7 @@ var wantOutput = map[string][]string{
 	"error_event":        {"message Partial answer"},
 	"mid_stream_failure": {"message Once upon a time"},
 	"failed_mid_stream":  {"message Half an answer"},
+	"refusal":            {"message refusal: I can't help with that."},
 }
 
 // An upstream's response.failed after some output reaches the client as
@@ -145,6 +146,10 @@ func checkOutput(t *testing.T, name string, final []byte) {
 	gjson.GetBytes(final, "output").ForEach(func(_, it gjson.Result) bool {
 		switch it.Get("type").Str {
 		case "message":
+			if p := it.Get("content.0"); p.Get("type").Str == "refusal" {
+				got = append(got, "message refusal: "+p.Get("refusal").Str)
+				break
+			}
 			got = append(got, "message "+it.Get("content.0.text").Str)
 		case "function_call":
 			got = append(got, "function_call "+it.Get("call_id").Str+" "+it.Get("name").Str+" "+it.Get("arguments").Str)

@@ -82,9 +82,13 @@ func (m *mapper) event(data []byte) error {
 	switch ev.Get("type").Str {
 	case "response.output_item.added":
 		return m.added(idx, ev.Get("item"))
-	case "response.output_text.delta", "response.refusal.delta":
+	case "response.output_text.delta":
 		if k := m.kinds[idx]; k == kindMessage || k == kindUnknown {
 			return m.em.Text(ev.Get("delta").Str)
+		}
+	case "response.refusal.delta":
+		if k := m.kinds[idx]; k == kindMessage || k == kindUnknown {
+			return m.em.Refusal(ev.Get("delta").Str)
 		}
 	case "response.function_call_arguments.delta":
 		if m.kinds[idx] == kindCall {
