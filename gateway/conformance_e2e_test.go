@@ -256,6 +256,10 @@ func TestConformanceEveryAnswerValidatesAgainstTheSpec(t *testing.T) {
 				t.Errorf("%s: %s, want the upstream's count", tc.model, b)
 			}
 		}
+		// The spec lets a count leave input out.
+		if res, b := post(t, ts.URL+"/responses/input_tokens", `{"model":"scripted","instructions":"be brief","tools":[`+weather+`]}`); res.StatusCode != 200 || gjson.GetBytes(b, "input_tokens").Int() <= 0 {
+			t.Errorf("a count without input: %d %s", res.StatusCode, b)
+		}
 		// A conversation is counted under body_limit, not the small limit
 		// of bodiless routes.
 		res, b := post(t, ts.URL+"/responses/input_tokens", `{"model":"scripted","input":"`+strings.Repeat("x", 10<<10)+`"}`)

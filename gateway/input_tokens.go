@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"math/big"
 	"net/http"
@@ -10,6 +11,8 @@ import (
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/x402"
 	"github.com/labstack/echo/v4"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 )
 
 // This file serves the Responses routes besides POST /v1/responses: the
@@ -39,7 +42,13 @@ func (s *Server) handleInputTokens(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	req, perr := responses.ParseWith(body, s.hosted)
+	parsed := body
+	if !gjson.GetBytes(body, "input").Exists() {
+		// The spec's TokenCountsBody may leave input out (count the
+		// instructions and tools alone); POST /v1/responses may not.
+		parsed, _ = sjson.SetBytes(bytes.Clone(body), "input", "")
+	}
+	req, perr := responses.ParseWith(parsed, s.hosted)
 	if perr != nil {
 		return perr
 	}
