@@ -210,7 +210,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, a api) {
 	}
 }
 
-// handleModels serves GET /v1/models.
 // InputTokens is the count POST /v1/responses/input_tokens answers with,
 // whatever the body: a figure no estimate gives, so a test can tell whose
 // count it sees.
@@ -226,6 +225,7 @@ func (s *Server) handleInputTokens(w http.ResponseWriter, r *http.Request) {
 	io.WriteString(w, `{"object":"response.input_tokens","input_tokens":4242}`)
 }
 
+// handleModels serves GET /v1/models.
 func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	io.WriteString(w, `{"object":"list","data":[{"id":"fake","object":"model","created":0,"owned_by":"fakeupstream"}]}`)
