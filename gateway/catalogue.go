@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/upstream/upstreamhttp"
 	"github.com/farebox/farebox/x402"
 	"github.com/labstack/echo/v4"
 )
@@ -21,10 +22,10 @@ import (
 const (
 	codePaymentRequired   = "payment_required"
 	codeUnknownURL        = "unknown_url"
+	codeStateless         = "not_found" // a route that needs stored responses
 	codeModelNotFound     = "model_not_found"
 	codeRequestTooLarge   = "request_too_large"
-	codeUpstreamError     = "upstream_error"
-	codeUpstreamTimeout   = "upstream_timeout"
+	codeServerError       = "server_error" // the spec's code for an upstream failure
 	codeNotReady          = "not_ready"
 	codePaymentInProgress = "payment_in_progress"
 	codeIdempotency       = "idempotency_conflict"
@@ -156,18 +157,19 @@ func errBadPaymentID() *responses.Error {
 		Message: "The payment-identifier id must be 16 to 128 characters of letters, digits, '-' and '_'."}
 }
 
-// errUpstream is the client's view of a model failure.
+// errUpstream is the client's view of a model failure: the spec's
+// server_error, with the model's own reason cleaned of secrets and
+// addresses.
 func errUpstream(err error) *responses.Error {
 	var e *responses.Error
 	if errors.As(err, &e) {
 		return e
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return &responses.Error{Status: http.StatusGatewayTimeout, Type: typeServerError, Code: codeUpstreamTimeout,
+		return &responses.Error{Status: http.StatusGatewayTimeout, Type: typeServerError, Code: codeServerError,
 			Message: "The upstream model did not answer in time.", Cause: err}
 	}
-	return &responses.Error{Status: http.StatusBadGateway, Type: typeServerError, Code: codeUpstreamError,
-		Message: "The upstream model failed.", Cause: err}
+	return upstreamhttp.Broken(err)
 }
 
 // fromHTTPError is echo's own errors (405, 413, ...) in the OpenAI shape.
@@ -195,14 +197,19 @@ func refuse(o *offer, reason, msg string) *refusal {
 	return &refusal{offer: o, err: &responses.Error{Status: http.StatusPaymentRequired, Type: typePaymentError, Code: reason, Message: msg}}
 }
 
+// cannotPayHint ends every 402 offer: what a person whose client cannot
+// pay (Codex, opencode, LangChain, any app with only a base URL setting)
+// does about it.
+const cannotPayHint = " If your client cannot pay (an OpenAI SDK, Codex, opencode, LangChain): run `farebox proxy --upstream URL` with this server's URL and point the client at the proxy; see the README, \"Codex (and any app with a base URL setting): farebox proxy\"."
+
 func refusePaymentRequired(o *offer, rt *route) *refusal {
 	if tp := rt.perToken; tp != nil {
 		return refuse(o, codePaymentRequired, "Payment required: "+rt.name+" costs "+x402.FormatUSDC(tp.input)+" USDC per million input tokens and "+
 			x402.FormatUSDC(tp.output)+" per million output tokens, at most "+x402.FormatUSDC(rt.price)+
-			" USDC per call. Pay with x402 (upto or batch-settlement charge the use; exact charges the ceiling): send a PAYMENT-SIGNATURE header for one of the offers in PAYMENT-REQUIRED.")
+			" USDC per call. Pay with x402 (upto or batch-settlement charge the use; exact charges the ceiling): send a PAYMENT-SIGNATURE header for one of the offers in PAYMENT-REQUIRED."+cannotPayHint)
 	}
 	return refuse(o, codePaymentRequired, "Payment required: "+rt.name+" costs "+x402.FormatUSDC(rt.price)+
-		" USDC per call. Pay with x402: send a PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1) header for one of the offers in PAYMENT-REQUIRED / accepts.")
+		" USDC per call. Pay with x402: send a PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1) header for one of the offers in PAYMENT-REQUIRED / accepts."+cannotPayHint)
 }
 
 func refuseNonceUsed(o *offer) *refusal {

@@ -144,6 +144,9 @@ type ModelConfig struct {
 	Limits *ModelLimits `yaml:"limits"`
 	// Description is shown in the x402 offer.
 	Description string `yaml:"description"`
+	// Created is the model's "created" date in GET /v1/models (YYYY-MM-DD
+	// or RFC 3339); default: when the configuration was loaded.
+	Created string `yaml:"created"`
 	// Images says whether the upstream takes images (chat: tool-output
 	// images are moved into a user message, or refused when false).
 	Images *bool `yaml:"images"`

@@ -160,14 +160,11 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 		rec.leaveOut(em.Echo())
 	}
 	ft := timeFirst(c, em)
-	var out responses.Output = ft
-	var m *meter
-	if rt.perToken != nil {
-		m = &meter{Output: ft}
-		out = m
-	}
+	// Every model is metered: a per-token price charges what it counted,
+	// and a failed response reports the usage produced before the failure.
+	m := &meter{Output: ft}
 	start := ft.start
-	err := rt.model.Respond(mctx, req, out)
+	err := rt.model.Respond(mctx, req, m)
 	s.metrics.upstream.WithLabelValues(rt.name).Observe(time.Since(start).Seconds())
 	if gate != nil {
 		if rerr := gate.refusal(false); rerr != nil {
@@ -179,7 +176,7 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	} else if rerr := s.pay.passed(ctx, ch); rerr != nil {
 		return rerr // a JSON answer: withheld, nothing written
 	}
-	if m != nil && ch != nil && ch.outcome == reserved && ch.metered() {
+	if rt.perToken != nil && ch != nil && ch.outcome == reserved && ch.metered() {
 		ch.amount = rt.perToken.charge(m.used(bodyLen))
 	}
 	denied := em.Denied() // the model only called tools the client may not get
@@ -209,7 +206,8 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	case denied != nil && (!started || !d.stream):
 		return denied
 	case err != nil:
-		em.Fail(errUpstream(err), nil) // the upstream broke mid-stream
+		m.failed(bodyLen)
+		em.Fail(errUpstream(err), receiptField(ch)) // the upstream broke mid-stream
 		return sse.Done()
 	case denied != nil:
 		em.Fail(denied, nil) // the stream's headers went out with a keep-alive

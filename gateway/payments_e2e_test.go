@@ -251,7 +251,7 @@ func (m brokenModel) Respond(ctx context.Context, req *fb.Request, out fb.Output
 	for i := 0; i < m.before; i++ {
 		out.Text("partial ")
 	}
-	return &fb.Error{Status: 502, Type: "server_error", Code: "upstream_error", Message: "The upstream model failed."}
+	return &fb.Error{Status: 502, Type: "server_error", Code: "server_error", Message: "The upstream model failed."}
 }
 
 // A call that yields no answer is not charged, and the authorization it

@@ -54,13 +54,14 @@ func requireJSON(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // limitOtherBodies applies limits.other_body_limit to every route but POST
-// /v1/responses (which reads its body under body_limit): none of them
-// takes a body.
+// /v1/responses and its token count (which read their bodies under
+// body_limit): none of the others takes a body.
 func (s *Server) limitOtherBodies(next echo.HandlerFunc) echo.HandlerFunc {
 	limit := s.cfg.Limits.OtherBodyLimit
 	return func(c echo.Context) error {
 		r := c.Request()
-		if r.Method == http.MethodPost && r.URL.Path == "/v1/responses" {
+		if r.Method == http.MethodPost && (r.URL.Path == "/v1/responses" || r.URL.Path == "/v1/responses/input_tokens") {
+			// A conversation, under body_limit (the token count reads the same bodies).
 			return next(c)
 		}
 		if r.ContentLength > limit {

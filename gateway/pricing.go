@@ -14,8 +14,12 @@ import (
 type TokenPriceConfig struct {
 	// Input is USDC per million input tokens ("0.15").
 	Input string `yaml:"input"`
-	// Output is USDC per million output tokens ("0.60").
+	// Output is USDC per million output tokens ("0.60"); reasoning tokens
+	// are output tokens.
 	Output string `yaml:"output"`
+	// CacheWrite is USDC per million input tokens the upstream wrote to its
+	// prompt cache (input_tokens_details.cache_write_tokens); default: Input.
+	CacheWrite string `yaml:"cache_write"`
 	// MaxPerCall is the ceiling of one call in USDC ("0.05"): the amount
 	// every scheme's 402 asks for, and what the exact scheme charges.
 	MaxPerCall string `yaml:"max_per_call"`
@@ -23,8 +27,8 @@ type TokenPriceConfig struct {
 
 // tokenPrice is a parsed per-token price, in atomic units (6 decimals).
 type tokenPrice struct {
-	input, output *big.Int // atomic units per million tokens
-	ceiling       *big.Int // atomic units per call
+	input, output, cacheWrite *big.Int // atomic units per million tokens
+	ceiling                   *big.Int // atomic units per call
 }
 
 var million = big.NewInt(1_000_000)
@@ -52,6 +56,12 @@ func parseTokenPrice(c *TokenPriceConfig) (*tokenPrice, error) {
 	if tp.ceiling, err = field("max_per_call", c.MaxPerCall); err != nil {
 		return nil, err
 	}
+	tp.cacheWrite = tp.input
+	if c.CacheWrite != "" {
+		if tp.cacheWrite, err = field("cache_write", c.CacheWrite); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case tp.ceiling.Sign() == 0:
 		return nil, fmt.Errorf("price_per_mtok.max_per_call must be more than 0 (a free model has no price)")
@@ -62,9 +72,12 @@ func parseTokenPrice(c *TokenPriceConfig) (*tokenPrice, error) {
 }
 
 // charge is what a call with this usage costs: ceil((in*input +
-// out*output) / 1e6) atomic units, capped at the ceiling.
+// cacheWrite*cache_write + out*output) / 1e6) atomic units, capped at the
+// ceiling, where in excludes the cache writes (they are input tokens).
 func (tp *tokenPrice) charge(u responses.Usage) *big.Int {
-	sum := new(big.Int).Mul(big.NewInt(max(u.InputTokens, 0)), tp.input)
+	written := min(max(u.CacheWriteTokens, 0), max(u.InputTokens, 0))
+	sum := new(big.Int).Mul(big.NewInt(max(u.InputTokens, 0)-written), tp.input)
+	sum.Add(sum, new(big.Int).Mul(big.NewInt(written), tp.cacheWrite))
 	// Reasoning tokens are output tokens (OpenAI counts them inside
 	// output_tokens); an upstream that reports them apart is still charged
 	// for at least that many.
@@ -127,6 +140,11 @@ func (m *meter) Text(delta string) error {
 	return m.Output.Text(delta)
 }
 
+func (m *meter) Refusal(delta string) error {
+	m.outBytes += len(delta)
+	return m.Output.Refusal(delta)
+}
+
 func (m *meter) StartCall(callID, name string) error {
 	m.outBytes += len(name)
 	return m.Output.StartCall(callID, name)
@@ -155,6 +173,15 @@ func (m *meter) ClientCall(wire, callID string, fields []byte) error {
 func (m *meter) SetUsage(u responses.Usage) {
 	m.usage, m.reported = u, true
 	m.Output.SetUsage(u)
+}
+
+// failed records, on a failure, the usage produced so far when the
+// upstream reported none: the documented count, so the failed response
+// says what was produced (and what a per-token price charged).
+func (m *meter) failed(bodyLen int) {
+	if !m.reported {
+		m.Output.SetUsage(m.used(bodyLen))
+	}
 }
 
 // used is the usage to charge: the upstream's report, else the documented

@@ -68,3 +68,30 @@ func TestBoundOutputKeepsTheCeiling(t *testing.T) {
 		t.Error("an input over the ceiling was not refused")
 	}
 }
+
+// Cache writes are input tokens priced at cache_write (default: the input
+// price): the spec's input_tokens_details.cache_write_tokens.
+func TestTokenPriceChargesCacheWrites(t *testing.T) {
+	tp, err := parseTokenPrice(&TokenPriceConfig{Input: "1", Output: "0", CacheWrite: "1.25", MaxPerCall: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 600 plain input tokens at 1 + 400 written at 1.25 per million atomic units.
+	if got := tp.charge(responses.Usage{InputTokens: 1000, CacheWriteTokens: 400}); got.Int64() != 1100 {
+		t.Errorf("with cache writes: %s, want 1100", got)
+	}
+	// A report of more writes than input counts the input only.
+	if got := tp.charge(responses.Usage{InputTokens: 100, CacheWriteTokens: 400}); got.Int64() != 125 {
+		t.Errorf("writes above input: %s, want 125", got)
+	}
+	def, err := parseTokenPrice(&TokenPriceConfig{Input: "1", Output: "0", MaxPerCall: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := def.charge(responses.Usage{InputTokens: 1000, CacheWriteTokens: 400}); got.Int64() != 1000 {
+		t.Errorf("default cache_write price: %s, want the input price (1000)", got)
+	}
+	if _, err := parseTokenPrice(&TokenPriceConfig{Input: "1", Output: "0", CacheWrite: "x", MaxPerCall: "1"}); err == nil {
+		t.Error("a malformed cache_write price was accepted")
+	}
+}

@@ -198,7 +198,7 @@ func TestResaleFailuresChargeNobody(t *testing.T) {
 		code                 string
 	}{
 		{"upstream asks more than the limit", "", "0.0005", 10 * sellerPrice, 502, "upstream_price_too_high"},
-		{"seller down", down, "0.001", 10 * sellerPrice, 502, "upstream_error"},
+		{"seller down", down, "0.001", 10 * sellerPrice, 502, "server_error"},
 		{"wallet cannot pay", "", "0.001", sellerPrice / 2, 503, "reseller_wallet_low"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,7 +3,9 @@ package gateway
 import (
 	"fmt"
 	"math/big"
+	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/x402"
@@ -17,6 +19,7 @@ type route struct {
 	perToken    *tokenPrice // nil: priced per call
 	description string
 	limits      *limits // what one call may ask of the upstream; nil: nothing bounded
+	created     int64   // unix seconds, for GET /v1/models
 
 	offer atomic.Pointer[offer] // the last computed offer, by resource URL
 
@@ -35,10 +38,14 @@ func (rt *route) free() bool { return rt.price.Sign() == 0 }
 func (rt *route) appendModel(b []byte) []byte {
 	b = append(b, `{"id":`...)
 	b = appendString(b, rt.name)
-	b = append(b, `,"object":"model","created":0,"owned_by":"farebox","price":{`...)
+	b = append(b, `,"object":"model","created":`...)
+	b = strconv.AppendInt(b, rt.created, 10)
+	b = append(b, `,"owned_by":"farebox","price":{`...)
 	if tp := rt.perToken; tp != nil {
 		b = append(b, `"currency":"USDC","unit":"token","input_per_mtok":`...)
 		b = appendString(b, x402.FormatUSDC(tp.input))
+		b = append(b, `,"cache_write_per_mtok":`...)
+		b = appendString(b, x402.FormatUSDC(tp.cacheWrite))
 		b = append(b, `,"output_per_mtok":`...)
 		b = appendString(b, x402.FormatUSDC(tp.output))
 		b = append(b, `,"max_per_call":`...)
@@ -61,6 +68,7 @@ func (rt *route) appendModel(b []byte) []byte {
 
 func (s *Server) buildRoutes(opts Options) error {
 	s.routes = make(map[string]*route, len(s.cfg.Models))
+	loaded := time.Now().Unix()
 	for i, mc := range s.cfg.Models {
 		if mc.Name == "" {
 			return fmt.Errorf("models[%d]: name is required", i)
@@ -90,6 +98,10 @@ func (s *Server) buildRoutes(opts Options) error {
 		if price.Sign() > 0 && !s.pay.enabled() {
 			return fmt.Errorf("models[%d] (%s) has a price but payments are not configured (payments.pay_to and payments.networks)", i, mc.Name)
 		}
+		created, err := modelCreated(mc.Created, loaded)
+		if err != nil {
+			return fmt.Errorf("models[%d] (%s): %w", i, mc.Name, err)
+		}
 		m, err := s.newUpstream(mc, opts)
 		if err != nil {
 			return fmt.Errorf("models[%d] (%s): %w", i, mc.Name, err)
@@ -105,8 +117,22 @@ func (s *Server) buildRoutes(opts Options) error {
 		if err != nil {
 			return fmt.Errorf("models[%d] (%s): %w", i, mc.Name, err)
 		}
-		s.routes[mc.Name] = &route{name: mc.Name, model: m, price: price, perToken: perToken, description: desc, limits: lim}
+		s.routes[mc.Name] = &route{name: mc.Name, model: m, price: price, perToken: perToken, description: desc, limits: lim, created: created}
 		s.order = append(s.order, mc.Name)
 	}
 	return nil
+}
+
+// modelCreated is a model's "created" time: the configured date, else
+// loaded (when the configuration was loaded).
+func modelCreated(v string, loaded int64) (int64, error) {
+	if v == "" {
+		return loaded, nil
+	}
+	for _, layout := range []string{time.DateOnly, time.RFC3339} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t.Unix(), nil
+		}
+	}
+	return 0, fmt.Errorf("created: %q is neither a date (2026-01-31) nor an RFC 3339 time", v)
 }

@@ -104,7 +104,7 @@ func TestUpstreamsEndToEnd(t *testing.T) {
 				model, code string
 				status      int
 			}{
-				{"status:400", "", 400}, {"status:401", "upstream_auth_failed", 502}, {"status:429", "upstream_rate_limited", 503},
+				{"status:400", "", 400}, {"status:401", "server_error", 502}, {"status:429", "rate_limit_exceeded", 503},
 				{"status:500", "", 502}, {"status:timeout", "", 504},
 			} {
 				t.Run(fc.model, func(t *testing.T) {

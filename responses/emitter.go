@@ -52,6 +52,8 @@ type outItem struct {
 	ns     string // function and custom calls: the tool's namespace
 	status string
 	body   []byte
+	// refusal: a message whose one part is a refusal, not output_text
+	refusal bool
 
 	// reasoning: the escaped text of each summary part, and the
 	// encrypted content (sent only when the request includes it)
@@ -158,7 +160,7 @@ func (e *Emitter) Text(delta string) error {
 	if delta == "" {
 		return nil
 	}
-	if e.dropping || (e.open && e.last().kind != itemMessage) {
+	if e.dropping || (e.open && (e.last().kind != itemMessage || e.last().refusal)) {
 		e.closeOpen(respCompleted)
 	}
 	if !e.open {
@@ -282,102 +284,6 @@ func (e *Emitter) Status() string {
 	return e.status
 }
 
-// Complete closes the open item and emits the terminal event
-// (response.completed or response.incomplete; response.failed when the
-// deny-all filter dropped everything), then [DONE] is the sink's business.
-// extra fields (e.g. "x402": receipt) are added to the response object of the
-// terminal event and of Response().
-func (e *Emitter) Complete(extra map[string]json.RawMessage) error {
-	if e.status != "" {
-		return ErrFinished
-	}
-	if denied := e.Denied(); denied != nil {
-		return e.Fail(denied, extra)
-	}
-	status := respCompleted
-	if e.incomplete != "" {
-		status = respIncomplete
-	}
-	e.closeOpen(status)
-	e.start()
-	e.status = status
-	if status == respCompleted {
-		e.completedAt = e.opts.Now().Unix()
-	}
-	return e.finish("response."+status, extra)
-}
-
-// Fail emits an error event and response.failed carrying err's message. An
-// item still open is closed first (status incomplete), so every item a
-// client saw announced is also finished.
-func (e *Emitter) Fail(err *Error, extra map[string]json.RawMessage) error {
-	if e.status != "" {
-		return ErrFinished
-	}
-	if err == nil {
-		err = &Error{Status: 500, Type: "server_error", Message: "The server had an error while processing your request."}
-	}
-	e.closeOpen(respIncomplete)
-	e.start()
-	e.err = err
-	// Flat fields and the nested object alike: only the nested one makes
-	// all three SDKs raise (docs/wire.md §3).
-	b := outErrorFields(e.begin("error"), err)
-	b = append(b, `,"error":{"type":`...)
-	b = outString(b, outOr(err.Type, "server_error"))
-	b = outErrorFields(b, err)
-	b = append(b, "}}"...)
-	_ = e.emit("error", b)
-	e.status = respFailed
-	return e.finish("response.failed", extra)
-}
-
-// outErrorFields appends ,"code":..,"message":..,"param":.. for err.
-func outErrorFields(b []byte, err *Error) []byte {
-	b = outKey(b, "code")
-	b = outString(b, outErrorCode(err))
-	b = outKey(b, "message")
-	b = outString(b, err.Message)
-	b = outKey(b, "param")
-	return outParam(b, err.Param)
-}
-
-func outParam(dst []byte, p string) []byte {
-	if p == "" {
-		return append(dst, "null"...)
-	}
-	return outString(dst, p)
-}
-
-// finish builds the final object once and emits the terminal event.
-func (e *Emitter) finish(typ string, extra map[string]json.RawMessage) error {
-	e.extra = extra
-	e.final = e.outResponse(make([]byte, 0, 1024+len(e.echo.tail)+e.outputSize()), true)
-	b := e.begin(typ)
-	b = append(b, `,"response":`...)
-	b = append(b, e.final...)
-	b = append(b, '}')
-	return e.emit(typ, b)
-}
-
-func (e *Emitter) outputSize() int {
-	n := 0
-	for i := range e.output {
-		n += 256 + len(e.output[i].body)
-	}
-	return n
-}
-
-// Response returns the final response object as JSON (valid after Complete
-// or Fail; before, a snapshot of the response in progress). The slice must
-// not be modified.
-func (e *Emitter) Response() []byte {
-	if e.final != nil {
-		return e.final
-	}
-	return e.outResponse(nil, false)
-}
-
 func (e *Emitter) last() *outItem { return &e.output[len(e.output)-1] }
 
 // start sends the held-back response.created and response.in_progress.
@@ -414,7 +320,7 @@ func (e *Emitter) emitPartAdded() {
 	b := e.begin("response.content_part.added")
 	b = e.outItemRef(b)
 	b = append(b, `,"content_index":0,"part":`...)
-	b = outTextPart(b, nil)
+	b = outMessagePart(b, e.last(), nil)
 	b = append(b, '}')
 	_ = e.emit("response.content_part.added", b)
 }
@@ -453,17 +359,26 @@ func (e *Emitter) closeOpen(status string) {
 		b = append(b, it.body...)
 		b = append(b, `"}`...)
 		_ = e.emit("response.function_call_arguments.done", b)
-	default:
-		b := e.begin("response.output_text.done")
-		b = e.outItemRef(b)
-		b = append(b, `,"content_index":0,"text":"`...)
-		b = append(b, it.body...)
-		b = append(b, `","logprobs":[]}`...)
-		_ = e.emit("response.output_text.done", b)
-		b = e.begin("response.content_part.done")
+	case itemMessage:
+		if it.refusal {
+			b := e.begin("response.refusal.done")
+			b = e.outItemRef(b)
+			b = append(b, `,"content_index":0,"refusal":"`...)
+			b = append(b, it.body...)
+			b = append(b, `"}`...)
+			_ = e.emit("response.refusal.done", b)
+		} else {
+			b := e.begin("response.output_text.done")
+			b = e.outItemRef(b)
+			b = append(b, `,"content_index":0,"text":"`...)
+			b = append(b, it.body...)
+			b = append(b, `","logprobs":[]}`...)
+			_ = e.emit("response.output_text.done", b)
+		}
+		b := e.begin("response.content_part.done")
 		b = e.outItemRef(b)
 		b = append(b, `,"content_index":0,"part":`...)
-		b = outTextPart(b, it.body)
+		b = outMessagePart(b, it, it.body)
 		b = append(b, '}')
 		_ = e.emit("response.content_part.done", b)
 	}

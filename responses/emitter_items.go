@@ -17,6 +17,34 @@ import (
 // item is open.
 var ErrNoOpenReasoning = errors.New("responses: reasoning output without an open reasoning item")
 
+// Refusal appends a refusal delta: the model declines, in a message whose
+// one part is a refusal (response.refusal.delta / .done), opened after
+// closing any other open item.
+func (e *Emitter) Refusal(delta string) error {
+	if e.status != "" {
+		return ErrFinished
+	}
+	if delta == "" {
+		return nil
+	}
+	if e.dropping || (e.open && (e.last().kind != itemMessage || !e.last().refusal)) {
+		e.closeOpen(respCompleted)
+	}
+	if !e.open {
+		e.openItem(outItem{id: e.opts.IDs("msg_"), refusal: true})
+		e.emitPartAdded()
+	}
+	it := e.last()
+	e.scratch = outEscaped(e.scratch[:0], delta)
+	it.body = append(it.body, e.scratch...)
+	b := e.begin("response.refusal.delta")
+	b = e.outItemRef(b)
+	b = append(b, `,"content_index":0,"delta":"`...)
+	b = append(b, e.scratch...)
+	b = append(b, `"}`...)
+	return e.emit("response.refusal.delta", b)
+}
+
 // StartCustomCall closes any open item and opens a custom tool call whose
 // free-text input arrives through Arguments. A call the request does not
 // permit is dropped, as for functions.

@@ -420,7 +420,7 @@ func TestEmitterEchoesTheRequest(t *testing.T) {
 	}
 	em := NewEmitter(req, Discard{}, testOptions())
 	_ = em.Text("ok")
-	em.SetUsage(Usage{InputTokens: 10, CachedTokens: 2, OutputTokens: 5, ReasoningTokens: 1})
+	em.SetUsage(Usage{InputTokens: 10, CachedTokens: 2, CacheWriteTokens: 3, OutputTokens: 5, ReasoningTokens: 1})
 	if err := em.Complete(map[string]json.RawMessage{"x402": json.RawMessage(`{"success": true}`), "status": json.RawMessage(`"hijack"`)}); err != nil {
 		t.Fatal(err)
 	}
@@ -434,7 +434,7 @@ func TestEmitterEchoesTheRequest(t *testing.T) {
 		`"metadata":{"z":"last","a":"first"}`, `"text":{"format":{"type":"text"},"verbosity":"low"}`,
 		`"reasoning":{"effort":"low"}`, `"truncation":"auto"`, `"service_tier":"flex"`, `"store":false`,
 		`"top_p":1`, `"top_logprobs":0`, `"parallel_tool_calls":false`, `"completed_at":1749761642`,
-		`"usage":{"input_tokens":10,"input_tokens_details":{"cached_tokens":2},"output_tokens":5,"output_tokens_details":{"reasoning_tokens":1},"total_tokens":15}`,
+		`"usage":{"input_tokens":10,"input_tokens_details":{"cached_tokens":2,"cache_write_tokens":3},"output_tokens":5,"output_tokens_details":{"reasoning_tokens":1},"total_tokens":15}`,
 		`"x402":{"success":true}}`, `"status":"completed"`,
 	} {
 		if !bytes.Contains(resp, []byte(want)) {

@@ -76,7 +76,7 @@ func goldenCases() []goldenCase {
 			steps: []step{{op: "reasoning"}, {op: "summary", a: "0", b: "Patching "}, {op: "summary", a: "0", b: "the file."},
 				{op: "summary", a: "1", b: "Then listing."}, {op: "encrypted", a: "gAAAA-opaque"},
 				{op: "custom", a: "call_P", b: "apply_patch"}, args("*** Begin Patch\n"), args("*** End Patch\n"),
-				startCall("call_L", "list_agents"), {op: "client", a: "shell_call", b: `{"call_id":"call_S","action":{"commands":["ls"]}}`}, usage},
+				startCall("call_L", "list_agents"), {op: "client", a: "shell_call", b: `{"call_id":"call_S","action":{"commands":["ls"],"timeout_ms":null,"max_output_length":null},"environment":null}`}, usage},
 			status: "completed"},
 		{name: "reasoning_without_include", req: Request{ParallelToolCalls: true},
 			steps:  []step{{op: "reasoning"}, {op: "summary", a: "0", b: "Thinking."}, {op: "encrypted", a: "gAAAA-not-asked-for"}, text("Done.")},

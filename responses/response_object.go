@@ -128,9 +128,20 @@ func outItemJSON(dst []byte, it *outItem) []byte {
 	dst = outString(dst, it.status)
 	dst = append(dst, `,"role":"assistant","content":[`...)
 	if it.status != respInProgress || len(it.body) > 0 {
-		dst = outTextPart(dst, it.body)
+		dst = outMessagePart(dst, it, it.body)
 	}
 	return append(dst, "]}"...)
+}
+
+// outMessagePart writes a message's part, output_text or refusal, whose
+// text is the already escaped body.
+func outMessagePart(dst []byte, it *outItem, escaped []byte) []byte {
+	if it.refusal {
+		dst = append(dst, `{"type":"refusal","refusal":"`...)
+		dst = append(dst, escaped...)
+		return append(dst, `"}`...)
+	}
+	return outTextPart(dst, escaped)
 }
 
 // outTextPart writes an output_text part whose text is the already
@@ -159,7 +170,7 @@ func (e *Emitter) outResponse(dst []byte, final bool) []byte {
 	dst = outKey(dst, "error")
 	if e.err != nil {
 		dst = append(dst, `{"code":`...)
-		dst = outString(dst, outErrorCode(e.err))
+		dst = outString(dst, ResponseErrorCode(e.err))
 		dst = outKey(dst, "message")
 		dst = outString(dst, e.err.Message)
 		dst = append(dst, '}')
@@ -194,6 +205,8 @@ func (e *Emitter) outResponse(dst []byte, final bool) []byte {
 		dst = outInt(dst, u.InputTokens)
 		dst = append(dst, `,"input_tokens_details":{"cached_tokens":`...)
 		dst = outInt(dst, u.CachedTokens)
+		dst = append(dst, `,"cache_write_tokens":`...)
+		dst = outInt(dst, u.CacheWriteTokens)
 		dst = append(dst, `},"output_tokens":`...)
 		dst = outInt(dst, u.OutputTokens)
 		dst = append(dst, `,"output_tokens_details":{"reasoning_tokens":`...)

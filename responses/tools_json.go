@@ -18,11 +18,9 @@ func (t *Tool) appendJSON(b []byte) []byte {
 	case ToolCustom:
 		b = append(b, `{"type":"custom","name":`...)
 		b = gjson.AppendJSONString(b, t.Name)
-		b = append(b, `,"description":`...)
-		if t.HasDesc {
+		if t.HasDesc { // the spec's custom tool has a string or no description
+			b = append(b, `,"description":`...)
 			b = gjson.AppendJSONString(b, t.Description)
-		} else {
-			b = append(b, "null"...)
 		}
 		b = append(b, `,"format":`...)
 		if len(t.Format) == 0 {
@@ -80,7 +78,7 @@ func ToolsJSON(tools []Tool) []byte {
 		if d := tools[i].NamespaceDesc; d != nil {
 			b = gjson.AppendJSONString(b, *d)
 		} else {
-			b = append(b, "null"...)
+			b = append(b, `""`...) // the spec requires a string
 		}
 		b = append(b, `,"tools":[`...)
 		for j := i; j < len(tools) && tools[j].Namespace == ns; j++ {

@@ -2,6 +2,9 @@
 // farebox sends: the response object, every stream event, the error body
 // and the x402 objects. They are written from the facts in docs/wire.md, embedded,
 // and used by the tests of every package to validate what farebox emits.
+// Beside them, openai/openapi.json is the vendored part of OpenAI's
+// published OpenAPI document: what farebox emits validates against it too,
+// but for the Deviations named in deviations.go.
 //
 // A schema's name is its file name without ".json": "response", an event
 // type such as "response.output_text.delta", "error" (the stream event),
@@ -88,7 +91,9 @@ func Names() []string {
 	return out
 }
 
-// Validate checks doc (one JSON value) against the named schema.
+// Validate checks doc (one JSON value) against the named schema and, for
+// those OpenAI's spec defines ("response", "error_body", the 402 body),
+// against the spec too (ValidateOpenAI).
 func Validate(name string, doc []byte) error {
 	v, err := decode(doc)
 	if err != nil {
@@ -98,7 +103,8 @@ func Validate(name string, doc []byte) error {
 }
 
 // ValidateEvent checks one stream event's data against the schema of its
-// "type"; a type farebox does not emit is an error.
+// "type" and against the spec's member of ResponseStreamEvent for that
+// type; a type farebox does not emit is an error.
 func ValidateEvent(data []byte) error {
 	v, err := decode(data)
 	if err != nil {
@@ -115,7 +121,10 @@ func ValidateEvent(data []byte) error {
 	if !strings.HasPrefix(typ, "response.") && typ != "error" {
 		return fmt.Errorf("schemas: %q is not an event type farebox emits", typ)
 	}
-	return validateValue(typ, v)
+	if err := validateValue(typ, v); err != nil {
+		return err
+	}
+	return validateOpenAIEvent(v)
 }
 
 func validateValue(name string, v any) error {
@@ -129,6 +138,9 @@ func validateValue(name string, v any) error {
 	}
 	if err := s.Validate(v); err != nil {
 		return fmt.Errorf("schemas: %s: %w", name, err)
+	}
+	if comp := openAIComponentOf(name); comp != "" {
+		return validateOpenAI(comp, v)
 	}
 	return nil
 }

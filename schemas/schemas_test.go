@@ -19,7 +19,7 @@ const wireResponse = `{"id":"resp_1","object":"response","created_at":1749761642
  "presence_penalty":0,"frequency_penalty":0,"top_logprobs":0,"max_output_tokens":null,
  "max_tool_calls":null,"store":false,"background":false,"service_tier":"default","metadata":{},
  "user":null,"safety_identifier":null,"prompt_cache_key":null,
- "usage":{"input_tokens":92,"input_tokens_details":{"cached_tokens":0},"output_tokens":52,
+ "usage":{"input_tokens":92,"input_tokens_details":{"cached_tokens":0,"cache_write_tokens":0},"output_tokens":52,
           "output_tokens_details":{"reasoning_tokens":0},"total_tokens":144}}`
 
 const (
@@ -65,12 +65,12 @@ func inProgress() string {
 
 func TestValidateRefusesWhatBreaksClients(t *testing.T) {
 	tests := []struct{ name, schema, doc string }{
-		{"response without usage details", "response", strings.Replace(wireResponse, `"input_tokens_details":{"cached_tokens":0},`, ``, 1)},
+		{"response without usage details", "response", strings.Replace(wireResponse, `"input_tokens_details":{"cached_tokens":0,"cache_write_tokens":0},`, ``, 1)},
 		{"response without top_logprobs", "response", strings.Replace(wireResponse, `"top_logprobs":0,`, ``, 1)},
 		{"output_text without logprobs", "response", strings.Replace(wireResponse, `"annotations":[],"logprobs":[]`, `"annotations":[]`, 1)},
 		{"message id without msg_", "response", strings.Replace(wireResponse, `"msg_1"`, `"m1"`, 1)},
 		{"hosted tool item in output", "response", strings.Replace(wireResponse, `"type":"function_call","id":"fc_1"`, `"type":"web_search_call","id":"fc_1"`, 1)},
-		{"completed with usage null", "response", strings.Replace(wireResponse, `"usage":{"input_tokens":92,"input_tokens_details":{"cached_tokens":0},"output_tokens":52,
+		{"completed with usage null", "response", strings.Replace(wireResponse, `"usage":{"input_tokens":92,"input_tokens_details":{"cached_tokens":0,"cache_write_tokens":0},"output_tokens":52,
           "output_tokens_details":{"reasoning_tokens":0},"total_tokens":144}`, `"usage":null`, 1)},
 		{"completed with empty arguments", "response", strings.Replace(wireResponse, `"{\"city\":\"Paris\"}"`, `""`, 1)},
 		{"store true", "response", strings.Replace(wireResponse, `"store":false`, `"store":true`, 1)},

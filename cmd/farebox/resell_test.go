@@ -295,7 +295,7 @@ func TestResellChainOfTwoProcesses(t *testing.T) {
 	})
 	t.Run("seller down", func(t *testing.T) {
 		c.seller.stop(syscall.SIGTERM)
-		refused(t, "resold", http.StatusBadGateway, "upstream_error")
+		refused(t, "resold", http.StatusBadGateway, "server_error")
 	})
 	if t.Failed() {
 		t.Logf("reseller logs:\n%s\nseller logs:\n%s", c.reseller.logs, c.seller.logs)

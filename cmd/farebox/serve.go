@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/farebox/farebox/gateway"
+	"gopkg.in/yaml.v3"
 )
 
 // ServeMain is `farebox serve`: the gateway from a config file, the
@@ -45,7 +46,15 @@ func (m *ServeMain) ParseFlags(args []string) error {
 	if errors.Is(err, fs2.ErrNotExist) {
 		return noConfigError(*path)
 	}
-	if err != nil {
+	// Unknown keys and mistyped values leave the rest of the file decoded:
+	// they are reported together with what Validate finds in the rest.
+	var problems []error
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		for _, p := range keyProblems(te) {
+			problems = append(problems, errors.New(p))
+		}
+	} else if err != nil {
 		return configError(*path, err)
 	}
 	if err := cfg.ApplyEnv(m.getenv); err != nil {
@@ -57,8 +66,8 @@ func (m *ServeMain) ParseFlags(args []string) error {
 	if *logLevel != "" {
 		cfg.LogLevel = *logLevel
 	}
-	if err := cfg.Validate(m.getenv); err != nil {
-		return invalidConfig(*path, err, *check, m.Stderr)
+	if err := cfg.Validate(m.getenv); err != nil || len(problems) > 0 {
+		return invalidConfig(*path, errors.Join(append(problems, err)...), *check, m.Stderr)
 	}
 	if *check {
 		for _, w := range cfg.Warnings() {
@@ -102,6 +111,20 @@ func getenvOr(getenv func(string) string, name, def string) string {
 	return def
 }
 
+// flatten lists the problems of an error joined from several (at any
+// depth), one per leaf.
+func flatten(err error) []string {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return []string{err.Error()}
+	}
+	var out []string
+	for _, e := range j.Unwrap() {
+		out = append(out, flatten(e)...)
+	}
+	return out
+}
+
 // errChecked ends `serve --check` after a config that passed: no error.
 var errChecked = errors.New("config checked")
 
@@ -114,14 +137,7 @@ func noConfigError(path string) error {
 // invalidConfig reports every problem Validate found: one line for a
 // start-up (the terminal's one-line error), one per problem for --check.
 func invalidConfig(path string, err error, check bool, stderr io.Writer) error {
-	var problems []string
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		for _, e := range j.Unwrap() {
-			problems = append(problems, e.Error())
-		}
-	} else {
-		problems = []string{err.Error()}
-	}
+	problems := flatten(err)
 	if check {
 		fmt.Fprintf(stderr, "config %s has %d problem(s):\n", path, len(problems))
 		for _, p := range problems {

@@ -32,6 +32,12 @@ func configError(path string, err error) error {
 	if !errors.As(err, &te) {
 		return fmt.Errorf("config %s: %w", path, unwrapPath(err, path))
 	}
+	return fmt.Errorf("config %s: %s (farebox.example.yaml documents every key)", path, strings.Join(keyProblems(te), "; "))
+}
+
+// keyProblems rewords each of a YAML type error's problems: an unknown key
+// is named as such, with its line and section.
+func keyProblems(te *yaml.TypeError) []string {
 	var parts []string
 	for _, e := range te.Errors {
 		if m := unknownField.FindStringSubmatch(e); m != nil {
@@ -40,7 +46,7 @@ func configError(path string, err error) error {
 		}
 		parts = append(parts, e)
 	}
-	return fmt.Errorf("config %s: %s (farebox.example.yaml documents every key)", path, strings.Join(parts, "; "))
+	return parts
 }
 
 // sectionOf names the YAML section a Go config type is read from.

@@ -215,3 +215,24 @@ func writeFile(t *testing.T, s string) string {
 	}
 	return path
 }
+
+// TestServeCheckNamesAnUnknownKeyWithEveryOtherProblem: one run of
+// `farebox serve --check` lists an unknown key together with the problems
+// of the rest of the file, not the unknown key alone.
+func TestServeCheckNamesAnUnknownKeyWithEveryOtherProblem(t *testing.T) {
+	const cfg = "models:\n  - {name: m, upstream: scripted, price: \"0.001\", colour: blue}\n" +
+		"payments:\n  pay_to: \"0x90F79bf6EB2c4f870365E785982E1f101E93b906\"\n  networks: [base-sepolia]\n  settle: sometimes\n  sttle: before\n"
+	path := filepath.Join(t.TempDir(), "farebox.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := farebox(t, nil, "serve", "--check", "--config", path)
+	if code == 0 {
+		t.Fatalf("serve --check passed:\n%s", stderr)
+	}
+	for _, want := range []string{`unknown key "colour"`, `unknown key "sttle"`, "payments.settle:", `"sometimes"`, "payments.settler", "4 problem(s)"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("serve --check output lacks %q:\n%s", want, stderr)
+		}
+	}
+}

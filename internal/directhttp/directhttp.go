@@ -18,7 +18,6 @@
 package directhttp
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -26,13 +25,9 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"sync"
 	"time"
-
-	"golang.org/x/net/http/httpguts"
-	"golang.org/x/net/http/httpproxy"
 )
 
 // Defaults of Options' zero fields.
@@ -123,51 +118,6 @@ func New(opts Options) *Transport {
 		maxResponseBytes: opts.MaxResponseBytes,
 		idle:             make(map[string][]*conn),
 	}
-}
-
-// conn is one keep-alive connection, used by one exchange at a time.
-type conn struct {
-	nc        net.Conn
-	addr      string // the pool's key: host:port
-	cw        countingWriter
-	bw        *bufio.Writer // over cw, writeBufferBytes
-	br        *bufio.Reader // over nc
-	idleSince time.Time
-	live      liveness // the platform's probe of an idle connection
-}
-
-// countingWriter counts the bytes the connection accepted and keeps the
-// first write error, so a failed write is known to have sent nothing.
-type countingWriter struct {
-	nc  net.Conn
-	n   int64
-	err error
-}
-
-func (w *countingWriter) Write(p []byte) (int, error) {
-	n, err := w.nc.Write(p)
-	w.n += int64(n)
-	if err != nil && w.err == nil {
-		w.err = err
-	}
-	return n, err
-}
-
-func newConn(nc net.Conn, addr string) *conn {
-	c := &conn{nc: nc, addr: addr, cw: countingWriter{nc: nc}}
-	c.bw = bufio.NewWriterSize(&c.cw, writeBufferBytes)
-	c.br = bufio.NewReaderSize(nc, readBufferBytes)
-	c.live.init(nc)
-	return c
-}
-
-// usable reports whether an idle connection can carry a request: no
-// unsolicited bytes are buffered and the peer has not closed it.
-func (t *Transport) usable(c *conn) bool {
-	if t.usableHook != nil {
-		return t.usableHook(c)
-	}
-	return c.br.Buffered() == 0 && c.live.usable(time.Since(c.idleSince))
 }
 
 // RoundTrip performs one HTTP/1.1 exchange on the caller's goroutine, so a
@@ -340,195 +290,4 @@ func failure(ctx context.Context, deadline time.Time, hasDeadline bool, what str
 		return fmt.Errorf("directhttp: %s: %w", what, context.DeadlineExceeded)
 	}
 	return fmt.Errorf("directhttp: %s: %w", what, err)
-}
-
-// getConn returns a usable idle connection to addr (reused true) or dials
-// one; fresh skips the pool.
-func (t *Transport) getConn(ctx context.Context, addr string, fresh bool) (c *conn, reused bool, err error) {
-	for !fresh {
-		c, stale := t.popIdle(addr)
-		for _, s := range stale {
-			s.nc.Close()
-		}
-		if c == nil {
-			break
-		}
-		if t.usable(c) {
-			return c, true, nil
-		}
-		c.nc.Close()
-	}
-	nc, err := t.dialer.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		if cerr := ctx.Err(); cerr != nil {
-			// Both: the context's end for errors.Is, the dial's *net.OpError
-			// for a caller telling "nothing was sent" from "no answer".
-			return nil, false, fmt.Errorf("directhttp: dialing %s: %w: %w", addr, cerr, err)
-		}
-		return nil, false, fmt.Errorf("directhttp: %w", err)
-	}
-	return newConn(nc, addr), false, nil
-}
-
-// popIdle takes the newest idle connection to addr. If it idled too long,
-// it and all the older ones come back as stale, to close, instead.
-func (t *Transport) popIdle(addr string) (c *conn, stale []*conn) {
-	now := time.Now()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	list := t.idle[addr]
-	n := len(list)
-	if n == 0 {
-		return nil, nil
-	}
-	c = list[n-1]
-	list[n-1] = nil
-	list = list[:n-1]
-	if now.Sub(c.idleSince) > t.idleTimeout {
-		stale = append(append(make([]*conn, 0, n), list...), c)
-		clear(list)
-		list, c = list[:0], nil
-	}
-	t.idle[addr] = list
-	return c, stale
-}
-
-// putConn pools c as the newest idle connection to its host, making room by
-// dropping the oldest ones: past IdleTimeout, or beyond MaxIdlePerHost.
-func (t *Transport) putConn(c *conn) {
-	now := time.Now()
-	c.idleSince = now
-	var drop []*conn
-	t.mu.Lock()
-	list := t.idle[c.addr]
-	k := 0
-	for k < len(list) && (len(list)-k >= t.maxIdlePerHost || now.Sub(list[k].idleSince) > t.idleTimeout) {
-		k++
-	}
-	if k > 0 {
-		drop = append(drop, list[:k]...)
-		n := copy(list, list[k:])
-		clear(list[n:])
-		list = list[:n]
-	}
-	t.idle[c.addr] = append(list, c)
-	t.mu.Unlock()
-	for _, d := range drop {
-		d.nc.Close()
-	}
-}
-
-// CloseIdleConnections closes every pooled connection, so a caller shutting
-// down (or a test) leaves no sockets open; connections in use are unaffected.
-func (t *Transport) CloseIdleConnections() {
-	t.mu.Lock()
-	idle := t.idle
-	t.idle = make(map[string][]*conn)
-	t.mu.Unlock()
-	for _, list := range idle {
-		for _, c := range list {
-			c.nc.Close()
-		}
-	}
-}
-
-// checkRequest refuses what this transport does not carry, and header
-// fields that could inject lines into the request (as net/http does).
-func checkRequest(req *http.Request) error {
-	if req.URL == nil {
-		return errors.New("directhttp: request without URL")
-	}
-	if req.URL.Scheme != "http" {
-		return fmt.Errorf("directhttp: scheme %q is not carried: only http", req.URL.Scheme)
-	}
-	if req.URL.Host == "" {
-		return errors.New("directhttp: request URL without host")
-	}
-	for _, r := range req.Method {
-		if !httpguts.IsTokenRune(r) {
-			return fmt.Errorf("directhttp: invalid method %q", req.Method)
-		}
-	}
-	for k, vv := range req.Header {
-		if !httpguts.ValidHeaderFieldName(k) {
-			return fmt.Errorf("directhttp: invalid header field name %q", k)
-		}
-		for _, v := range vv {
-			if !httpguts.ValidHeaderFieldValue(v) {
-				return fmt.Errorf("directhttp: invalid value for header field %q", k)
-			}
-		}
-	}
-	return nil
-}
-
-// withURLAuth returns req, or a copy with basic auth from the URL's
-// userinfo when it has no Authorization header, as net/http's transport does
-// (a JSON-RPC URL may carry its credentials so).
-func withURLAuth(req *http.Request) *http.Request {
-	u := req.URL.User
-	if u == nil || req.Header.Get("Authorization") != "" {
-		return req
-	}
-	r := new(http.Request)
-	*r = *req
-	r.Header = req.Header.Clone()
-	if r.Header == nil {
-		r.Header = make(http.Header)
-	}
-	password, _ := u.Password()
-	r.SetBasicAuth(u.Username(), password)
-	return r
-}
-
-// rewind returns req ready to be sent again, or nil if its body cannot be
-// replayed.
-func rewind(req *http.Request) *http.Request {
-	if req.Body == nil || req.Body == http.NoBody {
-		return req
-	}
-	if req.GetBody == nil {
-		return nil
-	}
-	body, err := req.GetBody()
-	if err != nil {
-		return nil
-	}
-	r := new(http.Request)
-	*r = *req
-	r.Body = body
-	return r
-}
-
-// closeBody closes the body of a request that will not be written, as a
-// RoundTripper must.
-func closeBody(req *http.Request) {
-	if req.Body != nil {
-		req.Body.Close()
-	}
-}
-
-// hostPort is the address to dial for u, port 80 by default.
-func hostPort(u *url.URL) string {
-	if u.Port() != "" {
-		return u.Host
-	}
-	return net.JoinHostPort(u.Hostname(), "80")
-}
-
-// Eligible reports whether rawURL is one a Transport should carry (scheme
-// http, a host, and no proxy configured for it by the environment), so a
-// caller can switch to Transport only where a default transport would have
-// dialed the host directly.
-//
-// It reads HTTP_PROXY and NO_PROXY as http.ProxyFromEnvironment does, but at
-// each call (http.ProxyFromEnvironment caches its first reading): call it
-// when building a client, not per request.
-func Eligible(rawURL string) bool {
-	u, err := url.Parse(rawURL)
-	if err != nil || u.Scheme != "http" || u.Host == "" {
-		return false
-	}
-	proxy, err := httpproxy.FromEnvironment().ProxyFunc()(u)
-	return err == nil && proxy == nil
 }

@@ -86,6 +86,7 @@ func Start(opts Options) (*Server, error) {
 	mux.HandleFunc("POST /v1/responses", func(w http.ResponseWriter, r *http.Request) { s.serve(w, r, apiResponses) })
 	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { s.serve(w, r, apiChat) })
 	mux.HandleFunc("GET /v1/models", s.handleModels)
+	mux.HandleFunc("POST /v1/responses/input_tokens", s.handleInputTokens)
 	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go s.srv.Serve(ln)
 	return s, nil
@@ -207,6 +208,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, a api) {
 	default:
 		s.fixed(req)
 	}
+}
+
+// InputTokens is the count POST /v1/responses/input_tokens answers with,
+// whatever the body: a figure no estimate gives, so a test can tell whose
+// count it sees.
+const InputTokens = 4242
+
+// handleInputTokens serves the Responses token-count endpoint: the
+// request is recorded (model "input_tokens"), the answer is InputTokens.
+func (s *Server) handleInputTokens(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	rec := s.record(r, "input_tokens", body)
+	defer close(rec.done)
+	w.Header().Set("Content-Type", "application/json")
+	io.WriteString(w, `{"object":"response.input_tokens","input_tokens":4242}`)
 }
 
 // handleModels serves GET /v1/models.

@@ -40,15 +40,15 @@ func FailureMapping(t *testing.T, newModel NewModel) {
 	}{
 		{"status:400", upstreamhttp.Timeouts{}, 400, "invalid_request_error", "context_length_exceeded", 0, "maximum context length is 8192 tokens"},
 		{"status:400+plain", upstreamhttp.Timeouts{}, 400, "invalid_request_error", "", 0, "maximum context length"},
-		{"status:401", upstreamhttp.Timeouts{}, 502, "server_error", "upstream_auth_failed", 0, ""},
-		{"status:403", upstreamhttp.Timeouts{}, 502, "server_error", "upstream_auth_failed", 0, ""},
-		{"status:429+retry_after=7", upstreamhttp.Timeouts{}, 503, "server_error", "upstream_rate_limited", 7 * time.Second, ""},
-		{"status:429+retry_after_ms=1500", upstreamhttp.Timeouts{}, 503, "server_error", "upstream_rate_limited", 1500 * time.Millisecond, ""},
-		{"status:429", upstreamhttp.Timeouts{}, 503, "server_error", "upstream_rate_limited", time.Second, ""},
-		{"status:500", upstreamhttp.Timeouts{}, 502, "server_error", "upstream_error", 0, ""},
-		{"status:503+plain", upstreamhttp.Timeouts{}, 502, "server_error", "upstream_error", 0, ""},
-		{"status:timeout", short, 504, "server_error", "upstream_timeout", 0, ""},
-		{"fixture:text+gap=2s", short, 504, "server_error", "upstream_timeout", 0, ""},
+		{"status:401", upstreamhttp.Timeouts{}, 502, "server_error", "server_error", 0, "refused farebox's credentials"},
+		{"status:403", upstreamhttp.Timeouts{}, 502, "server_error", "server_error", 0, "refused farebox's credentials"},
+		{"status:429+retry_after=7", upstreamhttp.Timeouts{}, 503, "server_error", "rate_limit_exceeded", 7 * time.Second, ""},
+		{"status:429+retry_after_ms=1500", upstreamhttp.Timeouts{}, 503, "server_error", "rate_limit_exceeded", 1500 * time.Millisecond, ""},
+		{"status:429", upstreamhttp.Timeouts{}, 503, "server_error", "rate_limit_exceeded", time.Second, ""},
+		{"status:500", upstreamhttp.Timeouts{}, 502, "server_error", "server_error", 0, "HTTP 5"},
+		{"status:503+plain", upstreamhttp.Timeouts{}, 502, "server_error", "server_error", 0, "HTTP 5"},
+		{"status:timeout", short, 504, "server_error", "server_error", 0, "timed out"},
+		{"fixture:text+gap=2s", short, 504, "server_error", "server_error", 0, "timed out"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.model, func(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 )
 
 func TestAsClientErrorKeepsMappedErrorsAndMakesTheRest502(t *testing.T) {
-	mapped := &responses.Error{Status: 429, Type: "server_error", Code: "upstream_rate_limited"}
+	mapped := &responses.Error{Status: 429, Type: "server_error", Code: "rate_limit_exceeded"}
 	if got := AsClientError(fmt.Errorf("wrapped: %w", mapped)); got != mapped {
 		t.Errorf("a wrapped *responses.Error came back as %+v", got)
 	}

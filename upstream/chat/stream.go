@@ -50,16 +50,21 @@ func (a *assembler) chunk(data []byte) error {
 		return upstreamhttp.Broken(fmt.Errorf("upstream sent a chunk that is not JSON: %.200q", data))
 	}
 	root := gjson.ParseBytes(data)
-	if e := root.Get("error"); e.Exists() && e.Type != gjson.Null {
-		return upstreamhttp.Broken(fmt.Errorf("upstream stream error: %s", e.Raw))
-	}
 	if u := root.Get("usage"); u.IsObject() {
 		a.em.SetUsage(responses.Usage{
-			InputTokens:     u.Get("prompt_tokens").Int(),
-			CachedTokens:    u.Get("prompt_tokens_details.cached_tokens").Int(),
-			OutputTokens:    u.Get("completion_tokens").Int(),
-			ReasoningTokens: u.Get("completion_tokens_details.reasoning_tokens").Int(),
+			InputTokens:      u.Get("prompt_tokens").Int(),
+			CachedTokens:     u.Get("prompt_tokens_details.cached_tokens").Int(),
+			CacheWriteTokens: u.Get("prompt_tokens_details.cache_write_tokens").Int(),
+			OutputTokens:     u.Get("completion_tokens").Int(),
+			ReasoningTokens:  u.Get("completion_tokens_details.reasoning_tokens").Int(),
 		})
+	}
+	if e := root.Get("error"); e.Exists() && e.Type != gjson.Null {
+		msg := e.Get("message").Str
+		if e.Type == gjson.String {
+			msg = e.Str
+		}
+		return upstreamhttp.Failed(e.Get("code").String(), msg, fmt.Errorf("upstream stream error: %s", e.Raw))
 	}
 	choice := firstChoice(root.Get("choices"))
 	if !choice.Exists() {
@@ -68,6 +73,12 @@ func (a *assembler) chunk(data []byte) error {
 	delta := choice.Get("delta")
 	if c := delta.Get("content"); c.Type == gjson.String && c.Str != "" {
 		if err := a.text(c.Str); err != nil {
+			return err
+		}
+	}
+	if r := delta.Get("refusal"); r.Type == gjson.String && r.Str != "" {
+		// The model declined: a refusal part, as the Responses API has it.
+		if err := a.em.Refusal(r.Str); err != nil {
 			return err
 		}
 	}

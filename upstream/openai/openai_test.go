@@ -97,6 +97,37 @@ var wantOutput = map[string][]string{
 	"incomplete":         {"message The quick brown fox"},
 	"error_event":        {"message Partial answer"},
 	"mid_stream_failure": {"message Once upon a time"},
+	"failed_mid_stream":  {"message Half an answer"},
+	"refusal":            {"message refusal: I can't help with that."},
+}
+
+// An upstream's response.failed after some output reaches the client as
+// response.failed with the spec's server_error, the upstream's own words
+// (its address and secrets removed) and the usage it reported.
+func TestUpstreamFailureMidStreamKeepsWordsAndUsage(t *testing.T) {
+	up, err := fakeupstream.Start(fakeupstream.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	m, err := New(Config{BaseURL: up.URL(), Model: "fixture:failed_mid_stream"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, final := upstreamtest.Transcript(t, m, upstreamtest.GoldenRequest)
+	if got := gjson.GetBytes(final, "status").Str; got != "failed" {
+		t.Fatalf("status %q, want failed", got)
+	}
+	if got := gjson.GetBytes(final, "error.code").Str; got != "server_error" {
+		t.Errorf("error.code %q, want server_error", got)
+	}
+	msg := gjson.GetBytes(final, "error.message").Str
+	if !strings.Contains(msg, "upstream failed mid-stream") || strings.Contains(msg, "10.0.0.7") {
+		t.Errorf("error.message %q: want the upstream's words without its address", msg)
+	}
+	if got := gjson.GetBytes(final, "usage.output_tokens").Int(); got != 7 {
+		t.Errorf("usage.output_tokens %d, want the 7 the upstream reported", got)
+	}
 }
 
 func TestFixturesGolden(t *testing.T) {
@@ -115,6 +146,10 @@ func checkOutput(t *testing.T, name string, final []byte) {
 	gjson.GetBytes(final, "output").ForEach(func(_, it gjson.Result) bool {
 		switch it.Get("type").Str {
 		case "message":
+			if p := it.Get("content.0"); p.Get("type").Str == "refusal" {
+				got = append(got, "message refusal: "+p.Get("refusal").Str)
+				break
+			}
 			got = append(got, "message "+it.Get("content.0.text").Str)
 		case "function_call":
 			got = append(got, "function_call "+it.Get("call_id").Str+" "+it.Get("name").Str+" "+it.Get("arguments").Str)

@@ -82,9 +82,13 @@ func (m *mapper) event(data []byte) error {
 	switch ev.Get("type").Str {
 	case "response.output_item.added":
 		return m.added(idx, ev.Get("item"))
-	case "response.output_text.delta", "response.refusal.delta":
+	case "response.output_text.delta":
 		if k := m.kinds[idx]; k == kindMessage || k == kindUnknown {
 			return m.em.Text(ev.Get("delta").Str)
+		}
+	case "response.refusal.delta":
+		if k := m.kinds[idx]; k == kindMessage || k == kindUnknown {
+			return m.em.Refusal(ev.Get("delta").Str)
 		}
 	case "response.function_call_arguments.delta":
 		if m.kinds[idx] == kindCall {
@@ -108,9 +112,16 @@ func (m *mapper) event(data []byte) error {
 	case "response.output_item.done":
 		return m.done(idx, ev.Get("item"))
 	case "response.failed":
-		return upstreamhttp.Broken(fmt.Errorf("upstream response.failed: %s", ev.Get("response.error").Raw))
+		// What was produced before the failure is still reported.
+		m.usage(ev.Get("response.usage"))
+		e := ev.Get("response.error")
+		return upstreamhttp.Failed(e.Get("code").Str, e.Get("message").Str, fmt.Errorf("upstream response.failed: %s", e.Raw))
 	case "error":
-		return upstreamhttp.Broken(fmt.Errorf("upstream error event: %s", data))
+		e := ev
+		if nested := ev.Get("error"); nested.IsObject() {
+			e = nested
+		}
+		return upstreamhttp.Failed(e.Get("code").Str, e.Get("message").Str, fmt.Errorf("upstream error event: %s", data))
 	}
 	return nil
 }
@@ -195,9 +206,10 @@ func (m *mapper) usage(u gjson.Result) {
 		return
 	}
 	m.em.SetUsage(responses.Usage{
-		InputTokens:     u.Get("input_tokens").Int(),
-		CachedTokens:    u.Get("input_tokens_details.cached_tokens").Int(),
-		OutputTokens:    u.Get("output_tokens").Int(),
-		ReasoningTokens: u.Get("output_tokens_details.reasoning_tokens").Int(),
+		InputTokens:      u.Get("input_tokens").Int(),
+		CachedTokens:     u.Get("input_tokens_details.cached_tokens").Int(),
+		CacheWriteTokens: u.Get("input_tokens_details.cache_write_tokens").Int(),
+		OutputTokens:     u.Get("output_tokens").Int(),
+		ReasoningTokens:  u.Get("output_tokens_details.reasoning_tokens").Int(),
 	})
 }

@@ -52,7 +52,11 @@ var stringHints = map[string]string{
 	"currency": "USD", "title": "Hello", "subject": "Hello",
 	"text": "Hello from farebox", "message": "Hello from farebox", "content": "Hello from farebox",
 	"prompt": "Hello from farebox", "body": "Hello from farebox", "description": "An example",
-	"path": "README.md", "file": "README.md", "filename": "README.md",
+	"path": "README.md", "file": "README.md", "filename": "README.md", "filepath": "README.md",
+	// Shell tools (Codex's exec_command and shell, opencode's bash): a
+	// short command that runs anywhere, read-only, in the current directory.
+	"cmd": "ls", "command": "ls", "commands": "ls", "script": "ls", "shell": "sh",
+	"workdir": ".", "cwd": ".", "dir": ".", "directory": ".", "workingdirectory": ".",
 	"id": "id-1", "color": "blue", "phone": "+15555550100", "symbol": "AAPL", "ticker": "AAPL",
 }
 
@@ -62,6 +66,8 @@ var numberHints = map[string]string{
 	"age": "30", "year": "2025", "month": "1", "day": "15", "hour": "9",
 	"count": "3", "limit": "3", "n": "3", "num": "3", "maxresults": "3", "topk": "3", "k": "3",
 	"size": "3", "page": "1", "temperature": "20", "quantity": "1", "amount": "10",
+	"timeout": "10", "timeoutms": "10000", "yieldtimems": "1000", "maxoutputtokens": "1000",
+	"maxtokens": "1000",
 }
 
 // hintKey normalises a property name for the hint tables.
@@ -287,10 +293,9 @@ func (v view) number(p place, integer bool) string {
 			step = new(big.Rat).SetInt(step.Num()) // the smallest integer multiple
 		}
 	}
-	pref := "1.5"
-	if integer {
-		pref = "1"
-	}
+	// An integer wherever one is valid, even for "number": clients parse
+	// counts and durations into integer types (Codex's usize).
+	pref := "1"
 	if h, ok := numberHints[hintKey(p.name)]; ok {
 		pref = h
 	}

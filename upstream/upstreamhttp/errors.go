@@ -29,44 +29,73 @@ const maxMessage = 2000
 // FromStatus maps an upstream HTTP error answer (status, headers, body) to
 // the error the client sees:
 //
-//	400, 413, 422  -> 400 invalid_request_error with the upstream's message
-//	401, 403       -> 502, never echoing the upstream's words (they may quote the key)
+//	400, 413, 422  -> 400 invalid_request_error with the upstream's message and code
+//	401, 403       -> 502 server_error, never echoing the upstream's words (they may quote the key)
 //	402            -> 502 upstream_payment_required (an x402 upstream that was not paid)
-//	429            -> 503 with RetryAfter from Retry-After-Ms / Retry-After (default 1 s)
-//	408, 504       -> 504
-//	anything else  -> 502
+//	429            -> 503 rate_limit_exceeded with RetryAfter from Retry-After-Ms / Retry-After (default 1 s)
+//	408, 504       -> 504 server_error
+//	anything else  -> 502 server_error
+//
+// Codes are the spec's (server_error, rate_limit_exceeded) or the
+// upstream's own for a 4xx; the upstream's message and code are kept in
+// the message, cleaned of secrets and addresses (Clean).
 func FromStatus(status int, h http.Header, body []byte) *responses.Error {
 	cause := fmt.Errorf("upstream answered %d: %s", status, truncate(strings.TrimSpace(string(body)), 500))
+	msg := Clean(errorMessage(body))
+	code := gjson.GetBytes(body, "error.code")
 	switch {
 	case status == 400 || status == 413 || status == 422:
-		msg := errorMessage(body)
 		if msg == "" {
 			msg = "The upstream model rejected the request."
 		}
-		code := gjson.GetBytes(body, "error.code")
-		e := &responses.Error{Status: 400, Type: "invalid_request_error", Message: truncate(msg, maxMessage), Cause: cause}
+		e := &responses.Error{Status: 400, Type: "invalid_request_error", Message: msg, Cause: cause}
 		if code.Type == gjson.String {
 			e.Code = code.Str
 		}
 		return e
 	case status == 401 || status == 403:
-		return &responses.Error{Status: 502, Type: "server_error", Code: "upstream_auth_failed",
-			Message: "The upstream model refused farebox's credentials.", Cause: cause}
+		return &responses.Error{Status: 502, Type: "server_error", Code: "server_error",
+			Message: fmt.Sprintf("The upstream model refused farebox's credentials (HTTP %d).", status), Cause: cause}
 	case status == 402:
 		return &responses.Error{Status: 502, Type: "server_error", Code: CodePaymentRequired,
 			Message: "The upstream model asked for a payment.", Cause: cause}
 	case status == 429:
 		ra := retryAfter(h, time.Now())
-		return &responses.Error{Status: 503, Type: "server_error", Code: "upstream_rate_limited",
-			Message:    fmt.Sprintf("The upstream model is rate limited; retry after %s.", ra),
+		return &responses.Error{Status: 503, Type: "server_error", Code: "rate_limit_exceeded",
+			Message:    upstreamWords(fmt.Sprintf("The upstream model is rate limited; retry after %s", ra), msg, code.Str),
 			RetryAfter: ra, Cause: cause}
 	case status == 408 || status == 504:
-		return &responses.Error{Status: 504, Type: "server_error", Code: "upstream_timeout",
-			Message: "The upstream model timed out.", Cause: cause}
+		return &responses.Error{Status: 504, Type: "server_error", Code: "server_error",
+			Message: upstreamWords(fmt.Sprintf("The upstream model timed out (HTTP %d)", status), msg, code.Str), Cause: cause}
 	default:
-		return &responses.Error{Status: 502, Type: "server_error", Code: "upstream_error",
-			Message: fmt.Sprintf("The upstream model failed (HTTP %d).", status), Cause: cause}
+		return &responses.Error{Status: 502, Type: "server_error", Code: "server_error",
+			Message: upstreamWords(fmt.Sprintf("The upstream model failed (HTTP %d)", status), msg, code.Str), Cause: cause}
 	}
+}
+
+// Failed is an upstream that reported its own failure (an error event,
+// response.failed, an error chunk) in its words: message and code are
+// kept, cleaned, and the code the client sees is the spec's
+// (rate_limit_exceeded when the upstream said so, else server_error).
+func Failed(code, message string, cause error) *responses.Error {
+	spec := "server_error"
+	if code == "rate_limit_exceeded" {
+		spec = code
+	}
+	return &responses.Error{Status: 502, Type: "server_error", Code: spec,
+		Message: upstreamWords("The upstream model failed", Clean(message), Clean(code)), Cause: cause}
+}
+
+// upstreamWords is farebox's sentence followed by the upstream's message
+// and code, when it gave them.
+func upstreamWords(ours, msg, code string) string {
+	if msg != "" {
+		ours += ": " + msg
+	}
+	if code != "" {
+		ours += " (upstream code: " + code + ")"
+	}
+	return ours + "."
 }
 
 // errorMessage extracts an error message from an upstream error body in the
@@ -118,15 +147,16 @@ func boundedRetryAfter(ns float64) time.Duration {
 
 // Timeout is the 504 a client sees when an upstream timer ran out.
 func Timeout(cause error) *responses.Error {
-	return &responses.Error{Status: 504, Type: "server_error", Code: "upstream_timeout",
+	return &responses.Error{Status: 504, Type: "server_error", Code: "server_error",
 		Message: "The upstream model timed out.", Cause: cause}
 }
 
 // Broken is the 502 for an upstream that could not be reached or whose
-// stream broke or made no sense; detail goes to the log only.
+// stream broke or made no sense; the reason is kept, cleaned of secrets
+// and addresses.
 func Broken(cause error) *responses.Error {
-	return &responses.Error{Status: 502, Type: "server_error", Code: "upstream_error",
-		Message: "The upstream model failed.", Cause: cause}
+	return &responses.Error{Status: 502, Type: "server_error", Code: "server_error",
+		Message: upstreamWords("The upstream model failed", Clean(cause.Error()), ""), Cause: cause}
 }
 
 // Transport maps an error from sending the request or reading the stream,
