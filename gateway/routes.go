@@ -89,7 +89,7 @@ func (s *Server) buildRoutes(opts Options) error {
 		if price.Sign() > 0 && !s.pay.enabled() {
 			return fmt.Errorf("models[%d] (%s) has a price but payments are not configured (payments.pay_to and payments.networks)", i, mc.Name)
 		}
-		m, err := s.newUpstream(mc, opts)
+		m, err := s.newModel(mc, opts)
 		if err != nil {
 			return fmt.Errorf("models[%d] (%s): %w", i, mc.Name, err)
 		}

@@ -126,7 +126,7 @@ func (v *validation) models(c Config) (priced bool) {
 				priced = true
 			}
 		}
-		v.upstream(key, mc)
+		v.pool(key, mc)
 	}
 	return priced
 }
