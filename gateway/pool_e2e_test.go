@@ -1,0 +1,114 @@
+package gateway_test
+
+import (
+	"context"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/farebox/farebox/gateway"
+	"github.com/farebox/farebox/internal/fakeupstream"
+	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/evm"
+	oresponses "github.com/openai/openai-go/v3/responses"
+	"github.com/tidwall/gjson"
+)
+
+const pooled = "pooled"
+
+// A paid model whose first supplier fails (500, refused connections, a
+// hang past its first-byte timeout, 429): 20 paid calls are all answered
+// by the second, the payer is charged exactly once per call on chain, and
+// the failing supplier gets no more than failures + 1 calls.
+func TestPaidPoolFailsOverAndChargesOnce(t *testing.T) {
+	c := devChain(t)
+	up, err := fakeupstream.Start(fakeupstream.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	refusing, err := fakeupstream.RefusingURL()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const failures = 3
+	for _, tc := range []struct{ name, url, model string }{
+		{"500", up.URL(), "status:500"},
+		{"refused", refusing, "status:500+refused"},
+		{"hangs", up.URL(), "status:timeout"},
+		{"429", up.URL(), "status:429+retry_after=1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, err := evm.NewSettler(context.Background(), c.Client, c.RelayerKey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := paidConfig(c, "after")
+			cfg.Models = []gateway.ModelConfig{{Name: pooled, Price: price,
+				Suppliers: []gateway.SupplierConfig{
+					{Name: "failing", Upstream: "chat", BaseURL: tc.url, UpstreamModel: tc.model,
+						Timeouts: gateway.UpstreamTimeouts{FirstByte: gateway.Duration(200 * time.Millisecond)}},
+					{Name: "healthy", Upstream: "openai", BaseURL: up.URL(), UpstreamModel: "echo+" + tc.name},
+				},
+				Routing: gateway.RoutingConfig{Strategy: "ordered", Circuit: gateway.CircuitConfig{Failures: failures, Cooldown: gateway.Duration(time.Hour)}}}}
+			ts := startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st, Ready: st.Ready})
+			var receipts []*x402.Receipt
+			cl := payingClient(t, ts, c, &receipts)
+			payerBefore, payToBefore := tokenBalance(t, c, c.Payer), tokenBalance(t, c, common.HexToAddress(payTo))
+			const calls = 20
+			for i := range calls {
+				if i%2 == 0 {
+					res, err := cl.Responses.New(context.Background(), oresponses.ResponseNewParams{Model: pooled, Input: userText("pooled hello")})
+					if err != nil || !strings.Contains(res.OutputText(), "pooled hello") {
+						t.Fatalf("call %d: %v %+v", i, err, res)
+					}
+					continue
+				}
+				stream := cl.Responses.NewStreaming(context.Background(), oresponses.ResponseNewParams{Model: pooled, Input: userText("pooled stream")})
+				var text string
+				for stream.Next() {
+					if ev := stream.Current(); ev.Type == "response.completed" {
+						text = ev.Response.OutputText()
+					}
+				}
+				if err := stream.Err(); err != nil || !strings.Contains(text, "pooled stream") {
+					t.Fatalf("stream %d: %v %q", i, err, text)
+				}
+			}
+			if got := received(up, "echo+"+tc.name); got != calls {
+				t.Errorf("the healthy supplier answered %d of %d calls", got, calls)
+			}
+			if tc.url == up.URL() {
+				if got := received(up, tc.model); got < 1 || got > failures+1 {
+					t.Errorf("the failing supplier received %d requests, want 1 to %d", got, failures+1)
+				}
+			}
+			want := big.NewInt(calls * atomics)
+			if got := new(big.Int).Sub(payerBefore, tokenBalance(t, c, c.Payer)); got.Cmp(want) != 0 {
+				t.Errorf("the payer paid %s, want %s (once per call)", got, want)
+			}
+			if got := new(big.Int).Sub(tokenBalance(t, c, common.HexToAddress(payTo)), payToBefore); got.Cmp(want) != 0 {
+				t.Errorf("payTo received %s, want %s", got, want)
+			}
+			line := waitLog(t, ts, func(r gjson.Result) bool {
+				return r.Get("msg").Str == "supplier call" && r.Get("supplier").Str == "healthy"
+			})
+			if line.Get("model").Str != pooled {
+				t.Errorf("the supplier's log line names model %q", line.Get("model").Str)
+			}
+		})
+	}
+}
+
+// received counts the requests up got for model.
+func received(up *fakeupstream.Server, model string) int {
+	n := 0
+	for _, r := range up.Records() {
+		if r.Model == model {
+			n++
+		}
+	}
+	return n
+}
