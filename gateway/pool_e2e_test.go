@@ -54,6 +54,10 @@ func TestPaidPoolFailsOverAndChargesOnce(t *testing.T) {
 				},
 				Routing: gateway.RoutingConfig{Strategy: "ordered", Circuit: gateway.CircuitConfig{Failures: failures, Cooldown: gateway.Duration(time.Hour)}}}}
 			ts := startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st, Ready: st.Ready})
+			res, _ := post(t, ts.URL+"/responses", `{"model":"`+pooled+`","input":"hi"}`)
+			if got := gjson.Get(decodeHeader(t, res.Header.Get(x402.HeaderPaymentRequired)), "extensions.bazaar.info.input.body.model").Str; got != pooled {
+				t.Errorf("the 402 declares bazaar discovery of model %q, want %q", got, pooled)
+			}
 			var receipts []*x402.Receipt
 			cl := payingClient(t, ts, c, &receipts)
 			payerBefore, payToBefore := tokenBalance(t, c, c.Payer), tokenBalance(t, c, common.HexToAddress(payTo))
