@@ -47,6 +47,7 @@ Usage:
   farebox call  [flags] PROMPT     make one paid call and print the answer and the receipt
   farebox chat  [flags]            talk to a model, run its tools here (MCP too), pay each turn
   farebox proxy [flags]            a local OpenAI base URL that pays a paid endpoint (for Codex, any SDK)
+  farebox sellers --facilitator URL --query MODEL   list a model's x402 sellers as suppliers to paste
 
 Run "farebox COMMAND -h" for the flags of a command.
 `
@@ -80,6 +81,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return runMain(ctx, NewProxyMain(stdout, stderr, getenv), args[1:])
 	case "init":
 		return runInit(args[1:], stdout, stderr, getenv)
+	case "sellers":
+		return runSellers(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
