@@ -116,3 +116,36 @@ func received(up *fakeupstream.Server, model string) int {
 	}
 	return n
 }
+
+// While a pool fails over from a supplier that hangs before its first
+// byte, a streaming client receives keep-alive comments, then the second
+// supplier's whole answer and nothing of the first.
+func TestKeepAlivesWhileAPoolFailsOver(t *testing.T) {
+	up, err := fakeupstream.Start(fakeupstream.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	cfg := gateway.Config{Keepalive: gateway.Duration(40 * time.Millisecond), Models: []gateway.ModelConfig{{Name: pooled, Price: "0",
+		Suppliers: []gateway.SupplierConfig{
+			{Name: "hangs", Upstream: "chat", BaseURL: up.URL(), UpstreamModel: "status:timeout",
+				Timeouts: gateway.UpstreamTimeouts{FirstByte: gateway.Duration(300 * time.Millisecond)}},
+			{Name: "answers", Upstream: "chat", BaseURL: up.URL(), UpstreamModel: "echo"},
+		}}}}
+	ts := startServer(t, cfg, gateway.Options{})
+	res, body := post(t, ts.URL+"/responses", `{"model":"`+pooled+`","stream":true,"input":"after a failover"}`)
+	if res.StatusCode != 200 {
+		t.Fatalf("%d %s", res.StatusCode, body)
+	}
+	frames := strings.Split(strings.TrimSuffix(string(body), "\n\n"), "\n\n")
+	if len(frames) == 0 || frames[0] != ": keep-alive" {
+		t.Errorf("the stream does not open with a keep-alive while the first supplier hangs:\n%s", body)
+	}
+	if !strings.Contains(string(body), "response.completed") || strings.Contains(string(body), "response.failed") ||
+		!strings.Contains(string(body), "after a failover") {
+		t.Errorf("the answer is not the second supplier's whole answer:\n%s", body)
+	}
+	if got := received(up, "status:timeout"); got != 1 {
+		t.Errorf("the hanging supplier received %d requests", got)
+	}
+}
