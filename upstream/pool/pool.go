@@ -127,9 +127,15 @@ func New(cfg Config) (*Pool, error) {
 // Suppliers lists the pool's suppliers.
 func (p *Pool) Suppliers() []Supplier { return p.cfg.Suppliers }
 
-// ErrNoSupplier is the answer when every supplier's circuit is open.
-var ErrNoSupplier = &responses.Error{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "no_supplier_available",
-	Message: "Every supplier of this model is failing right now; retry shortly.", RetryAfter: time.Second}
+// CodeNoSupplier is the code of the answer when every supplier's circuit
+// is open.
+const CodeNoSupplier = "no_supplier_available"
+
+// errNoSupplier is the answer when every supplier's circuit is open.
+func errNoSupplier() *responses.Error {
+	return &responses.Error{Status: http.StatusServiceUnavailable, Type: "server_error", Code: CodeNoSupplier,
+		Message: "Every supplier of this model is failing right now; retry shortly.", RetryAfter: time.Second}
+}
 
 // Respond tries the suppliers in the strategy's order, skipping open
 // circuits, until one answers or MaxAttempts were tried. A call moves on
@@ -154,7 +160,7 @@ func (p *Pool) Respond(ctx context.Context, req *responses.Request, out response
 		last = err
 	}
 	if last == nil {
-		return ErrNoSupplier
+		return errNoSupplier()
 	}
 	return last
 }

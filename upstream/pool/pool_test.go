@@ -292,3 +292,21 @@ func TestFastestPrefersTheQuickest(t *testing.T) {
 		t.Errorf("the slow supplier got %d calls, want only its measuring one", got)
 	}
 }
+
+// When every supplier's circuit is open the client is told to retry
+// shortly, and no supplier is called.
+func TestEverySupplierOpenIs503(t *testing.T) {
+	up := fake(t)
+	p := newPool(t, pool.Config{Failures: 1, Cooldown: time.Hour, Suppliers: []pool.Supplier{
+		supplier(t, "a", up.URL(), "status:500"), supplier(t, "b", up.URL(), "status:502")}})
+	call(t, p, false) // opens both
+	before := len(up.Records())
+	_, _, err := call(t, p, false)
+	var e *responses.Error
+	if !errors.As(err, &e) || e.Status != 503 || e.Code != pool.CodeNoSupplier || e.RetryAfter <= 0 {
+		t.Fatalf("got %v, want 503 %s with Retry-After", err, pool.CodeNoSupplier)
+	}
+	if got := len(up.Records()); got != before {
+		t.Errorf("%d suppliers called with every circuit open", got-before)
+	}
+}
