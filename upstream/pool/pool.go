@@ -153,7 +153,7 @@ func (p *Pool) Respond(ctx context.Context, req *responses.Request, out response
 			continue
 		}
 		tried++
-		err, retry := p.attempt(ctx, i, key, req, out)
+		retry, err := p.attempt(ctx, i, key, req, out)
 		if err == nil || !retry {
 			return err
 		}
@@ -166,7 +166,7 @@ func (p *Pool) Respond(ctx context.Context, req *responses.Request, out response
 }
 
 // attempt runs one supplier and reports whether the call may move on.
-func (p *Pool) attempt(ctx context.Context, i int, key string, req *responses.Request, out responses.Output) (error, bool) {
+func (p *Pool) attempt(ctx context.Context, i int, key string, req *responses.Request, out responses.Output) (retry bool, err error) {
 	s := &p.cfg.Suppliers[i]
 	start := p.cfg.Now()
 	g := &guard{Output: out}
@@ -174,7 +174,7 @@ func (p *Pool) attempt(ctx context.Context, i int, key string, req *responses.Re
 		g.ttft = p.cfg.Now().Sub(start)
 		p.measured(i, g.ttft)
 	}
-	err := s.Model.Respond(ctx, req, g)
+	err = s.Model.Respond(ctx, req, g)
 	took := p.cfg.Now().Sub(start)
 	kind := Classify(ctx, err)
 	switch {
@@ -199,7 +199,7 @@ func (p *Pool) attempt(ctx context.Context, i int, key string, req *responses.Re
 		cost = price(ctx, *s)
 	}
 	p.cfg.Observer.Attempt(p.cfg.Model, s.Name, kind, g.ttft, cost)
-	return err, err != nil && !g.started && kind.Retried()
+	return err != nil && !g.started && kind.Retried(), err
 }
 
 // measured folds one time to first token into supplier i's average.
