@@ -105,6 +105,9 @@ func TestPaidPoolFailsOverAndChargesOnce(t *testing.T) {
 			if !named {
 				t.Error("no supplier call log line names the supplier and the model")
 			}
+			if line := waitLog(t, ts, func(r gjson.Result) bool { return r.Get("charge").Str == "settled" }); line.Get("supplier").Str != "healthy" {
+				t.Errorf("the paid call's request log line names supplier %q, want healthy", line.Get("supplier").Str)
+			}
 		})
 	}
 }

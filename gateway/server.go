@@ -198,6 +198,9 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 		if ch, ok := c.Get(chargeKey).(*charge); ok {
 			attrs = append(attrs, ch.logAttrs()...)
 		}
+		if sup, ok := c.Get(supplierKey).(string); ok {
+			attrs = append(attrs, slog.String("supplier", sup))
+		}
 		if cause != nil {
 			attrs = append(attrs, slog.String("error", cause.Error()))
 		}

@@ -153,6 +153,9 @@ func (p *Pool) Respond(ctx context.Context, req *responses.Request, out response
 			continue
 		}
 		tried++
+		if served, ok := ctx.Value(servedKey{}).(func(string)); ok {
+			served(p.cfg.Suppliers[i].Name)
+		}
 		retry, err := p.attempt(ctx, i, key, req, out)
 		if err == nil || !retry {
 			return err
@@ -223,4 +226,13 @@ func (p *Pool) Open(ctx context.Context) map[string]bool {
 		out[s.Name] = p.cfg.Circuits.Open(ctx, circuitKey(p.cfg.Model, s.Name), p.cfg.Now(), p.cfg.Failures)
 	}
 	return out
+}
+
+type servedKey struct{}
+
+// WithServed returns a context under which a pool reports each supplier it
+// calls to served, the last one being the supplier that answered (or
+// failed last): the gateway names it in the call's log line.
+func WithServed(ctx context.Context, served func(supplier string)) context.Context {
+	return context.WithValue(ctx, servedKey{}, served)
 }
