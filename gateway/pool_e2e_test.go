@@ -96,6 +96,14 @@ func TestPaidPoolFailsOverAndChargesOnce(t *testing.T) {
 			if got := new(big.Int).Sub(tokenBalance(t, c, common.HexToAddress(payTo)), payToBefore); got.Cmp(want) != 0 {
 				t.Errorf("payTo received %s, want %s", got, want)
 			}
+			metrics := metricsText(t, ts)
+			for _, want := range []string{`farebox_supplier_calls_total{model="pooled",outcome="ok",supplier="healthy"} 20`,
+				`farebox_supplier_circuit_open{model="pooled",supplier="failing"} 1`,
+				`farebox_supplier_circuit_open{model="pooled",supplier="healthy"} 0`} {
+				if !strings.Contains(metrics, want) {
+					t.Errorf("metrics lack %s", want)
+				}
+			}
 			named := false
 			for _, l := range strings.Split(ts.logs.String(), "\n") {
 				if line := gjson.Parse(l); line.Get("msg").Str == "supplier call" && line.Get("supplier").Str == "healthy" && line.Get("model").Str == pooled {
