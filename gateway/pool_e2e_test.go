@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/gateway"
 	"github.com/farebox/farebox/internal/fakeupstream"
+	"github.com/farebox/farebox/internal/redistest"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
 	oresponses "github.com/openai/openai-go/v3/responses"
@@ -161,5 +162,34 @@ func TestKeepAlivesWhileAPoolFailsOver(t *testing.T) {
 	}
 	if got := received(up, "status:timeout"); got != 1 {
 		t.Errorf("the hanging supplier received %d requests", got)
+	}
+}
+
+// Two replicas sharing Redis share each supplier's circuit: the failures
+// one sees open it for the other, so the failing supplier gets only
+// `failures` calls across both.
+func TestReplicasShareCircuitsThroughRedis(t *testing.T) {
+	addr := redistest.Start(t)
+	up, err := fakeupstream.Start(fakeupstream.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	cfg := gateway.Config{Payments: gateway.PaymentsConfig{RedisURL: "redis://" + addr + "/0"},
+		Models: []gateway.ModelConfig{{Name: pooled, Price: "0",
+			Suppliers: []gateway.SupplierConfig{
+				{Name: "failing", Upstream: "chat", BaseURL: up.URL(), UpstreamModel: "status:500+replicas"},
+				{Name: "healthy", Upstream: "chat", BaseURL: up.URL(), UpstreamModel: "echo"},
+			},
+			Routing: gateway.RoutingConfig{Circuit: gateway.CircuitConfig{Failures: 3, Cooldown: gateway.Duration(time.Hour)}}}}}
+	replicas := []*testServer{startServer(t, cfg, gateway.Options{}), startServer(t, cfg, gateway.Options{})}
+	for i := range 20 {
+		res, body := post(t, replicas[i%2].URL+"/responses", `{"model":"`+pooled+`","input":"shared circuit"}`)
+		if res.StatusCode != 200 || !strings.Contains(string(body), "shared circuit") {
+			t.Fatalf("call %d: %d %s", i, res.StatusCode, body)
+		}
+	}
+	if got := received(up, "status:500+replicas"); got != 3 {
+		t.Errorf("the failing supplier received %d requests across two replicas, want 3", got)
 	}
 }
