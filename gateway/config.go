@@ -175,6 +175,12 @@ type ModelConfig struct {
 	// balance, so a call it cannot pay is refused before anything is
 	// signed; default payments.chain.rpc_url.
 	RPCURL string `yaml:"rpc_url"`
+
+	// Suppliers, when set, make the model a pool (config_pool.go); the
+	// upstream keys above are then left empty.
+	Suppliers []SupplierConfig `yaml:"suppliers"`
+	// Routing says how a pool picks and fails over among its suppliers.
+	Routing RoutingConfig `yaml:"routing"`
 }
 
 // UpstreamTimeouts bound each phase of an upstream call.

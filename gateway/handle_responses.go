@@ -120,6 +120,7 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	ctx := c.Request().Context()
 	mctx, stopModel, committed := modelContext(ctx)
 	defer stopModel()
+	mctx = servedBy(c, rt, mctx)
 	if ch != nil && ch.check != nil {
 		defer stopOnRefusal(ch.check, stopModel)()
 	}

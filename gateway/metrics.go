@@ -33,6 +33,7 @@ type metrics struct {
 	streams   prometheus.Gauge
 	shed      *prometheus.CounterVec // limit
 	keepalive prometheus.Counter
+	pools     *poolMetrics // made by the first pool
 }
 
 // latencyBuckets span a probe (100 µs) to a long stream (10 min).

@@ -211,7 +211,7 @@ func (p *payments) requirements(rt *route, resource string) *offer {
 	if o := rt.offer.Load(); o != nil && o.resource == resource {
 		return o
 	}
-	o := &offer{resource: resource, extensions: declaredExtensions}
+	o := &offer{resource: resource, extensions: withExtensions(declaredExtensions, discoveryExtension(rt))}
 	all := p.schemes.All()
 	for _, n := range p.networks {
 		o.bases = append(o.bases, &x402.Requirement{Network: n, Amount: rt.price, PayTo: p.payTo,

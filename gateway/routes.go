@@ -102,7 +102,7 @@ func (s *Server) buildRoutes(opts Options) error {
 		if err != nil {
 			return fmt.Errorf("models[%d] (%s): %w", i, mc.Name, err)
 		}
-		m, err := s.newUpstream(mc, opts)
+		m, err := s.newModel(mc, opts)
 		if err != nil {
 			return fmt.Errorf("models[%d] (%s): %w", i, mc.Name, err)
 		}

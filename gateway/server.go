@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/upstream/pool"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 )
@@ -28,6 +29,8 @@ type Server struct {
 	order   []string              // model names in config order, for /v1/models
 	refunds atomic.Pointer[offer] // the refund offer, by resource URL
 	pay     *payments
+	// circuits are the pools' supplier circuits (poolCircuits).
+	circuits pool.Circuits
 
 	metrics       *metrics
 	promHandler   http.Handler
@@ -220,6 +223,9 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		if ch, ok := c.Get(chargeKey).(*charge); ok {
 			attrs = append(attrs, ch.logAttrs()...)
+		}
+		if sup, ok := c.Get(supplierKey).(string); ok {
+			attrs = append(attrs, slog.String("supplier", sup))
 		}
 		if cause != nil {
 			attrs = append(attrs, slog.String("error", cause.Error()))

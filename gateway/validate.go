@@ -128,7 +128,7 @@ func (v *validation) models(c Config) (priced bool) {
 				priced = true
 			}
 		}
-		v.upstream(key, mc)
+		v.pool(key, mc)
 		if err := checkLimits(mc.resolvedLimits()); err != nil {
 			v.add(key, "%v", err)
 		}

@@ -49,6 +49,7 @@ Usage:
   farebox chat  [flags]            talk to a model, run its tools here (MCP too), pay each turn
   farebox proxy [flags]            a local OpenAI base URL that pays a paid endpoint (for Codex, any SDK)
   farebox journal check|repair --data DIR   report on (or repair) the write-ahead logs of a data directory
+  farebox sellers --facilitator URL --query MODEL   list a model's x402 sellers as suppliers to paste
 
 Run "farebox COMMAND -h" for the flags of a command, "farebox --version" for the version.
 `
@@ -84,6 +85,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return runInit(args[1:], stdout, stderr, getenv)
 	case "journal":
 		return runJournal(args[1:], stdout, stderr)
+	case "sellers":
+		return runSellers(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -30,6 +30,7 @@ type plan struct {
 	retryAfterMs string
 	plain        bool
 	stall        bool
+	cut          bool
 }
 
 func (s *Server) plan(model string) *plan {
@@ -60,6 +61,8 @@ func parsePlan(model string, o Options) *plan {
 			p.plain = true
 		case "stall":
 			p.stall = true
+		case "cut":
+			p.cut = true
 		}
 	}
 	kind, arg, _ := strings.Cut(head, ":")
@@ -121,7 +124,7 @@ func (c call) write(a *answer) {
 		h.Set("Cache-Control", "no-cache")
 	}
 	c.w.WriteHeader(a.status)
-	if (c.plan.gap <= 0 && !c.plan.stall) || len(a.frames) <= 1 {
+	if (c.plan.gap <= 0 && !c.plan.stall && !c.plan.cut) || len(a.frames) <= 1 {
 		c.w.Write(a.whole)
 		return
 	}
@@ -130,6 +133,9 @@ func (c call) write(a *answer) {
 		if c.plan.stall && i == len(a.frames)-1 {
 			<-c.ctx.Done()
 			return
+		}
+		if c.plan.cut && i == len(a.frames)/2 {
+			panic(http.ErrAbortHandler) // the connection breaks mid-stream
 		}
 		if i > 0 && !sleep(c.ctx, c.plan.gap) {
 			return

@@ -20,7 +20,9 @@
 // retry_after=SECONDS and retry_after_ms=MS (on a 429), "+plain" (an
 // error body whose "error" is a bare string, as Ollama sends) and "+stall"
 // (a stream whose last frame never comes: it stays open until the client
-// leaves, so a test can act mid-stream without guessing a delay).
+// leaves, so a test can act mid-stream without guessing a delay) and
+// "+cut" (a stream whose connection breaks halfway, after some text).
+// RefusingURL is an upstream that refuses connections.
 package fakeupstream
 
 import (
@@ -94,6 +96,20 @@ func Start(opts Options) (*Server, error) {
 
 // URL is the base URL clients use, ending in /v1.
 func (s *Server) URL() string { return "http://" + s.ln.Addr().String() + "/v1" }
+
+// RefusingURL is the /v1 address of a loopback port nobody listens at:
+// an upstream whose connections are refused.
+func RefusingURL() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	addr := ln.Addr().String()
+	if err := ln.Close(); err != nil {
+		return "", err
+	}
+	return "http://" + addr + "/v1", nil
+}
 
 // Close stops the server and drops open connections.
 func (s *Server) Close() error { return s.srv.Close() }

@@ -84,6 +84,7 @@ type Model struct {
 	signed    *big.Int // authorizations signed, all time
 	walletLow bool     // the last balance check found the wallet short
 	inflight  *big.Int // signed for calls still running: not yet off the balance
+	offer     offerCache
 }
 
 var _ responses.Model = (*Model)(nil)
@@ -143,6 +144,7 @@ func (m *Model) Respond(ctx context.Context, req *responses.Request, out respons
 	p := &purchase{}
 	ctx = payer.WithHooks(ctx, &payer.Hooks{
 		Authorize: func(r *x402.Requirement) error {
+			m.sawPrice(r.Amount)
 			if err := m.authorize(ctx, r, nil); err != nil {
 				return err
 			}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/farebox/farebox/gateway"
+	"gopkg.in/yaml.v3"
+)
+
+// discoveryItem is one resource of a facilitator's catalogue.
+func discoveryItem(url, model, amount string, v1 bool) map[string]any {
+	accept := map[string]any{"scheme": "exact", "network": "eip155:84532", "amount": amount, "payTo": "0x90F79bf6EB2c4f870365E785982E1f101E93b906"}
+	if v1 {
+		accept = map[string]any{"scheme": "exact", "network": "base-sepolia", "maxAmountRequired": amount}
+	}
+	return map[string]any{"resource": url, "type": "http", "x402Version": 2, "accepts": []any{accept},
+		"extensions": map[string]any{"bazaar": map[string]any{"info": map[string]any{"input": map[string]any{
+			"type": "http", "method": "POST", "bodyType": "json", "body": map[string]any{"model": model, "input": "Hello!"}}}}}}
+}
+
+// fakeDiscovery serves items as GET /discovery/resources, paged by
+// limit and offset as facilitators page it.
+func fakeDiscovery(t *testing.T, items []map[string]any) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/discovery/resources" || r.Method != http.MethodGet {
+			http.NotFound(w, r)
+			return
+		}
+		limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
+		offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+		page := items[min(offset, len(items)):min(offset+limit, len(items))]
+		json.NewEncoder(w).Encode(map[string]any{"x402Version": 2, "items": page,
+			"pagination": map[string]any{"limit": limit, "offset": offset, "total": len(items)}})
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// `farebox sellers` lists the Responses sellers of the model asked for,
+// over every page of the catalogue, cheapest first, as suppliers that
+// load and validate when pasted under a model.
+func TestSellersListsPasteReadySuppliers(t *testing.T) {
+	var items []map[string]any
+	for i := range 150 { // more than a page of other resources
+		items = append(items, discoveryItem("https://other"+strconv.Itoa(i)+".example/v1/responses", "other-model", "1", false))
+	}
+	items = append(items,
+		discoveryItem("https://dear.example/v1/responses", "gpt-4.1-mini", "2500", false),
+		discoveryItem("https://weather.example/forecast", "gpt-4.1-mini", "1", false), // not a Responses endpoint
+		discoveryItem("https://cheap.example/v1/responses", "gpt-4.1-mini", "1000", true))
+	srv := fakeDiscovery(t, items)
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"sellers", "--facilitator", srv.URL, "--query", "gpt-4.1-mini"}, &stdout, &stderr, func(string) string { return "" }); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	var listed struct {
+		Suppliers []gateway.SupplierConfig `yaml:"suppliers"`
+	}
+	dec := yaml.NewDecoder(strings.NewReader(stdout.String()))
+	dec.KnownFields(true)
+	if err := dec.Decode(&listed); err != nil {
+		t.Fatalf("%v\n%s", err, stdout.String())
+	}
+	if len(listed.Suppliers) != 2 {
+		t.Fatalf("%d suppliers listed, want 2:\n%s", len(listed.Suppliers), stdout.String())
+	}
+	cheap, dear := listed.Suppliers[0], listed.Suppliers[1]
+	if cheap.BaseURL != "https://cheap.example/v1" || cheap.MaxUpstreamPrice != "0.001" || dear.BaseURL != "https://dear.example/v1" || dear.MaxUpstreamPrice != "0.0025" {
+		t.Errorf("listed %+v, %+v", cheap, dear)
+	}
+	cfg := gateway.Config{Models: []gateway.ModelConfig{{Name: "gpt-4.1-mini", Price: "0", Suppliers: listed.Suppliers,
+		Routing: gateway.RoutingConfig{Strategy: "cheapest"}}}}
+	key := "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
+	if err := cfg.Validate(func(k string) string { return map[string]string{"FAREBOX_RESELLER_KEY": key}[k] }); err != nil {
+		t.Errorf("the pasted suppliers do not validate: %v", err)
+	}
+}
+
+// A catalogue without the model is an error naming it, not an empty list.
+func TestSellersOfAnUnlistedModelIsAnError(t *testing.T) {
+	srv := fakeDiscovery(t, []map[string]any{discoveryItem("https://a.example/v1/responses", "other-model", "1", false)})
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"sellers", "--facilitator", srv.URL, "--query", "gpt-4.1-mini"}, &stdout, &stderr, func(string) string { return "" })
+	if err == nil || !strings.Contains(err.Error(), `"gpt-4.1-mini"`) {
+		t.Fatalf("got %v", err)
+	}
+}

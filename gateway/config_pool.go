@@ -1,0 +1,234 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/farebox/farebox/responses"
+	"github.com/labstack/echo/v4"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/farebox/farebox/upstream/pool"
+	"github.com/farebox/farebox/x402"
+)
+
+// SupplierConfig is one supplier of a pooled model: the upstream keys a
+// model takes (upstream, base_url, upstream_model, api_key_env, timeouts,
+// and for x402 sellers payer_key_env, max_upstream_price, ...) plus its
+// name in logs and metrics, its weight and what it costs the operator.
+type SupplierConfig struct {
+	// Name names the supplier in logs and metrics (default: its position).
+	Name string `yaml:"name"`
+	// Weight is its share of calls under strategy weighted (default 1).
+	Weight float64 `yaml:"weight"`
+	// Cost is what one call costs the operator, in USDC: how cheapest
+	// ranks API-key suppliers, and the spend metric. An x402 seller's cost
+	// is the price its 402 asks.
+	Cost string `yaml:"cost"`
+
+	Upstream                 string           `yaml:"upstream"`
+	UpstreamModel            string           `yaml:"upstream_model"`
+	BaseURL                  string           `yaml:"base_url"`
+	APIKeyEnv                string           `yaml:"api_key_env"`
+	Images                   *bool            `yaml:"images"`
+	Timeouts                 UpstreamTimeouts `yaml:"timeouts"`
+	Pace                     Duration         `yaml:"pace"`
+	PayerKeyEnv              string           `yaml:"payer_key_env"`
+	MaxUpstreamPrice         string           `yaml:"max_upstream_price"`
+	MaxSpendPerDay           string           `yaml:"max_spend_per_day"`
+	MaxUpstreamDeposit       string           `yaml:"max_upstream_deposit"`
+	MaxUpstreamWithdrawDelay Duration         `yaml:"max_upstream_withdraw_delay"`
+	RPCURL                   string           `yaml:"rpc_url"`
+}
+
+// RoutingConfig is a pool's routing: which supplier first, how many tries,
+// and when a failing supplier is left alone.
+type RoutingConfig struct {
+	// Strategy is ordered (default), weighted, cheapest or fastest.
+	Strategy string `yaml:"strategy"`
+	// MaxAttempts bounds the suppliers one call may try (default: all).
+	MaxAttempts int `yaml:"max_attempts"`
+	// Circuit opens a supplier's circuit after failures in a row.
+	Circuit CircuitConfig `yaml:"circuit"`
+}
+
+// CircuitConfig: Failures failed calls in a row open a supplier's circuit
+// for Cooldown, after which one probe call decides.
+type CircuitConfig struct {
+	Failures int      `yaml:"failures"`
+	Cooldown Duration `yaml:"cooldown"`
+}
+
+// Defaults of a pool's circuit.
+const (
+	defaultCircuitFailures = 5
+	defaultCircuitCooldown = 30 * time.Second
+)
+
+// pooled reports whether mc declares suppliers.
+func (mc ModelConfig) pooled() bool { return len(mc.Suppliers) > 0 }
+
+// supplierName is a supplier's name in logs and metrics.
+func supplierName(i int, sc SupplierConfig) string {
+	if sc.Name != "" {
+		return sc.Name
+	}
+	return fmt.Sprintf("supplier-%d", i+1)
+}
+
+// asModel is the supplier as a model of its own, so it is built and
+// validated by the code that builds a model's upstream.
+func (sc SupplierConfig) asModel(mc ModelConfig) ModelConfig {
+	return ModelConfig{Name: mc.Name, Upstream: sc.Upstream, UpstreamModel: sc.UpstreamModel, BaseURL: sc.BaseURL,
+		APIKeyEnv: sc.APIKeyEnv, Images: sc.Images, Timeouts: sc.Timeouts, Pace: sc.Pace, PayerKeyEnv: sc.PayerKeyEnv,
+		MaxUpstreamPrice: sc.MaxUpstreamPrice, MaxSpendPerDay: sc.MaxSpendPerDay, MaxUpstreamDeposit: sc.MaxUpstreamDeposit,
+		MaxUpstreamWithdrawDelay: sc.MaxUpstreamWithdrawDelay, RPCURL: sc.RPCURL}
+}
+
+// strategy is the routing strategy, or an error naming the key.
+func (r RoutingConfig) strategy() (pool.Strategy, error) {
+	switch r.Strategy {
+	case "", "ordered":
+		return pool.Ordered, nil
+	case "weighted":
+		return pool.Weighted, nil
+	case "cheapest":
+		return pool.Cheapest, nil
+	case "fastest":
+		return pool.Fastest, nil
+	}
+	return 0, fmt.Errorf("want ordered, weighted, cheapest or fastest, got %q", r.Strategy)
+}
+
+// pool validates mc's suppliers and routing (key names the model).
+func (v *validation) pool(key string, mc ModelConfig) {
+	if !mc.pooled() {
+		if mc.Routing != (RoutingConfig{}) {
+			v.add(key+".routing", "needs suppliers")
+		}
+		v.upstream(key, mc)
+		return
+	}
+	if mc.Upstream != "" || mc.BaseURL != "" || mc.UpstreamModel != "" || mc.APIKeyEnv != "" || mc.PayerKeyEnv != "" {
+		v.add(key, "suppliers and the model's own upstream keys are exclusive: move upstream, base_url, ... into a supplier")
+	}
+	if _, err := mc.Routing.strategy(); err != nil {
+		v.add(key+".routing.strategy", "%v", err)
+	}
+	r := mc.Routing
+	if r.MaxAttempts < 0 {
+		v.add(key+".routing.max_attempts", "must not be negative")
+	}
+	if r.Circuit.Failures < 0 {
+		v.add(key+".routing.circuit.failures", "must not be negative")
+	}
+	seen := map[string]bool{}
+	for i, sc := range mc.Suppliers {
+		skey := fmt.Sprintf("%s.suppliers[%d]", key, i)
+		name := supplierName(i, sc)
+		if seen[name] {
+			v.add(skey+".name", "%q used twice in this pool", name)
+		}
+		seen[name] = true
+		if sc.Weight < 0 {
+			v.add(skey+".weight", "must not be negative")
+		}
+		if sc.Cost != "" {
+			v.usdc(skey+".cost", sc.Cost)
+		}
+		if sc.Upstream == "inprocess" {
+			v.add(skey+".upstream", "inprocess models cannot be suppliers")
+			continue
+		}
+		v.upstream(skey, sc.asModel(mc))
+	}
+}
+
+// newPool builds a model's pool of suppliers, each built as a model's
+// upstream is built today.
+func (s *Server) newPool(mc ModelConfig, opts Options, circuits pool.Circuits) (*pool.Pool, error) {
+	strategy, err := mc.Routing.strategy()
+	if err != nil {
+		return nil, fmt.Errorf("routing.strategy: %w", err)
+	}
+	var sups []pool.Supplier
+	for i, sc := range mc.Suppliers {
+		name := supplierName(i, sc)
+		m, err := s.newUpstream(sc.asModel(mc), opts)
+		if err != nil {
+			return nil, fmt.Errorf("suppliers[%d] (%s): %w", i, name, err)
+		}
+		sup := pool.Supplier{Name: name, Model: m, Weight: sc.Weight}
+		if sc.Cost != "" {
+			if sup.Cost, err = x402.ParseUSDC(sc.Cost); err != nil {
+				return nil, fmt.Errorf("suppliers[%d] (%s).cost: %w", i, name, err)
+			}
+		}
+		if o, ok := m.(pool.Offerer); ok {
+			sup.Offer = o
+		}
+		sups = append(sups, sup)
+	}
+	failures := mc.Routing.Circuit.Failures
+	if failures == 0 {
+		failures = defaultCircuitFailures
+	}
+	return pool.New(pool.Config{Model: mc.Name, Suppliers: sups, Strategy: strategy, MaxAttempts: mc.Routing.MaxAttempts,
+		Failures: failures, Cooldown: mc.Routing.Circuit.Cooldown.D(defaultCircuitCooldown),
+		Circuits: circuits, Observer: s.metrics.poolObserver(), Log: s.log.With("model", mc.Name)})
+}
+
+// newModel is the model behind one public name: its pool when it lists
+// suppliers, else its one upstream exactly as it always was.
+func (s *Server) newModel(mc ModelConfig, opts Options) (responses.Model, error) {
+	if !mc.pooled() {
+		return s.newUpstream(mc, opts)
+	}
+	circuits, err := s.poolCircuits()
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.newPool(mc, opts, circuits)
+	if err != nil {
+		return nil, err
+	}
+	s.metrics.registerPool(mc.Name, p)
+	return p, nil
+}
+
+// poolCircuitsPrefix namespaces the circuits' keys in Redis.
+const poolCircuitsPrefix = "farebox:pool:"
+
+// poolCircuits is the circuits every pool shares: in Redis when
+// payments.redis_url is set (replicas agree on which supplier is failing),
+// else in this process.
+func (s *Server) poolCircuits() (pool.Circuits, error) {
+	if s.circuits != nil {
+		return s.circuits, nil
+	}
+	if url := s.cfg.Payments.RedisURL; url != "" {
+		opt, err := redis.ParseURL(url)
+		if err != nil {
+			return nil, fmt.Errorf("payments.redis_url: %w", err)
+		}
+		rdb := redis.NewClient(opt)
+		s.pay.closers = append(s.pay.closers, func() { rdb.Close() })
+		s.circuits = pool.NewRedisCircuits(rdb, poolCircuitsPrefix)
+	} else {
+		s.circuits = pool.NewMemoryCircuits()
+	}
+	return s.circuits, nil
+}
+
+// supplierKey holds, on a pooled call, the supplier that served it.
+const supplierKey = "farebox.supplier"
+
+// servedBy is the model context of a call to rt: for a pool, one that
+// records the supplier serving the call for the call's log line.
+func servedBy(c echo.Context, rt *route, mctx context.Context) context.Context {
+	if _, ok := rt.model.(*pool.Pool); !ok {
+		return mctx
+	}
+	return pool.WithServed(mctx, func(name string) { c.Set(supplierKey, name) })
+}
