@@ -117,6 +117,10 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	if ch != nil && ch.check != nil {
 		defer stopOnRefusal(ch.check, stopModel)()
 	}
+	var tr *transfer
+	if s.settlesAlongside(ch) {
+		tr = s.startTransfer(mctx, ch, stopModel)
+	}
 	var sink responses.Sink = responses.Discard{}
 	var sse *responses.SSEWriter
 	var gate *gatedSink
@@ -125,13 +129,12 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	if req.Stream {
 		sse = responses.NewSSEWriter(c.Response())
 		sink = sse
-		first := s.settlesFirst(ch, true)
-		if ch != nil && (ch.check != nil || first) {
+		if ch != nil && (ch.check != nil || tr != nil) {
 			// No event is written before the chain's check passed and, for
 			// exact, the transfer was broadcast: a refusal is still a 402.
 			gate = &gatedSink{Sink: sse, gate: func() error { return s.pay.passed(ctx, ch) }, cancel: stopModel}
-			if first {
-				gate.settle = func() error { return s.settleFirst(mctx, ch, stopModel) }
+			if tr != nil {
+				gate.settle = tr.refusal
 			}
 			sink = gate
 		}
@@ -168,6 +171,23 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 		}
 	} else if rerr := s.pay.passed(ctx, ch); rerr != nil {
 		return rerr // a JSON answer: withheld, nothing written
+	}
+	if tr != nil {
+		// The transfer went with the model: its refusal is the answer, and
+		// an answer it paid for carries its receipt whatever happens next.
+		if rerr := tr.refusal(); rerr != nil {
+			if sse != nil && sse.Started() {
+				return gate.failInBand(em, rerr)
+			}
+			return rerr
+		}
+		if xe := ch.failedOnChain.Load(); xe != nil && (sse == nil || !sse.Started()) {
+			return refuseFailedOnChain(ch.offer, xe.Reason) // nothing was written: the answer is withheld
+		}
+		if err != nil || em.Denied() != nil {
+			c.Response().Header().Set("X-Should-Retry", "false") // paid: a retry must reuse this payment
+			receiptHeader(c.Response().Header(), ch)
+		}
 	}
 	if m != nil && ch != nil && ch.outcome == reserved && ch.metered() {
 		ch.amount = rt.perToken.charge(m.used(bodyLen))

@@ -7,8 +7,10 @@ import (
 	"encoding/base64"
 	"math/big"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -367,4 +369,159 @@ func drainTx(t *testing.T, f *usdcFarebox, key *ecdsa.PrivateKey, from common.Ad
 		t.Fatal(err)
 	}
 	return tx
+}
+
+// runHoldingModel holds every call after its first delta until release
+// is closed or its call is cancelled, and counts the runs it saw start,
+// finish and be cancelled: the upstream's own log.
+type runHoldingModel struct {
+	release                   chan struct{}
+	runs, finished, cancelled atomic.Int64
+}
+
+func (m *runHoldingModel) Respond(ctx context.Context, req *fb.Request, out fb.Output) error {
+	m.runs.Add(1)
+	if err := out.Text("first delta. "); err != nil {
+		return err
+	}
+	select {
+	case <-m.release:
+	case <-ctx.Done():
+		m.cancelled.Add(1)
+		return ctx.Err()
+	}
+	m.finished.Add(1)
+	return out.Text("the end.")
+}
+
+// awaitRuns waits until m has started n runs.
+func (m *runHoldingModel) awaitRuns(t *testing.T, n int64) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); m.runs.Load() < n; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d model runs started, want %d", m.runs.Load(), n)
+		}
+	}
+}
+
+// moveAll transfers all of key's USDC elsewhere from its own key and
+// waits for the block: the payer's funds leave while the model runs.
+func moveAll(t *testing.T, f *usdcFarebox, key *ecdsa.PrivateKey, from common.Address) {
+	t.Helper()
+	own, err := evm.NewSettler(context.Background(), f.a.Client, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := usdcBalance(t, f.a, from)
+	tx, err := own.Call(context.Background(), f.a.Network.Asset, contracts.NewFareboxUSDv2().PackTransfer(common.HexToAddress(freshAddress()), all), nil)
+	if err == nil {
+		_, err = own.AwaitCall(context.Background(), tx)
+	}
+	if err != nil {
+		t.Fatalf("moving %s away: %v", all, err)
+	}
+}
+
+// A payer funded for N calls sends N at once under settle: after (each
+// with its own authorization, JSON answers) and moves its whole balance
+// away while the N model runs are under way, then moves it back and
+// replays the same N authorizations. Each exact transfer went to the node
+// as its model started: every run is paid on chain or, its transfer
+// refused, cancelled while still running (402, nothing of the answer);
+// the replays run the model no more, and a payer that made the model run
+// unpaid is refused until it settles. The upstream's own count and the
+// chain judge.
+func TestHostileFundedForNMovesFundsWhileTheModelRuns(t *testing.T) {
+	const n = 4
+	m := &runHoldingModel{release: make(chan struct{})}
+	f := startHeldFarebox(t, m)
+	key, from := fundedPayer(t, f, n*atomics)
+	req := f.offer(t, 2)
+	signer := payer.NewSigner(key)
+	values := make([]string, n)
+	for i := range values {
+		p, err := signer.Sign(req, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if values[i], err = x402.EncodePayment(p, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	body := func(i int) string { return `{"model":"` + usdcModel + `","input":"free run ` + strconv.Itoa(i) + `"}` }
+	type answer struct {
+		status int
+		body   string
+	}
+	answers := make([]answer, n)
+	var wg sync.WaitGroup
+	for i := range values {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, b := postBounded(t, f.URL+"/responses", body(i), x402.HeaderPaymentSignature, values[i])
+			answers[i] = answer{res.StatusCode, string(b)}
+		}()
+	}
+	m.awaitRuns(t, n)
+	moveAll(t, f, key, from)
+	// Every run is now paid on chain or cancelled (its transfer refused):
+	// none is left running unpaid.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		paid := usdcBalance(t, f.a, f.payTo).Int64() / atomics
+		if paid+m.cancelled.Load() == n {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("with the funds moved away: %d runs paid, %d cancelled, of %d still running", paid, m.cancelled.Load(), n)
+		}
+	}
+	close(m.release)
+	wg.Wait()
+	paid := usdcBalance(t, f.a, f.payTo).Int64() / atomics
+	served := 0
+	for i, a := range answers {
+		switch {
+		case a.status == 200 && strings.Contains(a.body, "the end."):
+			served++
+		case a.status == http.StatusPaymentRequired && !strings.Contains(a.body, "first delta"):
+		default:
+			t.Errorf("call %d: %d %s", i, a.status, a.body)
+		}
+	}
+	if int64(served) != paid || m.finished.Load() != paid || m.cancelled.Load() != n-paid {
+		t.Fatalf("%d served, %d paid on chain, %d runs finished, %d cancelled, of %d", served, paid, m.finished.Load(), m.cancelled.Load(), n)
+	}
+	t.Logf("%d of %d runs paid, %d cancelled when their transfer was refused", paid, n, n-paid)
+
+	// The funds come back; the same authorizations are replayed.
+	if err := f.a.Fund(context.Background(), from, n*atomics); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range values {
+		res, b := postBounded(t, f.URL+"/responses", body(i), x402.HeaderPaymentSignature, v)
+		if res.StatusCode != 200 && res.StatusCode != http.StatusPaymentRequired {
+			t.Errorf("replay %d: %d %s", i, res.StatusCode, b)
+		}
+	}
+	if runs := m.runs.Load(); runs != n {
+		t.Errorf("the model ran %d times, want %d: the replays ran it again", runs, n)
+	}
+	if got := usdcBalance(t, f.a, f.payTo).Int64(); got != paid*atomics {
+		t.Errorf("payTo holds %d after the replays, want %d", got, paid*atomics)
+	}
+	if paid == n {
+		return
+	}
+	// It made the model run unpaid: a fresh authorization is refused.
+	name, value, err := signer.PaymentHeader(req, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, b := postBounded(t, f.URL+"/responses", body(n), name, value); res.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), "earlier payment") {
+		t.Fatalf("the payer's next call: %d %s, want refused for its debt", res.StatusCode, b)
+	}
+	if runs := m.runs.Load(); runs != n {
+		t.Errorf("the model ran %d times, want %d", runs, n)
+	}
 }
