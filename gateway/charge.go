@@ -39,6 +39,9 @@ type charge struct {
 	// failedOnChain is the chain's refusal of a stream's transfer found
 	// after it was broadcast, while the stream runs (see settleFirst).
 	failedOnChain atomic.Pointer[x402.Error]
+	// paidBy is the transaction of another sender that paid the charge
+	// when its own transfer failed for it (see paidElsewhere).
+	paidBy atomic.Pointer[string]
 
 	receipt *x402.Receipt // the settlement's receipt, once settled (or failed to)
 	outcome outcome       // reserved until finish

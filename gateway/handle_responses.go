@@ -181,6 +181,7 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 			}
 			return rerr
 		}
+		ch.paidElsewhere()
 		if xe := ch.failedOnChain.Load(); xe != nil && (sse == nil || !sse.Started()) {
 			return refuseFailedOnChain(ch.offer, xe.Reason) // nothing was written: the answer is withheld
 		}

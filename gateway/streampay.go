@@ -89,11 +89,27 @@ func (s *Server) follow(ctx context.Context, ch *charge, stop context.CancelFunc
 	go func() {
 		// Bounded by the model's run: once it has ended the engine alone
 		// follows the transfer.
-		if xe := f.Follow(ctx, r); xe != nil {
+		paidBy, xe := f.Follow(ctx, r)
+		switch {
+		case xe != nil:
 			ch.failedOnChain.Store(xe)
 			stop()
+		case paidBy != "":
+			ch.paidBy.Store(&paidBy)
+			s.log.Info("a transfer was paid by another sender's transaction", "payer", r.Payer, "transaction", paidBy)
 		}
 	}()
+}
+
+// paidElsewhere names, in ch's receipt, the transaction of another sender
+// that paid ch in full when ch's own transfer failed for it (a front-run
+// found while the model ran); call it once the model returned.
+func (ch *charge) paidElsewhere() {
+	if tx := ch.paidBy.Load(); tx != nil && ch.receipt != nil {
+		r := *ch.receipt
+		r.Transaction = *tx
+		ch.receipt = &r
+	}
 }
 
 // chainRefusal is the error of an answer whose transfer failed on chain

@@ -170,10 +170,11 @@ type RunningHold interface {
 
 // FollowedHold is a hold whose settlement, once broadcast, may still fail
 // on chain: Follow waits for the transaction of receipt r and returns the
-// chain's refusal, nil when it paid (or cannot be followed).
+// chain's refusal, nil when it paid (or cannot be followed); paidBy names
+// another transaction that paid it in full when r's did not (a front-run).
 type FollowedHold interface {
 	Hold
-	Follow(ctx context.Context, r *Receipt) *Error
+	Follow(ctx context.Context, r *Receipt) (paidBy string, err *Error)
 }
 
 // EscrowScheme is a scheme whose payments hold the payer's funds before
