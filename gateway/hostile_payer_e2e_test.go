@@ -381,7 +381,7 @@ func TestHostileStreamTransferFailsMidStream(t *testing.T) {
 	}
 	// The transfer is in the node's pool: the payer outbids it with a
 	// transfer of everything it holds, and the block carries both.
-	drain := drainTx(t, f, key, from)
+	drain := drainTx(t, f, key, from, atomics)
 	if err := f.a.Client.SendTransaction(ctx, drain); err != nil {
 		t.Fatal(err)
 	}
@@ -428,9 +428,9 @@ func TestHostileStreamTransferFailsMidStream(t *testing.T) {
 	}
 }
 
-// drainTx is key's transfer of all its USDC elsewhere, with a tip far
-// above the relayer's so a block orders it first.
-func drainTx(t *testing.T, f *usdcFarebox, key *ecdsa.PrivateKey, from common.Address) *gethtypes.Transaction {
+// drainTx is key's transfer of amount (all its USDC) elsewhere, with a
+// tip far above the relayer's so a block orders it first.
+func drainTx(t *testing.T, f *usdcFarebox, key *ecdsa.PrivateKey, from common.Address, amount int64) *gethtypes.Transaction {
 	t.Helper()
 	ctx := context.Background()
 	nonce, err := f.a.Client.PendingNonceAt(ctx, from)
@@ -438,7 +438,7 @@ func drainTx(t *testing.T, f *usdcFarebox, key *ecdsa.PrivateKey, from common.Ad
 		t.Fatal(err)
 	}
 	asset := f.a.Network.Asset
-	data := contracts.NewFareboxUSDv2().PackTransfer(common.HexToAddress(freshAddress()), big.NewInt(atomics)) // all it holds
+	data := contracts.NewFareboxUSDv2().PackTransfer(common.HexToAddress(freshAddress()), big.NewInt(amount))
 	tx, err := gethtypes.SignNewTx(key, gethtypes.LatestSignerForChainID(big.NewInt(chaintest.ChainID)), &gethtypes.DynamicFeeTx{
 		ChainID: big.NewInt(chaintest.ChainID), Nonce: nonce, GasTipCap: big.NewInt(500e9), GasFeeCap: big.NewInt(1000e9),
 		Gas: 200_000, To: &asset, Data: data})
@@ -614,5 +614,88 @@ func TestHostileFundedForNMovesFundsWhileTheModelRuns(t *testing.T) {
 	}
 	if runs := m.runs.Load(); runs != n {
 		t.Errorf("the model ran %d times, want %d", runs, n)
+	}
+}
+
+// A payer funded for N calls outbids farebox's transfers: once all N went
+// to the node with their models running, it empties its balance with a
+// higher-fee transaction that lands first in the same block. Farebox's
+// transfers fail on chain: every model run is cancelled when the block
+// shows it (402 with nothing of the answer), payTo has nothing and the
+// payer is in debt. What the payer got is bounded by the model time from
+// the transfer's broadcast to that block; the test logs how long after
+// the block the runs were cancelled.
+func TestHostileFundedForNOutbidsTheTransfers(t *testing.T) {
+	const n = 4
+	m := &runHoldingModel{release: make(chan struct{})}
+	f := startHeldFarebox(t, m)
+	key, from := fundedPayer(t, f, n*atomics)
+	req := f.offer(t, 2)
+	ctx := context.Background()
+	rpc := manualMining(t, f.a)
+	signer := payer.NewSigner(key)
+	statuses := make([]int, n)
+	var wg sync.WaitGroup
+	release := sync.OnceFunc(func() { close(m.release) })
+	t.Cleanup(func() { release(); wg.Wait() })
+	for i := range statuses {
+		name, value, err := signer.PaymentHeader(req, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			hreq, _ := http.NewRequest(http.MethodPost, f.URL+"/responses", strings.NewReader(`{"model":"`+usdcModel+`","input":"outbid `+strconv.Itoa(i)+`"}`))
+			hreq.Header.Set("Content-Type", "application/json")
+			hreq.Header.Set(name, value)
+			if res, err := (&http.Client{Timeout: 60 * time.Second}).Do(hreq); err == nil {
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				statuses[i] = res.StatusCode
+			}
+		}()
+	}
+	m.awaitRuns(t, n)
+	root := strings.TrimSuffix(f.URL, "/v1")
+	waitMetric(t, root, "farebox_settlement_events_total", n, "event", "broadcast") // all N in the pool
+	drain := drainTx(t, f, key, from, n*atomics)
+	if err := f.a.Client.SendTransaction(ctx, drain); err != nil {
+		t.Fatal(err)
+	}
+	mined := time.Now()
+	if err := rpc.CallContext(ctx, nil, "evm_mine"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); m.cancelled.Load() < n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d model runs cancelled after the block that failed their transfers", m.cancelled.Load(), n)
+		}
+	}
+	t.Logf("all %d model runs cancelled %v after the block that failed their transfers", n, time.Since(mined).Round(time.Millisecond))
+	release()
+	wg.Wait()
+	for i, st := range statuses {
+		if st != http.StatusPaymentRequired {
+			t.Errorf("call %d: %d, want 402", i, st)
+		}
+	}
+	if err := rpc.CallContext(ctx, nil, "evm_setAutomine", true); err != nil {
+		t.Fatal(err)
+	}
+	waitMetric(t, root, "farebox_settlement_events_total", n, "event", "failed")
+	if paid := usdcBalance(t, f.a, f.payTo); paid.Sign() != 0 || m.finished.Load() != 0 {
+		t.Errorf("payTo received %s, %d runs finished", paid, m.finished.Load())
+	}
+	if err := f.a.Fund(ctx, from, atomics); err != nil {
+		t.Fatal(err)
+	}
+	name, value, err := signer.PaymentHeader(req, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, b := postBounded(t, f.URL+"/responses", `{"model":"`+usdcModel+`","input":"again"}`, name, value); res.StatusCode != http.StatusPaymentRequired ||
+		!strings.Contains(string(b), "earlier payment") {
+		t.Fatalf("the payer's next call: %d %s, want refused for its debt", res.StatusCode, b)
 	}
 }
