@@ -118,6 +118,9 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 		defer stopOnRefusal(ch.check, stopModel)()
 	}
 	var tr *transfer
+	if ch != nil {
+		running(ch)
+	}
 	if s.settlesAlongside(ch) {
 		tr = s.startTransfer(mctx, ch, stopModel)
 	}
@@ -225,6 +228,8 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	case denied != nil:
 		em.Fail(denied, nil) // the stream's headers went out with a keep-alive
 		return sse.Done()
+	case ch != nil && ch.unpaid && !d.stream:
+		return refuseUnpaidRun(ch) // the answer is withheld, the authorization spent
 	case ch != nil && ch.settleFailed() && !d.stream:
 		return refuseUnsettled(ch) // the answer is withheld, the authorization released
 	case ch != nil && ch.settleFailed():

@@ -26,6 +26,16 @@ func (s *Server) settlesAlongside(ch *charge) bool {
 	return ch != nil && !s.pay.before && !ch.metered() && !ch.pay.Replay()
 }
 
+// running tells ch's payment that the model starts for it: a settlement
+// refused for the payer's reasons from now on (exact's transfer alongside
+// the model, a metered charge after the answer) spends the payment and
+// puts the payer in debt, so that a replay runs nothing.
+func running(ch *charge) {
+	if r, ok := ch.pay.(x402.RunningHold); ok && !ch.pay.Replay() {
+		r.Running()
+	}
+}
+
 // transfer is a charge's settlement running alongside its model.
 type transfer struct {
 	ch   *charge
@@ -38,9 +48,6 @@ type transfer struct {
 // stops the model (stop) at once; one broadcast is followed on chain and
 // stops the model if it fails while the model runs (ctx: the model's).
 func (s *Server) startTransfer(ctx context.Context, ch *charge, stop context.CancelFunc) *transfer {
-	if r, ok := ch.pay.(x402.RunningHold); ok {
-		r.Running()
-	}
 	t := &transfer{ch: ch, done: make(chan struct{})}
 	check := ch.check
 	go func() {
