@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/farebox/farebox/responses"
@@ -117,12 +118,25 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	if ch != nil && ch.check != nil {
 		defer stopOnRefusal(ch.check, stopModel)()
 	}
-	var tr *transfer
 	if ch != nil {
 		running(ch)
 	}
+	var paying atomic.Pointer[transfer] // the transfer going with the model, once started
+	var startPaying func() *transfer
 	if s.settlesAlongside(ch) {
-		tr = s.startTransfer(mctx, ch, stopModel)
+		var once sync.Once
+		runCtx := mctx
+		startPaying = func() *transfer {
+			once.Do(func() { paying.Store(s.startTransfer(runCtx, ch, stopModel)) })
+			return paying.Load()
+		}
+		if _, resold := rt.model.(reseller); resold {
+			// A reseller spends nothing before it buys: its client's
+			// transfer goes (and must be accepted) right before that.
+			mctx = paidCommit(mctx, startPaying)
+		} else {
+			startPaying()
+		}
 	}
 	var sink responses.Sink = responses.Discard{}
 	var sse *responses.SSEWriter
@@ -132,12 +146,12 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	if req.Stream {
 		sse = responses.NewSSEWriter(c.Response())
 		sink = sse
-		if ch != nil && (ch.check != nil || tr != nil) {
+		if ch != nil && (ch.check != nil || startPaying != nil) {
 			// No event is written before the chain's check passed and, for
 			// exact, the transfer was broadcast: a refusal is still a 402.
 			gate = &gatedSink{Sink: sse, gate: func() error { return s.pay.passed(ctx, ch) }, cancel: stopModel}
-			if tr != nil {
-				gate.settle = tr.refusal
+			if startPaying != nil {
+				gate.settle = func() error { return startPaying().refusal() }
 			}
 			sink = gate
 		}
@@ -175,7 +189,7 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	} else if rerr := s.pay.passed(ctx, ch); rerr != nil {
 		return rerr // a JSON answer: withheld, nothing written
 	}
-	if tr != nil {
+	if tr := paying.Load(); tr != nil {
 		// The transfer went with the model: its refusal is the answer, and
 		// an answer it paid for carries its receipt whatever happens next.
 		if rerr := tr.refusal(); rerr != nil {

@@ -57,8 +57,8 @@ func startGreedySeller(t *testing.T, n *x402.Network, minDeposit int64, withdraw
 // or locks it for a month, gets nothing signed: the reseller's client
 // gets a 502 naming the cause and neither the reseller's wallet nor the
 // seller sees a balance move. (The client's exact payment went to the
-// reseller as its model started, as every exact payment under settle:
-// after does.)
+// reseller when the reseller committed to buy, before it looked at the
+// deposit asked: the reseller's charge is owed from then on.)
 func TestHostileGreedySellerLocksNoFunds(t *testing.T) {
 	a := sharedAnvil(t)
 	for _, tt := range []struct {

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/x402"
@@ -65,6 +66,24 @@ func (s *Server) startTransfer(ctx context.Context, ch *charge, stop context.Can
 		s.follow(ctx, ch, stop)
 	}()
 	return t
+}
+
+// paidCommit is ctx whose responses.Commit (a reseller about to buy its
+// answer) first starts the client's transfer and waits for the node to
+// accept it: a refused transfer gives the purchase up before anything is
+// spent, and a resold call that fails before buying costs nobody anything.
+func paidCommit(ctx context.Context, start func() *transfer) context.Context {
+	inner := ctx
+	return responses.WithCommit(ctx, func() error {
+		t := start()
+		if err := t.refusal(); err != nil {
+			return err
+		}
+		if t.ch.receipt == nil {
+			return errors.New("the payment was refused before its transfer") // the chain's check: passed answers it
+		}
+		return responses.Commit(inner)
+	})
 }
 
 // refusal waits for the transfer and is what the client gets when it did
