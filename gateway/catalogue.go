@@ -225,6 +225,23 @@ func refuseUnsettled(ch *charge) *refusal {
 	return r
 }
 
+// refuseUnpaidRun withholds the answer of a model run whose transfer was
+// refused for the payer's reasons once the model had started: the model
+// was stopped, the authorization is spent and the payer in debt.
+func refuseUnpaidRun(ch *charge) *refusal {
+	r := refuse(ch.offer, ch.receipt.ErrorReason, messageSettleFailed+ch.receipt.ErrorReason+
+		". The model had started for this payment and was stopped: the authorization is spent, and this payer is refused until it settles what it owes with the operator.")
+	r.charge = ch
+	return r
+}
+
+// refuseFailedOnChain withholds the answer of a model run whose transfer
+// was broadcast and then failed on chain before anything was written.
+func refuseFailedOnChain(o *offer, reason string) *refusal {
+	return refuse(o, reason, "Payment failed on chain: "+reason+
+		". The model was stopped, and this payer is refused until it settles what it owes with the operator.")
+}
+
 // errSettleFailedAfterAnswer ends a stream whose answer was delivered but
 // whose payment did not settle.
 func errSettleFailedAfterAnswer(reason string) *responses.Error {

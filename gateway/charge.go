@@ -21,6 +21,11 @@ type charge struct {
 	// chargesUse: the payment's scheme settles the actual use (metered),
 	// not the amount it was verified for.
 	chargesUse bool
+	// escrow: the payment's scheme holds the funds before the model runs.
+	escrow bool
+	// unpaid: the transfer was refused for the payer's reasons after the
+	// model started for it: the authorization is spent, the payer in debt.
+	unpaid bool
 	// amount is what the answer costs, set after it from the usage of a
 	// per-token model paid with a metered scheme; nil: the requirement's
 	// amount (per call, or the ceiling with exact).
@@ -34,6 +39,9 @@ type charge struct {
 	// failedOnChain is the chain's refusal of a stream's transfer found
 	// after it was broadcast, while the stream runs (see settleFirst).
 	failedOnChain atomic.Pointer[x402.Error]
+	// paidBy is the transaction of another sender that paid the charge
+	// when its own transfer failed for it (see paidElsewhere).
+	paidBy atomic.Pointer[string]
 
 	receipt *x402.Receipt // the settlement's receipt, once settled (or failed to)
 	outcome outcome       // reserved until finish
@@ -51,8 +59,9 @@ const (
 	// released: nothing was served and nothing moved; the client may use
 	// the same authorization again.
 	released
-	// kept: the answer was served but its settlement failed: the payer
-	// is in debt for it.
+	// kept: the answer was served, or the model ran for it, but its
+	// settlement failed: the authorization stays spent and the payer is in
+	// debt for it.
 	kept
 	// replayed: the same authorization and body were paid for by an
 	// earlier request: served again with that request's receipt, charged
@@ -99,8 +108,9 @@ func due(d delivery) bool {
 }
 
 // settle settles the charge and records its outcome: settled when the
-// money moved or may still move, else released when the client got
-// nothing (served false) or kept when it did.
+// money moved or may still move, else kept when the client got something
+// (served) or the model ran unpaid for it (the engine spent the
+// authorization), released otherwise.
 func (p *payments) settle(ctx context.Context, ch *charge, served bool) {
 	if ch.pay.Replay() {
 		ch.receipt, _ = ch.pay.Settle(ctx, ch.charged()) // the stored receipt
@@ -111,7 +121,7 @@ func (p *payments) settle(ctx context.Context, ch *charge, served bool) {
 	switch {
 	case ch.receipt.Success || pending(ch.receipt):
 		p.finish(ctx, ch, settled)
-	case served:
+	case served || ch.unpaid:
 		p.finish(ctx, ch, kept)
 	default:
 		p.finish(ctx, ch, released)
@@ -148,6 +158,9 @@ func (p *payments) finish(ctx context.Context, ch *charge, o outcome) {
 // metered reports a payment that settles the actual use (a metered
 // scheme), not the amount it was verified for.
 func (ch *charge) metered() bool { return ch.chargesUse }
+
+// escrowed reports a payment whose funds are held before the model runs.
+func (ch *charge) escrowed() bool { return ch.escrow }
 
 // charged is what the answer costs (see amount).
 func (ch *charge) charged() *big.Int {

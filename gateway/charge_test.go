@@ -65,7 +65,8 @@ func (u unaccounted) AuthorizationUsed(ctx context.Context, p *x402.Payment, req
 
 // Every path through a paid call ends in exactly one recorded outcome, and
 // the chain agrees: settled calls moved exactly the price, released and
-// kept ones moved nothing.
+// kept ones moved nothing. Under settle: after an exact transfer is sent
+// as the model starts, so a model that fails afterwards is paid for.
 func TestEveryPaidCallEndsInOneOutcome(t *testing.T) {
 	c := devChain(t)
 	leaving := leavingModel{started: make(chan struct{}, 1)}
@@ -104,16 +105,18 @@ func TestEveryPaidCallEndsInOneOutcome(t *testing.T) {
 	}{
 		{"answer delivered", "after", paid, false, funded, false, 200, "settled", atomics},
 		{"stream delivered", "after", paid, true, funded, false, 200, "settled", atomics},
-		{"model failed before output", "after", "broken-early", false, funded, false, 502, "released", 0},
-		{"model failed before a stream started", "after", "broken-early", true, funded, false, 502, "released", 0},
-		// An exact stream settles before its first event: what follows cannot undo it.
+		// An exact transfer goes with the model: what the model does next
+		// cannot undo it (the same request and payment run it again).
+		{"model failed before output", "after", "broken-early", false, funded, false, 502, "settled", atomics},
+		{"model failed before a stream started", "after", "broken-early", true, funded, false, 502, "settled", atomics},
 		{"stream broken mid-way by the upstream", "after", "broken-midway", true, funded, false, 200, "settled", atomics},
-		{"answer with output then a failure", "after", "broken-midway", false, funded, false, 502, "released", 0},
-		{"only calls the client may not get", "after", "denying", false, funded, false, 502, "released", 0},
-		{"client left before the answer was written", "after", "leaving", false, funded, true, 0, "released", 0},
+		{"answer with output then a failure", "after", "broken-midway", false, funded, false, 502, "settled", atomics},
+		{"only calls the client may not get", "after", "denying", false, funded, false, 502, "settled", atomics},
+		{"client left before the answer was written", "after", "leaving", false, funded, true, 0, "settled", atomics},
 		{"client left mid-stream", "after", "leaving", true, funded, true, 0, "settled", atomics},
-		{"answer whose settlement failed", "after", paid, false, broke, false, 402, "released", 0},
-		{"stream whose settlement failed", "after", paid, true, broke, false, 402, "released", 0},
+		// The model ran for a payment that did not pay: spent, and a debt.
+		{"answer whose settlement failed", "after", paid, false, broke, false, 402, "kept", 0},
+		{"stream whose settlement failed", "after", paid, true, broke, false, 402, "kept", 0},
 		{"settled before, answer delivered", "before", paid, false, funded, false, 200, "settled", atomics},
 		{"settled before, model failed", "before", "broken-early", false, funded, false, 502, "settled", atomics},
 		{"settlement before the model failed", "before", paid, false, broke, false, 402, "released", 0},
@@ -150,7 +153,7 @@ func TestEveryPaidCallEndsInOneOutcome(t *testing.T) {
 				t.Errorf("payer spent %s, want %d", spent, tt.spent)
 			}
 			if tt.outcome == "kept" {
-				// Served without paying: in debt, refused before the model.
+				// Served (or run) without paying: in debt, refused before the model.
 				name, value, err := payer.NewSigner(key).PaymentHeader(offerFor(t, ts, c), 2)
 				if err != nil {
 					t.Fatal(err)

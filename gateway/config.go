@@ -202,11 +202,14 @@ type PaymentsConfig struct {
 	CustomNetworks []NetworkConfig `yaml:"custom_networks"`
 	// MaxTimeoutSeconds bounds an authorization's validity (default 300).
 	MaxTimeoutSeconds int64 `yaml:"max_timeout_seconds"`
-	// Settle is "after" (default: settle once the model answered) or "before".
+	// Settle is "after" (default: an exact transfer is sent as the model
+	// starts and the answer waits for it; metered schemes settle the use
+	// once the model answered) or "before" (settle, then run the model).
 	Settle string `yaml:"settle"`
 	// Streams is which payments may buy a stream: "any" (default) or
-	// "escrow_only" (batch-settlement channels and upto, whose funds are
-	// held before the first byte; exact is refused for stream: true).
+	// "escrow_only" (batch-settlement channels alone, whose deposit holds
+	// the funds before the first byte; exact and upto, whose funds the
+	// payer can still move, are refused for stream: true).
 	Streams string `yaml:"streams"`
 	// Confirm is when a settlement counts as done: "broadcast" (the node
 	// accepted the transfer, simulated against pending state; the default

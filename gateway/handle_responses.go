@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/farebox/farebox/responses"
@@ -124,6 +125,26 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	if ch != nil && ch.check != nil {
 		defer stopOnRefusal(ch.check, stopModel)()
 	}
+	if ch != nil {
+		running(ch)
+	}
+	var paying atomic.Pointer[transfer] // the transfer going with the model, once started
+	var startPaying func() *transfer
+	if s.settlesAlongside(ch) {
+		var once sync.Once
+		runCtx := mctx
+		startPaying = func() *transfer {
+			once.Do(func() { paying.Store(s.startTransfer(runCtx, ch, stopModel)) })
+			return paying.Load()
+		}
+		if _, resold := rt.model.(reseller); resold {
+			// A reseller spends nothing before it buys: its client's
+			// transfer goes (and must be accepted) right before that.
+			mctx = paidCommit(mctx, startPaying)
+		} else {
+			startPaying()
+		}
+	}
 	var sink responses.Sink = responses.Discard{}
 	var sse *responses.SSEWriter
 	var gate *gatedSink
@@ -132,13 +153,12 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	if req.Stream {
 		sse = responses.NewSSEWriter(c.Response())
 		sink = sse
-		first := s.settlesFirst(ch, true)
-		if ch != nil && (ch.check != nil || first) {
+		if ch != nil && (ch.check != nil || startPaying != nil) {
 			// No event is written before the chain's check passed and, for
 			// exact, the transfer was broadcast: a refusal is still a 402.
 			gate = &gatedSink{Sink: sse, gate: func() error { return s.pay.passed(ctx, ch) }, cancel: stopModel}
-			if first {
-				gate.settle = func() error { return s.settleFirst(mctx, ch, stopModel) }
+			if startPaying != nil {
+				gate.settle = func() error { return startPaying().refusal() }
 			}
 			sink = gate
 		}
@@ -177,6 +197,24 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	} else if rerr := s.pay.passed(ctx, ch); rerr != nil {
 		return rerr // a JSON answer: withheld, nothing written
 	}
+	if tr := paying.Load(); tr != nil {
+		// The transfer went with the model: its refusal is the answer, and
+		// an answer it paid for carries its receipt whatever happens next.
+		if rerr := tr.refusal(); rerr != nil {
+			if sse != nil && sse.Started() {
+				return gate.failInBand(em, rerr)
+			}
+			return rerr
+		}
+		ch.paidElsewhere()
+		if xe := ch.failedOnChain.Load(); xe != nil && (sse == nil || !sse.Started()) {
+			return refuseFailedOnChain(ch.offer, xe.Reason) // nothing was written: the answer is withheld
+		}
+		if err != nil || em.Denied() != nil {
+			c.Response().Header().Set("X-Should-Retry", "false") // paid: a retry must reuse this payment
+			receiptHeader(c.Response().Header(), ch)
+		}
+	}
 	if rt.perToken != nil && ch != nil && ch.outcome == reserved && ch.metered() {
 		ch.amount = rt.perToken.charge(m.used(bodyLen))
 	}
@@ -213,6 +251,8 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 	case denied != nil:
 		em.Fail(denied, nil) // the stream's headers went out with a keep-alive
 		return sse.Done()
+	case ch != nil && ch.unpaid && !d.stream:
+		return refuseUnpaidRun(ch) // the answer is withheld, the authorization spent
 	case ch != nil && ch.settleFailed() && !d.stream:
 		return refuseUnsettled(ch) // the answer is withheld, the authorization released
 	case ch != nil && ch.settleFailed():

@@ -118,7 +118,7 @@ func (m *metrics) registerServer(s *Server) {
 		{"farebox_settlement_failures_total", "Settlements that failed.", pc.failed.Load},
 		{"farebox_settlements_pending_total", "Settlements submitted whose outcome was unknown when answering.", pc.pending.Load},
 		{"farebox_authorizations_released_total", "Payments released because nothing was served.", pc.released.Load},
-		{"farebox_authorizations_kept_total", "Answers served whose settlement failed: the authorization stays spent.", pc.kept.Load},
+		{"farebox_authorizations_kept_total", "Answers served, or model runs, whose settlement failed: the authorization stays spent and the payer is in debt.", pc.kept.Load},
 		{"farebox_payments_refused_total", "Payments refused or malformed.", pc.refused.Load},
 	} {
 		f.counterFunc(c.name, c.help, nil, func() float64 { return float64(c.v()) })

@@ -70,7 +70,7 @@ type gatedSink struct {
 	responses.Sink
 	once   sync.Once
 	gate   func() error // the check; nil when none runs
-	settle func() error // run once, before the first event; nil when none
+	settle func() error // awaited once, before the first event; nil when none
 	cancel context.CancelFunc
 	err    error // the refusal, once the gate closed
 	open   atomic.Bool
@@ -88,8 +88,8 @@ func (g *gatedSink) Event(typ string, data []byte) error {
 
 // refusal waits for the gate once and is its refusal: asked by the first
 // event, and once the model returned (a model may end before any event).
-// The settlement runs only for an event: a model that produced nothing
-// is not charged.
+// The transfer (settle) is awaited here only for an event; serve awaits
+// it once the model returned in any case.
 func (g *gatedSink) refusal(event bool) error {
 	g.once.Do(func() {
 		if g.gate != nil {

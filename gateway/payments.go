@@ -238,6 +238,9 @@ func (p *payments) requirements(rt *route, resource string) *offer {
 					continue // known, not served
 				}
 				o.others = append(o.others, a)
+				if e, ok := s.(x402.EscrowScheme); ok && e.Escrows() {
+					o.escrow = append(o.escrow, a)
+				}
 				if e, ok := s.(x402.Extender); ok {
 					o.extensions = withExtensions(o.extensions, e.Extensions())
 				}
@@ -268,6 +271,7 @@ type offer struct {
 	reqs       []*x402.Requirement // the schemes that are not metered (exact)
 	bases      []*x402.Requirement // per network, of no scheme: what the others offer
 	others     []json.RawMessage   // the metered schemes' accepts (per-token models)
+	escrow     []json.RawMessage   // those of others whose scheme escrows the funds (channels)
 	extensions map[string]json.RawMessage
 	v1         []byte
 	// refundOnly: the offer of a refund, whose 402 lists the refunding
@@ -325,6 +329,9 @@ func (p *payments) authorize(ctx context.Context, h http.Header, rt *route, reso
 		return nil, p.refusal(o, err, version, "Payment refused: ")
 	}
 	ch := &charge{route: rt, payment: pay, req: req, offer: o, pay: hold, chargesUse: s.Metered()}
+	if e, ok := s.(x402.EscrowScheme); ok {
+		ch.escrow = e.Escrows()
+	}
 	if c, ok := hold.(x402.CheckingHold); ok && c.Deferred() {
 		ch.check = startCheck(ctx, c.Check)
 	}
@@ -399,6 +406,7 @@ func (p *payments) settleReceipt(ctx context.Context, ch *charge) *x402.Receipt 
 	start := time.Now()
 	r, err := ch.pay.Settle(ctx, ch.charged())
 	p.metrics.settling.Observe(time.Since(start).Seconds())
+	ch.unpaid = errors.Is(err, settle.ErrUnpaidRun)
 	if r == nil {
 		r = &x402.Receipt{}
 	} else {

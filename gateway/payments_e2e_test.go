@@ -254,10 +254,12 @@ func (m brokenModel) Respond(ctx context.Context, req *fb.Request, out fb.Output
 	return &fb.Error{Status: 502, Type: "server_error", Code: "server_error", Message: "The upstream model failed."}
 }
 
-// A call that yields no answer is not charged, and the authorization it
-// carried can be used again. An exact stream is paid when its first event
-// is ready (before any content byte leaves), so one that the upstream breaks
-// after that first event stays charged: the payer got what was streamed.
+// A call refused before the model runs is not charged, and the
+// authorization it carried can be used again. Under settle: after an exact
+// transfer goes to the chain as the model starts, so a model that fails
+// then is charged once: its error carries the receipt and x-should-retry:
+// false, and the same request with the same payment runs the model again
+// at no charge. Likewise a stream the upstream breaks after it started.
 func TestNothingChargedWithoutAnAnswer(t *testing.T) {
 	c := devChain(t)
 	st, err := evm.NewSettler(context.Background(), c.Client, c.RelayerKey)
@@ -281,16 +283,22 @@ func TestNothingChargedWithoutAnAnswer(t *testing.T) {
 	if res.StatusCode != 400 {
 		t.Fatalf("invalid request with a payment: %d %s", res.StatusCode, b)
 	}
-	res, b = post(t, ts.URL+"/responses", `{"model":"broken-early","input":"hi"}`, name, value)
-	if res.StatusCode != 502 || res.Header.Get(x402.HeaderPaymentResponse) != "" {
-		t.Fatalf("upstream failure before output: %d %s", res.StatusCode, b)
+	if spent := new(big.Int).Sub(before, tokenBalance(t, c, c.Payer)); spent.Sign() != 0 {
+		t.Errorf("spent %s on a request refused before the model", spent)
 	}
-	res, b = post(t, ts.URL+"/responses", `{"model":"`+paid+`","input":"now it works"}`, name, value)
-	if res.StatusCode != 200 {
-		t.Fatalf("the same authorization after two unanswered calls: %d %s", res.StatusCode, b)
+	for i := 0; i < 2; i++ {
+		res, b = post(t, ts.URL+"/responses", `{"model":"broken-early","input":"hi"}`, name, value)
+		if res.StatusCode != 502 {
+			t.Fatalf("upstream failure before output (%d): %d %s", i, res.StatusCode, b)
+		}
+		if i == 0 {
+			if rc, err := x402.DecodeReceipt(res.Header.Get(x402.HeaderPaymentResponse)); err != nil || !rc.Success || res.Header.Get("X-Should-Retry") != "false" {
+				t.Errorf("the failed call's receipt %+v %v, x-should-retry %q", rc, err, res.Header.Get("X-Should-Retry"))
+			}
+		}
 	}
 	if spent := new(big.Int).Sub(before, tokenBalance(t, c, c.Payer)); spent.Int64() != atomics {
-		t.Errorf("spent %s, want exactly one price", spent)
+		t.Errorf("spent %s, want exactly one price: the retry with the same payment is not charged again", spent)
 	}
 
 	name2, value2, err := signer.PaymentHeader(offerFor(t, ts, c), 2)
@@ -310,7 +318,7 @@ func TestNothingChargedWithoutAnAnswer(t *testing.T) {
 	}
 	defer m.Body.Close()
 	metrics, _ := io.ReadAll(m.Body)
-	for _, want := range []string{"farebox_authorizations_released_total 1", "farebox_settlements_total 2", "farebox_settlement_failures_total 0"} {
+	for _, want := range []string{"farebox_authorizations_released_total 0", "farebox_settlements_total 2", "farebox_settlement_failures_total 0"} {
 		if !strings.Contains(string(metrics), want) {
 			t.Errorf("metrics lack %q:\n%s", want, metrics)
 		}
@@ -542,8 +550,11 @@ func TestReadyzFailsWithoutGasMoney(t *testing.T) {
 }
 
 // A non-streaming answer whose settlement fails is withheld (402 with the
-// failed receipt) and the authorization is released: once the payer has
-// funds, the very same authorization pays for the call.
+// failed receipt). With settle: before nothing ran, so the authorization is
+// released: once the payer has funds, the very same authorization pays for
+// the call. With settle: after the transfer was refused while the model
+// ran for it: the authorization is spent and the payer in debt, so
+// neither the same authorization nor a new one runs the model again.
 func TestFailedSettlementWithholdsTheAnswerAndReleases(t *testing.T) {
 	for _, settle := range []string{"after", "before"} {
 		t.Run(settle, func(t *testing.T) {
@@ -563,8 +574,25 @@ func TestFailedSettlementWithholdsTheAnswerAndReleases(t *testing.T) {
 			if err := c.Fund(context.Background(), crypto.PubkeyToAddress(broke.PublicKey), big.NewInt(atomics)); err != nil {
 				t.Fatal(err)
 			}
-			res, body = post(t, ts.URL+"/responses", `{"model":"`+paid+`","input":"pay me now"}`, name, value)
-			if res.StatusCode != 200 || !strings.Contains(string(body), "pay me now") {
+			res, body = post(t, ts.URL+"/responses", `{"model":"`+paid+`","input":"pay me later"}`, name, value)
+			if settle == "after" {
+				if res.StatusCode != 402 || strings.Contains(string(body), "pay me later") {
+					t.Fatalf("the spent authorization once funded: %d %s", res.StatusCode, body)
+				}
+				name, value, err = payer.NewSigner(broke).PaymentHeader(offerFor(t, ts, c), 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res, body = post(t, ts.URL+"/responses", `{"model":"`+paid+`","input":"pay me now"}`, name, value); res.StatusCode != 402 ||
+					!strings.Contains(string(body), "earlier payment") {
+					t.Fatalf("a new authorization of the payer in debt: %d %s", res.StatusCode, body)
+				}
+				if left := tokenBalance(t, c, crypto.PubkeyToAddress(broke.PublicKey)); left.Int64() != atomics {
+					t.Errorf("payer holds %s, want %d: nothing more was taken", left, atomics)
+				}
+				return
+			}
+			if res.StatusCode != 200 || !strings.Contains(string(body), "pay me later") {
 				t.Fatalf("the same authorization once funded: %d %s", res.StatusCode, body)
 			}
 			if left := tokenBalance(t, c, crypto.PubkeyToAddress(broke.PublicKey)); left.Sign() != 0 {

@@ -94,3 +94,62 @@ func refusedWith(err error, code string) bool {
 	var r *refusal
 	return errors.As(err, &r) && r.err.Code == code
 }
+
+// escrowScheme is a metered scheme that holds the funds before the model
+// runs (as batch-settlement does), or, escrow false, one that does not
+// (as upto: a Permit2 authorization holds nothing).
+type escrowScheme struct {
+	fourthScheme
+	name   string
+	escrow bool
+}
+
+func (s *escrowScheme) Name() string { return s.name }
+func (s *escrowScheme) Accept(r *x402.Requirement) json.RawMessage {
+	return x402.AcceptJSON(r, s.name, struct{}{})
+}
+func (s *escrowScheme) Escrows() bool { return s.escrow }
+
+// payments.streams: escrow_only sells a stream only to a scheme that holds
+// the funds before the first byte: a metered scheme that does not (upto)
+// is refused like exact, and the refusal offers the escrow schemes alone.
+func TestEscrowOnlyCountsOnlyEscrowAsEscrow(t *testing.T) {
+	n := x402.NewNetwork("", "", big.NewInt(84532), common.HexToAddress("0x1"), "USDC", "2")
+	channels := &escrowScheme{fourthScheme: fourthScheme{metered: true}, name: "channels", escrow: true}
+	permits := &escrowScheme{fourthScheme: fourthScheme{metered: true}, name: "permits"}
+	p := &payments{payTo: common.HexToAddress("0x2"), networks: []*x402.Network{n}, escrowOnly: true}
+	p.schemes.Register(channels)
+	p.schemes.Register(permits)
+	s := &Server{pay: p}
+	rt := &route{name: "m", price: big.NewInt(7), perToken: &tokenPrice{input: big.NewInt(1), output: big.NewInt(1), ceiling: big.NewInt(7)}}
+	for _, tt := range []struct {
+		scheme string
+		stream bool
+		sold   bool
+	}{
+		{"channels", true, true},
+		{"permits", true, false},
+		{"permits", false, true},
+	} {
+		ch, err := p.authorize(context.Background(), fourthHeader(tt.scheme, n.CAIP2), rt, "http://x/v1/responses", []byte("body"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = s.escrowOnly(context.Background(), ch, tt.stream)
+		if sold := err == nil; sold != tt.sold {
+			t.Fatalf("%s, stream %v: sold %v (%v), want %v", tt.scheme, tt.stream, sold, err, tt.sold)
+		}
+		if err == nil {
+			continue
+		}
+		var r *refusal
+		if !errors.As(err, &r) || r.err.Code != x402.ReasonUnsupportedScheme || ch.outcome != released {
+			t.Fatalf("%s: refused with %v, outcome %v", tt.scheme, err, ch.outcome)
+		}
+		offered := x402.PaymentRequiredHeaderOffer(r.offer.reqs, r.offer.others, "", r.offer.extensions)
+		raw, _ := base64.StdEncoding.DecodeString(offered)
+		if got := gjson.GetBytes(raw, "accepts.#.scheme").String(); got != `["channels"]` {
+			t.Errorf("%s: the refusal offers %s, want the escrow scheme alone", tt.scheme, got)
+		}
+	}
+}

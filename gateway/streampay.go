@@ -2,54 +2,144 @@ package gateway
 
 import (
 	"context"
+	"errors"
 
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/x402"
 )
 
-// An exact payment moves its whole price or nothing, so a stream paid with
-// it under settle: after would otherwise be read to its end before the
-// transfer is tried, and a payer who moved its funds after the first delta
-// would have its answer for free. Such a stream settles when its first
-// event is ready, before a byte of content leaves: a payment that no
-// longer pays is refused with a 402 (nothing written), and one that pays
-// is in the chain's hands before the client sees anything.
+// An exact payment moves its whole price or nothing, so under settle:
+// after its transfer is sent as the model starts, alongside it, not once
+// the model answered: a payer who moves its funds while the model runs
+// (a JSON answer as much as a stream) would otherwise have every call in
+// flight for free. The answer waits for the transfer (a stream's first
+// event, a JSON answer's whole object): a transfer refused stops the model
+// at once and is a 402 with nothing written; one broadcast but then failed
+// on chain stops the model when its block shows it. A refusal for the
+// payer's own reasons (its balance, its nonce) spends the authorization
+// and puts the payer in debt (settle.Purchase.Running): the operator ran
+// the model for it.
 
-// settlesFirst reports whether ch's stream settles before its first
-// event: a payment of a scheme that is not metered (exact), not a replay,
+// settlesAlongside reports whether ch's transfer is sent as its model
+// starts: a payment of a scheme that is not metered (exact), not a replay,
 // under settle: after.
-func (s *Server) settlesFirst(ch *charge, stream bool) bool {
-	return stream && ch != nil && !s.pay.before && !ch.metered() && !ch.pay.Replay()
+func (s *Server) settlesAlongside(ch *charge) bool {
+	return ch != nil && !s.pay.before && !ch.metered() && !ch.pay.Replay()
 }
 
-// settleFirst settles ch before the stream's first event and reports the
-// refusal the client gets when it did not settle (the purchase is then
-// released: nothing was written). A transfer that was broadcast but then
-// fails on chain stops the model (stop) while the stream runs: no further
-// content, and the engine records the payer's debt for what was sent.
-func (s *Server) settleFirst(ctx context.Context, ch *charge, stop context.CancelFunc) error {
-	s.pay.settle(ctx, ch, false)
-	if ch.settleFailed() {
+// running tells ch's payment that the model starts for it: a settlement
+// refused for the payer's reasons from now on (exact's transfer alongside
+// the model, a metered charge after the answer) spends the payment and
+// puts the payer in debt, so that a replay runs nothing.
+func running(ch *charge) {
+	if r, ok := ch.pay.(x402.RunningHold); ok && !ch.pay.Replay() {
+		r.Running()
+	}
+}
+
+// transfer is a charge's settlement running alongside its model.
+type transfer struct {
+	ch   *charge
+	done chan struct{}
+}
+
+// startTransfer sends ch's transfer while the model starts (after the
+// chain's check of the payment, when one overlaps the model: a refused
+// check releases the payment instead, see passed). A transfer refused
+// stops the model (stop) at once; one broadcast is followed on chain and
+// stops the model if it fails while the model runs (ctx: the model's).
+func (s *Server) startTransfer(ctx context.Context, ch *charge, stop context.CancelFunc) *transfer {
+	t := &transfer{ch: ch, done: make(chan struct{})}
+	check := ch.check
+	go func() {
+		defer close(t.done)
+		if check != nil {
+			if <-check.done; check.err != nil {
+				return // refused before the transfer: passed releases the payment
+			}
+		}
+		s.pay.settle(ctx, ch, false)
+		if ch.settleFailed() {
+			stop()
+			return
+		}
+		s.follow(ctx, ch, stop)
+	}()
+	return t
+}
+
+// paidCommit is ctx whose responses.Commit (a reseller about to buy its
+// answer) first starts the client's transfer and waits for the node to
+// accept it: a refused transfer gives the purchase up before anything is
+// spent, and a resold call that fails before buying costs nobody anything.
+func paidCommit(ctx context.Context, start func() *transfer) context.Context {
+	inner := ctx
+	return responses.WithCommit(ctx, func() error {
+		t := start()
+		if err := t.refusal(); err != nil {
+			return err
+		}
+		if t.ch.receipt == nil {
+			return errors.New("the payment was refused before its transfer") // the chain's check: passed answers it
+		}
+		return responses.Commit(inner)
+	})
+}
+
+// refusal waits for the transfer and is what the client gets when it did
+// not pay: nil when it paid (or may still: pending), or when the chain's
+// check refused the payment first (passed answers that).
+func (t *transfer) refusal() error {
+	<-t.done
+	ch := t.ch
+	switch {
+	case ch.receipt == nil:
+		return nil
+	case ch.unpaid:
+		return refuseUnpaidRun(ch)
+	case ch.settleFailed():
 		return refuseUnsettled(ch)
 	}
-	f, ok := ch.pay.(x402.FollowedHold)
-	if !ok || s.pay.chain == nil || ch.receipt == nil || ch.receipt.Transaction == "" || !ch.receipt.Success {
-		return nil
-	}
-	r := ch.receipt
-	go func() {
-		// Bounded by the stream: once it has ended the engine alone follows
-		// the transfer.
-		if xe := f.Follow(ctx, r); xe != nil {
-			ch.failedOnChain.Store(xe)
-			stop()
-		}
-	}()
 	return nil
 }
 
-// chainRefusal is the in-band error of a stream whose transfer failed on
-// chain after it was broadcast, nil when it did not.
+// follow watches a broadcast transfer of ch until its block while the
+// model runs (ctx): a transfer the chain fails stops the model (stop),
+// and the engine records the payer's debt.
+func (s *Server) follow(ctx context.Context, ch *charge, stop context.CancelFunc) {
+	f, ok := ch.pay.(x402.FollowedHold)
+	if !ok || s.pay.chain == nil || ch.receipt == nil || ch.receipt.Transaction == "" || !ch.receipt.Success {
+		return
+	}
+	r := ch.receipt
+	go func() {
+		// Bounded by the model's run: once it has ended the engine alone
+		// follows the transfer.
+		paidBy, xe := f.Follow(ctx, r)
+		switch {
+		case xe != nil:
+			ch.failedOnChain.Store(xe)
+			stop()
+		case paidBy != "":
+			ch.paidBy.Store(&paidBy)
+			s.log.Info("a transfer was paid by another sender's transaction", "payer", r.Payer, "transaction", paidBy)
+		}
+	}()
+}
+
+// paidElsewhere names, in ch's receipt, the transaction of another sender
+// that paid ch in full when ch's own transfer failed for it (a front-run
+// found while the model ran); call it once the model returned.
+func (ch *charge) paidElsewhere() {
+	if tx := ch.paidBy.Load(); tx != nil && ch.receipt != nil {
+		r := *ch.receipt
+		r.Transaction = *tx
+		ch.receipt = &r
+	}
+}
+
+// chainRefusal is the error of an answer whose transfer failed on chain
+// after it was broadcast, nil when it did not.
 func (ch *charge) chainRefusal() *responses.Error {
 	if ch == nil {
 		return nil
@@ -61,17 +151,20 @@ func (ch *charge) chainRefusal() *responses.Error {
 	return errSettleFailedAfterAnswer(xe.Reason)
 }
 
-// escrowOnly refuses an exact payment for a stream when payments.streams
-// is escrow_only: its 402 offers only the escrow schemes (channels and
-// upto hold the funds before the first byte), and the exact authorization
-// is released, unspent.
+// escrowOnly refuses a payment for a stream that does not hold the funds
+// before the first byte when payments.streams is escrow_only: exact, and
+// upto too (a Permit2 authorization holds nothing: the payer may revoke
+// its allowance or empty its wallet before the charge is settled). Its
+// 402 offers only the escrow schemes (batch-settlement channels, whose
+// deposit is on chain before the model runs), and the payment is
+// released, unspent.
 func (s *Server) escrowOnly(ctx context.Context, ch *charge, stream bool) error {
-	if !stream || !s.pay.escrowOnly || ch.metered() || ch.pay.Replay() {
+	if !stream || !s.pay.escrowOnly || ch.escrowed() || ch.pay.Replay() {
 		return nil
 	}
 	s.pay.finish(ctx, ch, released)
 	o := ch.offer
-	escrow := &offer{resource: o.resource, others: o.others, extensions: o.extensions, v1: []byte("[]")}
-	msg := "Payment refused: this server sells streams only against escrow (batch-settlement or upto, where offered); exact pays for calls with stream: false."
+	escrow := &offer{resource: o.resource, others: o.escrow, extensions: o.extensions, v1: []byte("[]")}
+	msg := "Payment refused: this server sells streams only against escrow (batch-settlement, where offered); exact and upto pay for calls with stream: false."
 	return refuse(escrow, x402.ReasonUnsupportedScheme, msg)
 }

@@ -162,12 +162,30 @@ type CheckingHold interface {
 	Check(ctx context.Context) error
 }
 
+// RunningHold is a hold told when the model starts running for it: from
+// then on a settlement refused for the payer's own reasons spends the
+// payment (the operator ran the model for it) and puts the payer in debt,
+// where before the model it would be given back.
+type RunningHold interface {
+	Hold
+	Running()
+}
+
 // FollowedHold is a hold whose settlement, once broadcast, may still fail
 // on chain: Follow waits for the transaction of receipt r and returns the
-// chain's refusal, nil when it paid (or cannot be followed).
+// chain's refusal, nil when it paid (or cannot be followed); paidBy names
+// another transaction that paid it in full when r's did not (a front-run).
 type FollowedHold interface {
 	Hold
-	Follow(ctx context.Context, r *Receipt) *Error
+	Follow(ctx context.Context, r *Receipt) (paidBy string, err *Error)
+}
+
+// EscrowScheme is a scheme whose payments hold the payer's funds before
+// the model runs (batch-settlement: vouchers against a deposited channel),
+// so the charge made after the answer cannot be taken away meanwhile.
+type EscrowScheme interface {
+	ServerScheme
+	Escrows() bool
 }
 
 // Extender is a scheme whose offers declare x402 extensions (upto: EIP-2612

@@ -158,24 +158,24 @@ func (h *hold) Check(ctx context.Context) error { return h.s.Verifier.Check(ctx,
 // Follow waits for the transfer of a successful receipt r: the chain's
 // refusal when it failed, unless someone else's transaction used the
 // authorization first and paid payTo in full (the call is paid all the
-// same). Nil without a chain of the server's own.
-func (h *hold) Follow(ctx context.Context, r *x402.Receipt) *x402.Error {
+// same: paidBy names it). Nothing without a chain of the server's own.
+func (h *hold) Follow(ctx context.Context, r *x402.Receipt) (string, *x402.Error) {
 	st := h.s.Chain
 	if st == nil || r == nil || r.Transaction == "" || !r.Success {
-		return nil
+		return "", nil
 	}
 	err := st.Await(ctx, common.HexToHash(r.Transaction), h.pay)
 	var xe *x402.Error
 	if !errors.As(err, &xe) {
-		return nil
+		return "", nil
 	}
 	if xe.Reason == x402.ReasonNonceAlreadyUsed {
 		if tx, _, perr := st.PaidBy(ctx, h.pay, h.req); perr == nil && tx != (common.Hash{}) {
-			return nil
+			return tx.Hex(), nil
 		}
 	}
 	if h.end != nil {
 		h.end(true)
 	}
-	return xe
+	return "", xe
 }

@@ -67,7 +67,11 @@
 // negative: never) or is cleared by an operator with Engine.Forgive (e.g.
 // after the payer paid out of band); Engine.Debt shows what is owed. A
 // transfer that fails before anyone was answered (confirm "mined", or
-// Settling after a crash) creates no debt: nobody was served on credit.
+// Settling after a crash) creates no debt: nobody was served on credit,
+// unless the model already ran for it (Purchase.Running): then a refusal
+// for the payer's own reasons, even before anything was sent, makes the
+// entry Failed (the authorization spent) and the payer a debtor, and
+// Settle wraps its error in ErrUnpaidRun.
 //
 // # Crash and Resume
 //

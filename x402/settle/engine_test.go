@@ -2,6 +2,7 @@ package settle_test
 
 import (
 	"context"
+	"errors"
 	"math/big"
 	"testing"
 	"time"
@@ -281,5 +282,59 @@ func TestRefusedTransferIsReleased(t *testing.T) {
 	}
 	if from, to := b.balancesAfter(t, rc2.Transaction); from != 0 || to != price {
 		t.Fatalf("payer %d, payee %d; want 0 and %d", from, to, price)
+	}
+}
+
+// The same refusal once the model runs for the purchase (Running): the
+// operator ran the model unpaid, so the authorization is spent (Failed: a
+// retry with it is ErrNonceUsed once the debt is forgiven), the payer is
+// in debt for the price (its next purchase is ErrPayerInDebt), and Settle
+// says so with ErrUnpaidRun; still no gas was spent.
+func TestRefusedTransferOfARunningPurchaseIsSpent(t *testing.T) {
+	ctx := context.Background()
+	b := newBuyer(t, price)
+	j := settle.NewMemoryJournal(100)
+	e1, ev1 := newEngine(t, settle.Config{Journal: j})
+	e2, ev2 := newEngine(t, settle.Config{})
+	pu1, pu2 := b.purchase(b.pay(t), "a"), b.purchase(b.pay(t), "b")
+	p1, err := e1.Begin(ctx, pu1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1.Running()
+	p2, err := e2.Begin(ctx, pu2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p2.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ev2.await(t, settle.EventConfirmed, p2.Entry().Name()) // the funds are gone while p1's model runs
+	rc, err := p1.Settle(ctx)
+	if !errors.Is(err, settle.ErrUnpaidRun) || rc.Success || rc.ErrorReason != x402.ReasonInsufficientFunds {
+		t.Fatalf("Settle of a running purchase without funds = %+v, %v; want ErrUnpaidRun, insufficient_funds", rc, err)
+	}
+	ev1.await(t, settle.EventFailed, p1.Entry().Name())
+	if en, err := j.Get(ctx, pu1.Payment.Key(chain.Network)); err != nil || en.State != settle.Failed {
+		t.Fatalf("the refused running purchase in the journal: %+v, %v; want failed", en, err)
+	}
+	if err := p1.Owe(ctx, rc.ErrorReason); err != nil {
+		t.Fatal(err)
+	}
+	debt, items, err := e1.Debt(ctx, b.addr)
+	if err != nil || len(items) != 1 || debt.Int64() != price {
+		t.Fatalf("debt %v (%d items), %v; want one of %d", debt, len(items), err, price)
+	}
+	if _, err := e1.Begin(ctx, b.purchase(b.pay(t), "next")); !errors.Is(err, settle.ErrPayerInDebt) {
+		t.Fatalf("the payer's next purchase = %v, want ErrPayerInDebt", err)
+	}
+	if err := e1.Forgive(ctx, b.addr); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e1.Begin(ctx, pu1); !errors.Is(err, settle.ErrNonceUsed) {
+		t.Fatalf("the spent authorization again = %v, want ErrNonceUsed", err)
+	}
+	if e1.Count(settle.EventFailed) != 1 {
+		t.Fatalf("counted %d failed, want 1 (Owe adds nothing)", e1.Count(settle.EventFailed))
 	}
 }

@@ -18,7 +18,10 @@ type Hold struct {
 	metered bool
 }
 
-var _ x402.AnsweredHold = Hold{}
+var (
+	_ x402.AnsweredHold = Hold{}
+	_ x402.RunningHold  = Hold{}
+)
 
 // PaymentID is the payment-identifier id of pay ("" when it carries
 // none), or ErrInvalidPaymentID.
@@ -54,6 +57,9 @@ func (h Hold) Settle(ctx context.Context, amount *big.Int) (*x402.Receipt, error
 	}
 	return h.pu.Settle(ctx)
 }
+
+// Running tells the purchase its model started (see Purchase.Running).
+func (h Hold) Running() { h.pu.Running() }
 
 func (h Hold) Release(ctx context.Context) error { return h.pu.Release(ctx) }
 

@@ -38,7 +38,26 @@ type Purchase struct {
 	f      *flight
 	ended  bool
 	making bool // this request makes the purchase's answer (see Keep)
+	// running: the model runs for this purchase (see Running).
+	running bool
+	// owed: Settle spent the authorization and recorded its payer's debt.
+	owed bool
 }
+
+// ErrUnpaidRun wraps the chain's refusal of a transfer whose model had
+// already started (Purchase.Running): the authorization is spent (Failed)
+// and its payer in debt, so neither a replay nor a new authorization of
+// that payer runs the model again until the debt is settled.
+var ErrUnpaidRun = errors.New("settle: the transfer for a model run was refused")
+
+// Running tells the purchase that the model runs for it from now on. A
+// settlement the chain (or facilitator) then refuses for the payer's own
+// reasons (its balance, its nonce, its signature) no longer gives the
+// authorization back: the operator ran the model for it, so it is spent
+// and the payer is in debt for the amount, as for a transfer that fails
+// after its answer. A refusal of farebox's own making (a node that does
+// not answer) still releases it.
+func (p *Purchase) Running() { p.running = true }
 
 // keyName is the entry's KeyName.
 func (p *Purchase) keyName() string {
@@ -117,6 +136,9 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 			if prc, ok := e.paidElsewhere(context.WithoutCancel(ctx), f, reasonOf(err)); ok {
 				return prc, nil
 			}
+			if p.spend(context.WithoutCancel(ctx), err) {
+				return rc, fmt.Errorf("%w: %w", ErrUnpaidRun, err)
+			}
 			e.release(context.WithoutCancel(ctx), f)
 			return rc, err
 		}
@@ -153,12 +175,16 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 		if prc, ok := e.paidElsewhere(wctx, f, xe.Reason); ok {
 			return prc, nil
 		}
+		failed := &x402.Receipt{Payer: rc.Payer, Network: rc.Network, ErrorReason: xe.Reason}
+		if p.spend(wctx, xe) {
+			return failed, fmt.Errorf("%w: %w", ErrUnpaidRun, xe)
+		}
 		if used, uerr := e.chain.AuthorizationUsed(wctx, p.Payment, req); uerr == nil && !used {
 			e.release(wctx, f)
 		} else {
 			e.fail(wctx, f, xe.Reason, false)
 		}
-		return &x402.Receipt{Payer: rc.Payer, Network: rc.Network, ErrorReason: xe.Reason}, xe
+		return failed, xe
 	default:
 		e.track(f, true)
 		pending := *rc
@@ -204,6 +230,9 @@ func (p *Purchase) settlePlain(ctx context.Context) (*x402.Receipt, error) {
 		_ = f.move(ctx, Settling, func(n *Entry) { n.Receipt, n.Tx = rc, common.HexToHash(rc.Transaction) })
 		e.confirm(ctx, f, "")
 	case errors.As(err, &xe) && !errors.Is(err, x402.ErrSettlementPending):
+		if p.spend(ctx, xe) {
+			return rc, fmt.Errorf("%w: %w", ErrUnpaidRun, err)
+		}
 		e.release(ctx, f)
 	default:
 		if rc != nil && rc.Transaction != "" {
@@ -214,6 +243,32 @@ func (p *Purchase) settlePlain(ctx context.Context) (*x402.Receipt, error) {
 		e.emitFlight(EventUnresolved, f, err)
 	}
 	return rc, err
+}
+
+// spend ends a running purchase whose transfer was refused for the payer's
+// own reasons (err): Failed, with the payer in debt. False, and nothing
+// done, when the model is not running for it or the refusal is farebox's.
+func (p *Purchase) spend(ctx context.Context, err error) bool {
+	if !p.running || !payersRefusal(err) {
+		return false
+	}
+	p.engine.fail(ctx, p.f, reasonOf(err), true)
+	p.owed = true
+	return true
+}
+
+// payersRefusal reports a refusal the payer caused: the chain (or a
+// facilitator) refused the transfer with a reason of the payment's own,
+// not a transport failure or one of farebox's settings.
+func payersRefusal(err error) bool {
+	if errors.Is(err, x402.ErrSettlementPending) {
+		return false
+	}
+	switch reasonOf(err) {
+	case "", x402.ReasonUnexpectedSettleError, x402.ReasonSettlementPending, x402.ReasonInvalidNetwork, x402.ReasonInvalidPayload:
+		return false
+	}
+	return true
 }
 
 // Release ends a purchase that served nothing: the entry is deleted and the
@@ -345,8 +400,13 @@ func (f *flight) drop(ctx context.Context) error {
 // although its settlement failed before anything was sent: the payer is
 // in debt for the amount, as when a broadcast transfer fails later, and
 // refused until the debt lapses or is forgiven. The authorization was
-// already released by the failed Settle.
+// already released by the failed Settle, unless Settle spent it itself (a
+// running purchase refused for the payer's reasons): then the debt is
+// recorded and Owe does nothing more.
 func (p *Purchase) Owe(ctx context.Context, reason string) error {
+	if p.owed {
+		return nil // Settle recorded it (a refusal while the model ran)
+	}
 	e, en := p.engine, p.entry
 	now := e.cfg.Now()
 	item := DebtItem{Entry: p.keyName(), Amount: en.Amount, Reason: reason, At: now}

@@ -202,7 +202,8 @@ func (e *Engine) confirmIn(ctx context.Context, f *flight, note string, tx commo
 }
 
 // fail records a transfer that can no longer happen; when the payer was
-// answered with a receipt it is now in debt (see the package doc).
+// answered with a receipt, or the model ran for it, it is now in debt
+// (see the package doc).
 func (e *Engine) fail(ctx context.Context, f *flight, reason string, debt bool) {
 	if err := f.move(ctx, Failed, func(n *Entry) { n.Reason = reason }); err != nil {
 		e.cfg.Logger.Error("settle: journaling a failed transfer", "entry", f.name(), "err", err)
@@ -220,7 +221,7 @@ func (e *Engine) fail(ctx context.Context, f *flight, reason string, debt bool) 
 		}
 	}
 	e.unhold(ctx, en, f.name())
-	e.cfg.Logger.Error("settle: a transfer failed after it was broadcast", "payer", en.Payer.Hex(),
+	e.cfg.Logger.Error("settle: a transfer failed for good", "payer", en.Payer.Hex(),
 		"entry", en.Name(), "tx", en.Tx.Hex(), "amount", en.Amount.String(), "reason", reason, "in_debt", debt)
 	e.emitOwn(EventFailed, en, &x402.Error{Reason: reason, Message: "the transfer failed on chain"})
 }

@@ -24,6 +24,7 @@ type Scheme struct {
 var (
 	_ x402.ServerScheme = (*Scheme)(nil)
 	_ x402.Refunder     = (*Scheme)(nil)
+	_ x402.EscrowScheme = (*Scheme)(nil)
 )
 
 // ErrUnserved is the refusal of a batch-settlement payment where the
@@ -44,6 +45,10 @@ func (s *Scheme) Accept(req *x402.Requirement) json.RawMessage {
 
 // Metered is true: a voucher pays the actual charge.
 func (*Scheme) Metered() bool { return true }
+
+// Escrows is true: a voucher is backed by the channel's deposit, on chain
+// before the model runs.
+func (*Scheme) Escrows() bool { return true }
 
 // refusal is err as the x402 refusal the client gets: a corrective 402
 // for a voucher not at the channel's charged amount.
