@@ -53,8 +53,8 @@ type RoutingConfig struct {
 	Circuit CircuitConfig `yaml:"circuit"`
 }
 
-// CircuitConfig: Failures failed calls in a row open a supplier's circuit
-// for Cooldown, after which one probe call decides.
+// CircuitConfig is a supplier's circuit breaker: Failures failed calls in a
+// row open it for Cooldown, after which one probe call decides.
 type CircuitConfig struct {
 	Failures int      `yaml:"failures"`
 	Cooldown Duration `yaml:"cooldown"`
