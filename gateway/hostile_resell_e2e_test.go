@@ -55,10 +55,8 @@ func startGreedySeller(t *testing.T, n *x402.Network, minDeposit int64, withdraw
 
 // A seller whose channel asks a deposit far over the reseller's limits,
 // or locks it for a month, gets nothing signed: the reseller's client
-// gets a 502 naming the cause and neither the reseller's wallet nor the
-// seller sees a balance move. (The client's exact payment went to the
-// reseller when the reseller committed to buy, before it looked at the
-// deposit asked: the reseller's charge is owed from then on.)
+// gets a 502 naming the cause and no balance moves: the terms are judged
+// before the reseller commits to buy (and starts its client's transfer).
 func TestHostileGreedySellerLocksNoFunds(t *testing.T) {
 	a := sharedAnvil(t)
 	for _, tt := range []struct {
@@ -83,7 +81,7 @@ func TestHostileGreedySellerLocksNoFunds(t *testing.T) {
 			if n := g.paid.Load(); n != 0 {
 				t.Errorf("the seller received %d payments", n)
 			}
-			r.checkMoved(t, before, map[string]int64{"user": -2000, "reseller": 2000, "wallet": 0})
+			r.checkMoved(t, before, map[string]int64{"user": 0, "reseller": 0, "wallet": 0})
 			if m := metricsText(t, r.reseller); !strings.Contains(m, `farebox_upstream_signed_atomic_total{model="resold"} 0`) {
 				t.Errorf("the wallet signed something:\n%s", m)
 			}

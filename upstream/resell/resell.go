@@ -359,6 +359,14 @@ func refusedError(err error) *responses.Error {
 	if errors.As(err, &le) {
 		return &responses.Error{Status: le.status, Type: "server_error", Code: le.code, Message: le.msg, Cause: err}
 	}
+	switch {
+	case errors.Is(err, payer.ErrDepositTooHigh):
+		return &responses.Error{Status: http.StatusBadGateway, Type: "server_error", Code: CodeDepositTooHigh,
+			Message: "The upstream model asks for a deposit over this server's limit; nothing was signed.", Cause: err}
+	case errors.Is(err, payer.ErrWithdrawDelayTooLong):
+		return &responses.Error{Status: http.StatusBadGateway, Type: "server_error", Code: CodeWithdrawDelayTooLong,
+			Message: "The upstream model's channel locks deposits for longer than this server's limit; nothing was signed.", Cause: err}
+	}
 	return &responses.Error{Status: http.StatusBadGateway, Type: "server_error", Code: CodeOfferUnacceptable,
 		Message: "The upstream model asks for a payment this server cannot make (network, token or recipient).", Cause: err}
 }

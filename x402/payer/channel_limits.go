@@ -3,11 +3,13 @@ package payer
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"time"
 
 	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/channel"
 	"github.com/farebox/farebox/x402/eip712"
 )
 
@@ -132,3 +134,33 @@ func (t *Transport) depositAmount(ctx context.Context, c candidate, b *batchBuy,
 	}
 	return amount, nil
 }
+
+// channelTermsAcceptable refuses a batch-settlement offer whose channel
+// terms no deposit of this transport could meet (a withdraw delay over the
+// max, a minDeposit over the deposit bound) before the caller's Authorize
+// hook runs: a caller that commits to the purchase there (a reseller
+// starting its client's transfer) must not commit to one that is refused
+// right after. depositAmount checks the same when it signs.
+func (t *Transport) channelTermsAcceptable(c candidate) error {
+	if c.req.Scheme != channel.Scheme {
+		return nil
+	}
+	bound := t.depositBound()
+	if m := atomic(c.o.extra.Get("minDeposit").String()); m != nil && bound != nil && t.inUSDC(c.req.Network, m).Cmp(bound) > 0 {
+		return fmt.Errorf("%w: the seller's minDeposit of %s USDC is over the max deposit of %s USDC: no deposit signed",
+			ErrDepositTooHigh, x402.FormatUSDC(t.inUSDC(c.req.Network, m)), x402.FormatUSDC(bound))
+	}
+	if w := c.o.extra.Get("withdrawDelay"); w.Exists() && t.maxDelay > 0 {
+		if delay := time.Duration(w.Uint()) * time.Second; delay > t.maxDelay {
+			return fmt.Errorf("%w: the seller's withdrawDelay of %s is over the max withdraw delay of %s: no deposit signed", ErrWithdrawDelayTooLong, delay, t.maxDelay)
+		}
+	}
+	return nil
+}
+
+// ErrWithdrawDelayTooLong and ErrDepositTooHigh say which channel term of
+// a seller's offer was over this transport's limits.
+var (
+	ErrWithdrawDelayTooLong = errors.New("payer: withdraw delay over the limit")
+	ErrDepositTooHigh       = errors.New("payer: deposit over the limit")
+)

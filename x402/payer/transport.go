@@ -316,6 +316,10 @@ func (t *Transport) sign(ctx context.Context, resp *http.Response, hooks *Hooks)
 		if version == 1 && c.req.Scheme != x402.SchemeExact {
 			continue
 		}
+		if err := t.channelTermsAcceptable(c); err != nil {
+			why = append(why, err)
+			continue
+		}
 		if hooks != nil && hooks.Authorize != nil {
 			if err := hooks.Authorize(c.req); err != nil {
 				return nil, err // e.g. over the caller's budget: nothing is signed
