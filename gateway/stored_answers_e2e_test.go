@@ -58,6 +58,9 @@ func TestHostileAnswerFloodKeepsOtherPayersAnswers(t *testing.T) {
 			m := &countingModel{inner: scripted.New(scripted.Options{ChunkSize: 4096})}
 			cfg := paidConfig(c, "after")
 			cfg.Models[0].Upstream = "inprocess"
+			// The flood's 1 MB instructions and 50 KB answers are over the default
+			// limits of a per-call model: this operator raised them.
+			cfg.Models[0].Limits = &gateway.ModelLimits{MaxInputTokens: 1 << 20, MaxOutputTokens: 1 << 20}
 			const bound = 2 << 20
 			cfg.StoredAnswers = gateway.StoredAnswersConfig{MaxBytes: bound, MaxBytesPerPayer: 1 << 20}
 			var rdb *redis.Client
@@ -86,7 +89,7 @@ func TestHostileAnswerFloodKeepsOtherPayersAnswers(t *testing.T) {
 				body = fmt.Sprintf(`{"model":%q,"instructions":%q,"input":%q,"stream":true}`, paid, instructions, input)
 				a = postAnswer(ts.URL+"/responses", body, h, v)
 				if a.status != 200 || !strings.Contains(a.body, "response.completed") {
-					t.Fatalf("a paid call: %d %.300s", a.status, a.body)
+					t.Fatalf("a paid call (%s): %d %.300s", input[:min(len(input), 12)], a.status, a.body)
 				}
 				return body, h, v, a
 			}
@@ -96,7 +99,11 @@ func TestHostileAnswerFloodKeepsOtherPayersAnswers(t *testing.T) {
 			if rdb != nil {
 				before = redisDataBytes(t, rdb)
 			}
-			flooder := newPayer(40)
+			// Funded for twice the calls it makes: a payer funded
+			// for exactly 40 fast calls can find its last ones refused
+			// while a mined transfer's hold awaits release (the balance
+			// already shows it), which is not what this test is about.
+			flooder := newPayer(80)
 			var last answer
 			var lastBody, lh, lv string
 			for i := range 40 {
