@@ -192,6 +192,7 @@ func (r *Report) derive() {
 	if m := r.mem(armFree); m != nil && m.Open > 0 {
 		budget("memory per open stream", 64, m.PerStreamKiB, "KiB")
 	}
+	r.derivePool()
 	r.paidPathBudgets()
 }
 
