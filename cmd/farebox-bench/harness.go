@@ -24,6 +24,7 @@ type harness struct {
 	chainOnly              bool   // only the 2 s chain arm's phase
 	chainSimulate          string // payments.chain.simulate of the 2 s chain arm
 	voucherOnly            bool   // only the voucher arm's phase
+	poolOnly               bool   // only the pool arm against the single upstream
 	nodeVoucher            bool   // also time the official Node client's voucher calls
 	voucher                *voucherArm
 	fareboxBin, kind       string
@@ -70,13 +71,19 @@ func (h *harness) run(ctx context.Context) error {
 	}
 	if h.outDir == "" {
 		h.outDir = filepath.Join(h.root, "bench")
-		if h.smoke || h.chainOnly || h.voucherOnly {
+		if h.smoke || h.chainOnly || h.voucherOnly || h.poolOnly {
 			h.outDir = filepath.Join(h.tmp, "out")
 		} else if h.profDir == "" {
 			h.profDir = filepath.Join(h.outDir, "profiles")
 		}
 	}
 	h.report = Report{Generated: stamp(), Smoke: h.smoke, Command: "go run ./cmd/farebox-bench " + strings.Join(os.Args[1:], " "), Machine: machine(ctx)}
+	if h.poolOnly {
+		if err := h.startPoolOnly(ctx); err != nil {
+			return err
+		}
+		return h.measurePoolOnly(ctx)
+	}
 	h.report.Notes = append(h.report.Notes, settlementNote)
 	if err := h.start(ctx); err != nil {
 		return err
@@ -135,7 +142,8 @@ func (h *harness) start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("paid route: %w\n%s", err, fp.tail())
 	}
-	h.arms = append(h.arms, &arm{name: armPaid, url: base + "/v1/responses", model: "bench-paid", paced: "bench-paid-paced", proc: fp, pay: pool})
+	h.arms = append(h.arms, &arm{name: armPaid, url: base + "/v1/responses", model: "bench-paid", paced: "bench-paid-paced", proc: fp, pay: pool},
+		poolArm(base, fp))
 	if err := h.startChain(ctx, h.fareboxBin); err != nil {
 		return fmt.Errorf("real-settlement arms: %w", err)
 	}
@@ -203,6 +211,7 @@ models:
 	model("bench-free-paced", "anything+gap="+h.p.pace.String(), "0")
 	model("bench-paid-paced", "anything+gap="+h.p.pace.String(), "0.001")
 	model("bench-free-hold", h.holdModel, "0")
+	h.poolModelConfig(&b)
 	return b.String()
 }
 

@@ -8,6 +8,7 @@
 //	go run ./cmd/farebox-bench          # the full run (a few minutes)
 //	go run ./cmd/farebox-bench -smoke   # under a minute (starts anvil); CI's check that it still works
 //	go run ./cmd/farebox-bench -soak 10m  # one paid farebox on anvil for 10 minutes: is it flat? (bench/soak.md)
+//	go run ./cmd/farebox-bench -pool-only -rounds 3  # a two-supplier pool against the same upstream alone (ratios)
 //	go run ./cmd/farebox-bench -settler-only  # the chain settler alone: settlements/s on anvil, 2 s blocks, 150M gas
 //
 // farebox runs as its own process (built with go build ./cmd/farebox) so
@@ -69,6 +70,7 @@ func main() {
 	chainSimulate := flag.String("chain-simulate", "payer", "payments.chain.simulate of the farebox-paid-chain arm: payer (a payer's first payment and again after one fails), true (every payment) or false; the instant-mining arm keeps the default (every payment)")
 	chainOnly := flag.Bool("chain-only", false, "measure only farebox-paid-chain (2 s blocks) against farebox-free, with more latency calls (5 rounds x 40); output to a temp dir unless -out")
 	voucherOnly := flag.Bool("voucher-only", false, "measure only the batch-settlement voucher arm (2 s blocks) against farebox-free; output to a temp dir unless -out")
+	poolOnly := flag.Bool("pool-only", false, "measure only farebox-pool (two suppliers, ordered, the first answers) against farebox-free (the same upstream alone) in one farebox; output to a temp dir unless -out")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of every farebox process during each CPU phase into this directory (a full run writes them to <out>/profiles unless set; -smoke, -chain-only and -voucher-only only when set)")
 	nodeVoucher := flag.Bool("node-voucher", true, "also time the official @x402/evm batch-settlement client (Node; bench/voucher-node is a workspace of the root package.json, installed by npm ci at the root)")
 	flag.Parse()
@@ -106,7 +108,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	h := &harness{p: p, smoke: *smoke, chainOnly: *chainOnly, chainSimulate: *chainSimulate, voucherOnly: *voucherOnly, nodeVoucher: *nodeVoucher, profDir: *cpuProfile, fareboxBin: *fareboxBin, portkey: *withPortkey, kind: *upstreamKind, logLevel: *logLevel, outDir: *out}
+	h := &harness{p: p, smoke: *smoke, chainOnly: *chainOnly, chainSimulate: *chainSimulate, voucherOnly: *voucherOnly, poolOnly: *poolOnly, nodeVoucher: *nodeVoucher, profDir: *cpuProfile, fareboxBin: *fareboxBin, portkey: *withPortkey, kind: *upstreamKind, logLevel: *logLevel, outDir: *out}
 	err := h.run(ctx)
 	h.close()
 	if err != nil {

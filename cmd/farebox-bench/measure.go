@@ -45,7 +45,7 @@ func (h *harness) measure(ctx context.Context) error {
 	}
 	mem := map[string]*MemoryResult{}
 	for _, a := range gateways {
-		if a.pay != nil {
+		if a.pay != nil || a.name == armPool {
 			continue // same process as farebox-free
 		}
 		idle, err := rssKiB(a.proc.pid())
@@ -69,7 +69,7 @@ func (h *harness) measure(ctx context.Context) error {
 		// call is at the same offered rate in the same sitting.
 		phase(fmt.Sprintf("cpu: 1 round x %.0f calls/s for %v per gateway", p.cpuRate, p.cpuDur))
 		var err error
-		if r.CPU, err = measureCPU(ctx, c, gateways, 1, p.cpuRate, p.cpuDur); err != nil {
+		if r.CPU, err = measureCPU(ctx, c, withoutPool(gateways), 1, p.cpuRate, p.cpuDur); err != nil {
 			return err
 		}
 		return h.finish(ctx, c)
@@ -95,7 +95,7 @@ func (h *harness) measure(ctx context.Context) error {
 	}
 
 	phase(fmt.Sprintf("max rate: steps %v calls/s, %v each, p99 < 20 ms", p.steps, p.stepDur))
-	if r.MaxRate, err = measureMaxRate(ctx, c, h.arms, p.steps, p.stepDur, 20*time.Millisecond); err != nil {
+	if r.MaxRate, err = measureMaxRate(ctx, c, withoutPool(h.arms), p.steps, p.stepDur, 20*time.Millisecond); err != nil {
 		return err
 	}
 	c.CloseIdleConnections()
@@ -133,6 +133,9 @@ func (h *harness) finish(ctx context.Context, c *http.Client) error {
 		return err
 	}
 	if err := h.measureSettler(ctx); err != nil {
+		return err
+	}
+	if err := h.checkPoolFirst(); err != nil {
 		return err
 	}
 	if late := h.arms[3].pay.lateCount(); late > 0 {
@@ -218,4 +221,16 @@ func procTail(a *arm) string {
 		return ""
 	}
 	return "\n--- " + a.proc.name + " log (end) ---\n" + a.proc.tail()
+}
+
+// withoutPool leaves the pool arm out of a phase that measures processes
+// rather than routes (it shares farebox-free's process).
+func withoutPool(arms []*arm) []*arm {
+	var out []*arm
+	for _, a := range arms {
+		if a.name != armPool {
+			out = append(out, a)
+		}
+	}
+	return out
 }

@@ -192,6 +192,7 @@ func (r *Report) derive() {
 	if m := r.mem(armFree); m != nil && m.Open > 0 {
 		budget("memory per open stream", 64, m.PerStreamKiB, "KiB")
 	}
+	r.derivePool()
 	r.paidPathBudgets()
 }
 
@@ -279,7 +280,9 @@ func (r *Report) writeTable(w io.Writer) {
 	for _, l := range r.Latency {
 		p("| %s | %s | %s | %s | %s | %d |\n", l.Arm, sp(l.P50us), sp(l.P99us), sp(l.AddedP50us), sp(l.AddedP99us), l.Samples)
 	}
-	p("\nSettlement stand-in round trip (inside the paid arm's figures): p50 %s µs.\n", sp(r.SettleRoundTripUs))
+	if r.SettleRoundTripUs.Rounds > 0 {
+		p("\nSettlement stand-in round trip (inside the paid arm's figures): p50 %s µs.\n", sp(r.SettleRoundTripUs))
+	}
 	if len(r.Streams) > 0 {
 		p("\n### Streaming, upstream paced at %.1f ms per event\n\n", r.Setup.PaceMs)
 		p("| arm | first delta p50 | added p50 | added p99 | gap p50 | gap p99 | added gap p50 | added gap p99 | deltas/stream | mismatched streams | held deltas |\n|---|---|---|---|---|---|---|---|---|---|---|\n")

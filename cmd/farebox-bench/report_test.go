@@ -95,3 +95,50 @@ func TestChainCPUBudgetUsesItsOwnFreeRoute(t *testing.T) {
 	}
 	t.Fatal("no chain CPU line")
 }
+
+// TestPoolRatios checks the pool arm is judged against farebox-free from
+// the same run, and that a run without the pool arm has no pool lines.
+func TestPoolRatios(t *testing.T) {
+	r := &Report{
+		Latency: []*LatencyResult{
+			{Arm: armFree, P50us: Spread{Median: 400}, P99us: Spread{Median: 1000}},
+			{Arm: armPool, P50us: Spread{Median: 460}, P99us: Spread{Median: 900}},
+		},
+		CPU: []*CPUResult{
+			{Arm: armFree, SchedPerCallUs: Spread{Median: 500}},
+			{Arm: armPool, SchedPerCallUs: Spread{Median: 550}},
+		},
+	}
+	r.derive()
+	ratios := map[string]float64{}
+	for _, x := range r.Ratios {
+		ratios[x.Name] = x.Value
+	}
+	for name, want := range map[string]float64{
+		"latency p50 farebox-pool / farebox-free (two suppliers, first answers, vs one upstream)": 1.15,
+		"latency p99 farebox-pool / farebox-free":                                                 0.9,
+		"added latency p50 farebox-pool minus farebox-free":                                       60,
+		"cpu per call farebox-pool / farebox-free":                                                1.1,
+	} {
+		if got, ok := ratios[name]; !ok || got < want-1e-9 || got > want+1e-9 {
+			t.Errorf("%s = %v (present %v), want %v", name, got, ok, want)
+		}
+	}
+	var b *Budget
+	for i := range r.Budgets {
+		if strings.HasPrefix(r.Budgets[i].Name, "latency p50, pool of two") {
+			b = &r.Budgets[i]
+		}
+	}
+	if b == nil || b.Measured != 1.15 || b.Met {
+		t.Errorf("pool budget: got %+v, want measured 1.15 and not met (limit 1.10x)", b)
+	}
+
+	r = &Report{Latency: []*LatencyResult{{Arm: armFree, P50us: Spread{Median: 400}}}}
+	r.derive()
+	for _, x := range r.Ratios {
+		if strings.Contains(x.Name, armPool) {
+			t.Errorf("a run without the pool arm reports %q", x.Name)
+		}
+	}
+}
