@@ -43,21 +43,22 @@ type Figures struct {
 }
 
 // SupplierFigures are one supplier's share of a pooled model: the calls
-// it served, what they charged and settled, and what the supplier cost.
+// it served, what they charged, and what the supplier cost. Settled counts
+// only the transfers whose journal entry names the supplier; a margin is
+// not computed per supplier, since revenue is mostly settled per model.
 type SupplierFigures struct {
 	Calls     int64  `json:"calls"`
 	PaidCalls int64  `json:"paid_calls"`
 	Charged   string `json:"charged"`
 	Settled   string `json:"settled"`
 	Cost      string `json:"cost"`
-	Margin    string `json:"margin"`
 	sums      map[string]int64
 }
 
 func (sf *SupplierFigures) finish() {
 	s := sf.sums
 	sf.Calls, sf.PaidCalls = s[FCalls], s[FPaid]
-	sf.Charged, sf.Settled, sf.Cost, sf.Margin = USDC(s[FCharged]), USDC(s[FSettled]), USDC(s[FCost]), USDC(margin(s))
+	sf.Charged, sf.Settled, sf.Cost = USDC(s[FCharged]), USDC(s[FSettled]), USDC(s[FCost])
 }
 
 // NoFigures are the figures of a model nothing was booked for.
