@@ -3,6 +3,7 @@ package books
 import (
 	"context"
 	"math/big"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,5 +60,47 @@ func TestEventsBookMinedAndFailedOnce(t *testing.T) {
 	}
 	if len(payers) != 1 || payers[0].Payer != "0xabc0000000000000000000000000000000000001" || payers[0].Settled != "0.0035" {
 		t.Errorf("payers %+v", payers)
+	}
+}
+
+// TestSuppliersBookedApart: a pooled model's calls are broken down by the
+// supplier that served them (calls, charges, what each cost), the model's
+// cost is theirs summed, and its margin is settled less that cost.
+func TestSuppliersBookedApart(t *testing.T) {
+	now := time.Date(2026, 3, 1, 10, 30, 0, 0, time.UTC)
+	b := New(Config{Store: NewMemoryStore(), Now: func() time.Time { return now }})
+	defer b.Close()
+	payer := common.HexToAddress("0xAbC0000000000000000000000000000000000002")
+	for i := range 3 {
+		sup, cost := "cheap", int64(100)
+		if i == 2 {
+			sup, cost = "dear", 400
+		}
+		b.RecordCall(Call{Model: "p", Supplier: sup, Payer: payer.Hex(), Reached: true, Paid: true, Charged: 1000, Cost: cost, Status: 200})
+		b.Event(settle.Event{Kind: settle.EventConfirmed, Entry: &settle.Entry{ChainID: "1", Payer: payer,
+			Nonce: common.Hash{byte(i + 1)}, Amount: big.NewInt(1000), Model: "p", Updated: now}})
+	}
+	sum, err := b.Summary(context.Background(), now.Add(-time.Hour), now.Add(time.Hour), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := sum.Models["p"]
+	if f == nil || f.Settled != "0.003" || f.Cost != "0.0006" || f.Margin != "0.0024" || f.Calls != 3 {
+		t.Fatalf("model figures %+v, want settled 0.003, cost 0.0006, margin 0.0024 in 3 calls", f)
+	}
+	cheap, dear := f.Suppliers["cheap"], f.Suppliers["dear"]
+	if cheap == nil || dear == nil || len(f.Suppliers) != 2 {
+		t.Fatalf("suppliers %+v, want cheap and dear", f.Suppliers)
+	}
+	if cheap.Calls != 2 || cheap.PaidCalls != 2 || cheap.Charged != "0.002" || cheap.Cost != "0.0002" ||
+		dear.Calls != 1 || dear.Charged != "0.001" || dear.Cost != "0.0004" {
+		t.Errorf("cheap %+v dear %+v", cheap, dear)
+	}
+	var csv strings.Builder
+	if err := b.ExportCSV(context.Background(), &csv, now.Add(-time.Hour), now.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(csv.String(), ",p,dear,0xabc0000000000000000000000000000000000002,1,1,0,0.001,0,0,0,0,0,0.0004,") {
+		t.Errorf("export has no line of supplier dear's call and cost:\n%s", csv.String())
 	}
 }

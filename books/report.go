@@ -18,26 +18,47 @@ func USDC(n int64) string { return x402.FormatUSDC(big.NewInt(n)) }
 
 // Figures are the books' numbers for one model (or all of them).
 type Figures struct {
-	Calls        int64             `json:"calls"`
-	PaidCalls    int64             `json:"paid_calls"`
-	FreeCalls    int64             `json:"free_calls"`
-	Charged      string            `json:"charged"`
-	Settled      string            `json:"settled"`
-	SettledCalls int64             `json:"settled_calls"`
-	Pending      string            `json:"pending"`
-	PendingCalls int64             `json:"pending_calls"`
-	Failed       string            `json:"failed"`
-	FailedCalls  int64             `json:"failed_calls"`
-	Refunded     string            `json:"refunded"`
-	Cost         string            `json:"cost"`
-	Gas          string            `json:"gas"`
-	Margin       string            `json:"margin"`
-	TTFTP50ms    *int64            `json:"ttft_p50_ms"`
-	TTFTP95ms    *int64            `json:"ttft_p95_ms"`
-	Refusals     map[string]int64  `json:"refusals"`
-	Suppliers    map[string]string `json:"suppliers,omitempty"` // supplier -> settled
-	sums         map[string]int64
-	pending      int64
+	Calls        int64            `json:"calls"`
+	PaidCalls    int64            `json:"paid_calls"`
+	FreeCalls    int64            `json:"free_calls"`
+	Charged      string           `json:"charged"`
+	Settled      string           `json:"settled"`
+	SettledCalls int64            `json:"settled_calls"`
+	Pending      string           `json:"pending"`
+	PendingCalls int64            `json:"pending_calls"`
+	Failed       string           `json:"failed"`
+	FailedCalls  int64            `json:"failed_calls"`
+	Refunded     string           `json:"refunded"`
+	Cost         string           `json:"cost"`
+	Gas          string           `json:"gas"`
+	Margin       string           `json:"margin"`
+	TTFTP50ms    *int64           `json:"ttft_p50_ms"`
+	TTFTP95ms    *int64           `json:"ttft_p95_ms"`
+	Refusals     map[string]int64 `json:"refusals"`
+	// Suppliers breaks a pooled model's figures down by the supplier that
+	// served its calls.
+	Suppliers map[string]*SupplierFigures `json:"suppliers,omitempty"`
+	sums      map[string]int64
+	pending   int64
+}
+
+// SupplierFigures are one supplier's share of a pooled model: the calls
+// it served, what they charged, and what the supplier cost. Settled counts
+// only the transfers whose journal entry names the supplier; a margin is
+// not computed per supplier, since revenue is mostly settled per model.
+type SupplierFigures struct {
+	Calls     int64  `json:"calls"`
+	PaidCalls int64  `json:"paid_calls"`
+	Charged   string `json:"charged"`
+	Settled   string `json:"settled"`
+	Cost      string `json:"cost"`
+	sums      map[string]int64
+}
+
+func (sf *SupplierFigures) finish() {
+	s := sf.sums
+	sf.Calls, sf.PaidCalls = s[FCalls], s[FPaid]
+	sf.Charged, sf.Settled, sf.Cost = USDC(s[FCharged]), USDC(s[FSettled]), USDC(s[FCost])
 }
 
 // NoFigures are the figures of a model nothing was booked for.
@@ -162,9 +183,16 @@ func (b *Books) Summary(ctx context.Context, from, to time.Time, model string) (
 		f.add(r.Fields)
 		if r.Supplier != "" {
 			if f.Suppliers == nil {
-				f.Suppliers = map[string]string{}
+				f.Suppliers = map[string]*SupplierFigures{}
 			}
-			f.sums["supplier:"+r.Supplier] += r.Fields[FSettled]
+			sf := f.Suppliers[r.Supplier]
+			if sf == nil {
+				sf = &SupplierFigures{sums: map[string]int64{}}
+				f.Suppliers[r.Supplier] = sf
+			}
+			for k, v := range r.Fields {
+				sf.sums[k] += v
+			}
 		}
 		sum.Totals.add(r.Fields)
 		start := r.Start
@@ -183,10 +211,8 @@ func (b *Books) Summary(ctx context.Context, from, to time.Time, model string) (
 		return nil, err
 	}
 	for _, f := range sum.Models {
-		for k, v := range f.sums {
-			if s, ok := strings.CutPrefix(k, "supplier:"); ok {
-				f.Suppliers[s] = USDC(v)
-			}
+		for _, sf := range f.Suppliers {
+			sf.finish()
 		}
 		f.finish()
 	}

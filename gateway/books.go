@@ -7,6 +7,7 @@ import (
 
 	"github.com/farebox/farebox/books"
 	"github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/upstream/pool"
 	"github.com/farebox/farebox/x402/settle"
 	"github.com/labstack/echo/v4"
 )
@@ -15,6 +16,7 @@ import (
 const (
 	codeKey    = "farebox.code"    // the error code answered, if any
 	reachedKey = "farebox.reached" // *firstToken: the model was called
+	usageKey   = "farebox.usage"   // responses.Usage: what the model's answer used
 )
 
 // booksPrefix namespaces the books' keys in Redis.
@@ -43,19 +45,27 @@ func (p *payments) startBooks(store books.Store, journal settle.Journal) {
 var costSampleEvery = 10 * time.Second
 
 // startCostSampler books, every costSampleEvery and once at close, what
-// each resold model's wallet paid its upstream since the last sample, as
-// that model's cost (the other half of its margin).
+// each resold model's (or pooled x402 supplier's) wallet paid its upstream
+// since the last sample, as that model's (and supplier's) cost.
 func (s *Server) startCostSampler() {
 	type sold struct {
-		name string
-		r    reseller
-		last *big.Int
+		name, supplier string
+		r              reseller
+		last           *big.Int
 	}
 	var rs []*sold
-	for _, name := range s.order {
-		if r, ok := s.routes[name].model.(reseller); ok {
+	add := func(name, supplier string, m responses.Model) {
+		if r, ok := m.(reseller); ok {
 			_, paid := r.Spent()
-			rs = append(rs, &sold{name: name, r: r, last: new(big.Int).Set(paid)})
+			rs = append(rs, &sold{name: name, supplier: supplier, r: r, last: new(big.Int).Set(paid)})
+		}
+	}
+	for _, name := range s.order {
+		add(name, "", s.routes[name].model)
+		if p, ok := s.routes[name].model.(*pool.Pool); ok {
+			for _, sup := range p.Suppliers() {
+				add(name, sup.Name, sup.Model)
+			}
 		}
 	}
 	b := s.pay.books
@@ -67,7 +77,7 @@ func (s *Server) startCostSampler() {
 			_, paid := x.r.Spent()
 			d := new(big.Int).Sub(paid, x.last)
 			if d.Sign() > 0 && d.IsInt64() {
-				b.Record(books.Delta{Model: x.name, Fields: map[string]int64{books.FCost: d.Int64()}})
+				b.Record(books.Delta{Model: x.name, Supplier: x.supplier, Fields: map[string]int64{books.FCost: d.Int64()}})
 				x.last.Set(paid)
 			}
 		}
@@ -154,6 +164,13 @@ func (s *Server) bookCall(c echo.Context, rt *route, status int) {
 	call := books.Call{Model: rt.name, Free: rt.free(), Status: status, Code: code}
 	if f, ok := c.Get(reachedKey).(*firstToken); ok {
 		call.Reached, call.TTFT = true, f.first
+		call.Supplier, _ = c.Get(supplierKey).(string)
+		if uc := rt.costs[call.Supplier]; uc != nil {
+			u, _ := c.Get(usageKey).(responses.Usage)
+			if cost := uc.of(u); cost.IsInt64() {
+				call.Cost = cost.Int64()
+			}
+		}
 	}
 	if ch, ok := c.Get(chargeKey).(*charge); ok {
 		if ch.receipt != nil && ch.receipt.Payer != "" {

@@ -3,6 +3,9 @@ package gateway
 import (
 	"context"
 	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -67,5 +70,36 @@ func TestResoldCostIsBooked(t *testing.T) {
 			t.Fatalf("the books never booked the cost: %+v", sum.Models["resold"])
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestModelCostIsBooked: a model with one upstream and a cost key books
+// that cost for each call that reached it (no supplier), and its margin
+// drops by it.
+func TestModelCostIsBooked(t *testing.T) {
+	m := &fakeReseller{} // answers "bought"; its wallet pays nothing
+	cfg := Config{Models: []ModelConfig{{Name: "keyed", Upstream: "inprocess", Price: "0", Cost: CostConfig{PerCall: "0.0002"}}},
+		Admin: AdminConfig{TokenEnv: "T"}}
+	s, err := New(cfg, Options{Models: map[string]responses.Model{"keyed": m},
+		Getenv: func(string) string { return "test-admin-token-0123456789" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown(context.Background())
+	for range 2 {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodPost, "/v1/responses", strings.NewReader(`{"model":"keyed","input":"hi"}`))
+		req.Header.Set("Content-Type", "application/json")
+		s.Handler().ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("call: %d %s", rec.Code, rec.Body)
+		}
+	}
+	sum, err := s.pay.books.Summary(context.Background(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := sum.Models["keyed"]; f == nil || f.Calls != 2 || f.Cost != "0.0004" || f.Margin != "-0.0004" || len(f.Suppliers) != 0 {
+		t.Errorf("figures %+v, want 2 calls costing 0.0004, margin -0.0004, no supplier", f)
 	}
 }

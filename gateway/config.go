@@ -176,6 +176,10 @@ type ModelConfig struct {
 	// signed; default payments.chain.rpc_url.
 	RPCURL string `yaml:"rpc_url"`
 
+	// Cost is what one call costs the operator upstream (an API key's
+	// price), booked as the call's cost; a pool's is each supplier's.
+	Cost CostConfig `yaml:"cost"`
+
 	// Suppliers, when set, make the model a pool (config_pool.go); the
 	// upstream keys above are then left empty.
 	Suppliers []SupplierConfig `yaml:"suppliers"`

@@ -10,7 +10,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/farebox/farebox/upstream/pool"
-	"github.com/farebox/farebox/x402"
 )
 
 // SupplierConfig is one supplier of a pooled model: the upstream keys a
@@ -22,10 +21,11 @@ type SupplierConfig struct {
 	Name string `yaml:"name"`
 	// Weight is its share of calls under strategy weighted (default 1).
 	Weight float64 `yaml:"weight"`
-	// Cost is what one call costs the operator, in USDC: how cheapest
-	// ranks API-key suppliers, and the spend metric. An x402 seller's cost
-	// is the price its 402 asks.
-	Cost string `yaml:"cost"`
+	// Cost is what a call costs the operator (per call, or per million
+	// tokens from the call's usage): booked as the call's cost, how
+	// cheapest ranks API-key suppliers, and the spend metric. An x402
+	// seller's cost is the price its 402 asks, booked as its wallet pays.
+	Cost CostConfig `yaml:"cost"`
 
 	Upstream                 string           `yaml:"upstream"`
 	UpstreamModel            string           `yaml:"upstream_model"`
@@ -108,7 +108,11 @@ func (v *validation) pool(key string, mc ModelConfig) {
 			v.add(key+".routing", "needs suppliers")
 		}
 		v.upstream(key, mc)
+		v.cost(key+".cost", mc.Cost)
 		return
+	}
+	if mc.Cost.set() {
+		v.add(key+".cost", "a pool's cost is each supplier's: move cost into its suppliers")
 	}
 	if mc.Upstream != "" || mc.BaseURL != "" || mc.UpstreamModel != "" || mc.APIKeyEnv != "" || mc.PayerKeyEnv != "" {
 		v.add(key, "suppliers and the model's own upstream keys are exclusive: move upstream, base_url, ... into a supplier")
@@ -134,9 +138,7 @@ func (v *validation) pool(key string, mc ModelConfig) {
 		if sc.Weight < 0 {
 			v.add(skey+".weight", "must not be negative")
 		}
-		if sc.Cost != "" {
-			v.usdc(skey+".cost", sc.Cost)
-		}
+		v.cost(skey+".cost", sc.Cost)
 		if sc.Upstream == "inprocess" {
 			v.add(skey+".upstream", "inprocess models cannot be suppliers")
 			continue
@@ -160,10 +162,12 @@ func (s *Server) newPool(mc ModelConfig, opts Options, circuits pool.Circuits) (
 			return nil, fmt.Errorf("suppliers[%d] (%s): %w", i, name, err)
 		}
 		sup := pool.Supplier{Name: name, Model: m, Weight: sc.Weight}
-		if sc.Cost != "" {
-			if sup.Cost, err = x402.ParseUSDC(sc.Cost); err != nil {
-				return nil, fmt.Errorf("suppliers[%d] (%s).cost: %w", i, name, err)
-			}
+		uc, err := parseCost(sc.Cost)
+		if err != nil {
+			return nil, fmt.Errorf("suppliers[%d] (%s).cost: %w", i, name, err)
+		}
+		if uc != nil {
+			sup.Cost = uc.rank()
 		}
 		if o, ok := m.(pool.Offerer); ok {
 			sup.Offer = o

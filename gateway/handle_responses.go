@@ -215,6 +215,7 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 			receiptHeader(c.Response().Header(), ch)
 		}
 	}
+	c.Set(usageKey, m.used(bodyLen))
 	if rt.perToken != nil && ch != nil && ch.outcome == reserved && ch.metered() {
 		ch.amount = rt.perToken.charge(m.used(bodyLen))
 	}

@@ -24,6 +24,8 @@ type route struct {
 	offer atomic.Pointer[offer] // the last computed offer, by resource URL
 
 	charged atomic.Int64 // atomic units settled for this model's answers
+
+	costs map[string]*upCost // a call's upstream cost by supplier ("" for one upstream); nil: none known
 }
 
 // reseller is a model that buys its answers from a paid upstream
@@ -117,7 +119,12 @@ func (s *Server) buildRoutes(opts Options) error {
 		if err != nil {
 			return fmt.Errorf("models[%d] (%s): %w", i, mc.Name, err)
 		}
-		s.routes[mc.Name] = &route{name: mc.Name, model: m, price: price, perToken: perToken, description: desc, limits: lim, created: created}
+		costs, err := routeCosts(mc)
+		if err != nil {
+			return fmt.Errorf("models[%d] (%s): %w", i, mc.Name, err)
+		}
+		s.routes[mc.Name] = &route{name: mc.Name, model: m, price: price, perToken: perToken, description: desc, limits: lim,
+			created: created, costs: costs}
 		s.order = append(s.order, mc.Name)
 	}
 	return nil
