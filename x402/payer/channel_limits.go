@@ -146,7 +146,7 @@ func (t *Transport) channelTermsAcceptable(c candidate) error {
 		return nil
 	}
 	bound := t.depositBound()
-	if m := atomic(c.o.extra.Get("minDeposit").String()); m != nil && bound != nil && t.inUSDC(c.req.Network, m).Cmp(bound) > 0 {
+	if m := atomic(c.o.extra.Get("minDeposit").String()); m != nil && bound != nil && t.inUSDC(c.req.Network, m).Cmp(bound) > 0 && !t.holdsFunds(c) {
 		return fmt.Errorf("%w: the seller's minDeposit of %s USDC is over the max deposit of %s USDC: no deposit signed",
 			ErrDepositTooHigh, x402.FormatUSDC(t.inUSDC(c.req.Network, m)), x402.FormatUSDC(bound))
 	}
@@ -164,3 +164,24 @@ var (
 	ErrWithdrawDelayTooLong = errors.New("payer: withdraw delay over the limit")
 	ErrDepositTooHigh       = errors.New("payer: deposit over the limit")
 )
+
+// holdsFunds reports whether the payer holds a channel with the offer's
+// seller that still has a balance (or a deposit on its way): its next
+// voucher may need no deposit, so a minDeposit over the bound is judged
+// only when one is needed.
+func (t *Transport) holdsFunds(c candidate) bool {
+	b, err := t.channelOf(c.o, c.req)
+	if err != nil {
+		return false
+	}
+	recs, err := t.store.List(b.key)
+	if err != nil {
+		return false
+	}
+	for _, r := range recs {
+		if (r.Balance != nil && r.Balance.Sign() > 0) || r.Deposit != nil {
+			return true
+		}
+	}
+	return false
+}
