@@ -198,7 +198,11 @@ func (m *DevMain) configure(ctx context.Context) error {
 		CORS:      gateway.CORSConfig{AllowedOrigins: []string{"*"}}, // dev: any page may call it
 		Models: []gateway.ModelConfig{
 			{Name: "farebox-scripted", Upstream: "scripted", Price: f.price, Pace: gateway.Duration(f.pace),
-				Description: "farebox's scripted dev model"},
+				Description: "farebox's scripted dev model",
+				// The scripted model costs nothing upstream, and an agent's
+				// instructions (Codex's are ~9k tokens) are over a per-call
+				// model's default input limit: dev takes any input.
+				Limits: &gateway.ModelLimits{MaxInputTokens: 1 << 20}},
 			{Name: "farebox-scripted-free", Upstream: "scripted", Price: "0", Pace: gateway.Duration(f.pace)},
 			{Name: DevMeteredModel, Upstream: "scripted", Pace: gateway.Duration(f.pace), PricePerMTok: &DevMeteredPrice,
 				Description: "farebox's scripted dev model, charged per token"},
