@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/farebox/farebox/responses"
@@ -78,13 +79,25 @@ func supplierName(i int, sc SupplierConfig) string {
 }
 
 // asModel is the supplier as a model of its own, so it is built and
-// validated by the code that builds a model's upstream.
+// validated by the code that builds a model's upstream: every upstream key
+// (a field SupplierConfig shares with ModelConfig by name) is copied, so a
+// key added to both can never be left behind here.
 func (sc SupplierConfig) asModel(mc ModelConfig) ModelConfig {
-	return ModelConfig{Name: mc.Name, Upstream: sc.Upstream, UpstreamModel: sc.UpstreamModel, BaseURL: sc.BaseURL,
-		APIKeyEnv: sc.APIKeyEnv, Images: sc.Images, Timeouts: sc.Timeouts, Pace: sc.Pace, PayerKeyEnv: sc.PayerKeyEnv,
-		MaxUpstreamPrice: sc.MaxUpstreamPrice, MaxSpendPerDay: sc.MaxSpendPerDay, MaxUpstreamDeposit: sc.MaxUpstreamDeposit,
-		MaxUpstreamWithdrawDelay: sc.MaxUpstreamWithdrawDelay, RPCURL: sc.RPCURL}
+	m := ModelConfig{Name: mc.Name}
+	dst, src := reflect.ValueOf(&m).Elem(), reflect.ValueOf(sc)
+	for i := range src.NumField() {
+		f := src.Type().Field(i)
+		if _, supplierOnly := supplierKeys[f.Name]; supplierOnly {
+			continue
+		}
+		dst.FieldByName(f.Name).Set(src.Field(i))
+	}
+	return m
 }
+
+// supplierKeys are SupplierConfig's own keys, which a model does not take
+// for its upstream (a model's cost is booked, a supplier's also ranks it).
+var supplierKeys = map[string]struct{}{"Name": {}, "Weight": {}, "Cost": {}}
 
 // strategy is the routing strategy, or an error naming the key.
 func (r RoutingConfig) strategy() (pool.Strategy, error) {
