@@ -53,6 +53,11 @@ func (s *BoltStore) Apply(_ context.Context, ds []Delta) error {
 					return nil, err
 				}
 			}
+			if d.Moved {
+				if err := addBolt(rows, d.source(), negated(d.Fields)); err != nil {
+					return nil, err
+				}
+			}
 			if err := addBolt(rows, d.key(), d.Fields); err != nil {
 				return nil, err
 			}

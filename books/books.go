@@ -193,8 +193,10 @@ func (b *Books) rollup() {
 
 // Event books one step of a purchase (settle.Config.OnEvent): a mined
 // transfer is settled revenue, a transfer that failed after its payer was
-// served is failed revenue. Each counts once per purchase, whichever
-// replica or restart sees it.
+// served is failed revenue, under the entry's supplier when it names one;
+// a finished entry given its supplier later (EventAttributed) moves that
+// revenue from the model's row without a supplier to the supplier's. Each
+// counts once per purchase, whichever replica or restart sees it.
 func (b *Books) Event(ev settle.Event) {
 	en := ev.Entry
 	if en == nil {
@@ -213,6 +215,19 @@ func (b *Books) Event(ev settle.Event) {
 		d.Once, d.Fields = "confirmed:"+en.Name(), map[string]int64{FSettled: amount.Int64(), FSettledN: 1}
 	case settle.EventFailed:
 		d.Once, d.Fields = "failed:"+en.Name(), map[string]int64{FFailed: amount.Int64(), FFailedN: 1}
+	case settle.EventAttributed:
+		if en.Supplier == "" {
+			return
+		}
+		switch en.State {
+		case settle.Confirmed:
+			d.Fields = map[string]int64{FSettled: amount.Int64(), FSettledN: 1}
+		case settle.Failed:
+			d.Fields = map[string]int64{FFailed: amount.Int64(), FFailedN: 1}
+		default:
+			return
+		}
+		d.Once, d.Moved = "attributed:"+en.Name(), true
 	default:
 		return
 	}

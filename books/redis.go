@@ -37,6 +37,22 @@ for i = 4, #ARGV, 2 do redis.call('HINCRBY', KEYS[2], ARGV[i], ARGV[i+1]) end
 redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3])
 return 1`)
 
+// moveScript moves one delta's fields atomically, at most once: KEYS =
+// once mark, row hash, source row hash, index; ARGV = once TTL seconds
+// ("0": no mark), period start, row name, source row name, then
+// field/value pairs.
+var moveScript = redis.NewScript(`
+if ARGV[1] ~= "0" then
+  if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then return 0 end
+end
+for i = 5, #ARGV, 2 do
+  redis.call('HINCRBY', KEYS[2], ARGV[i], ARGV[i+1])
+  redis.call('HINCRBY', KEYS[3], ARGV[i], -tonumber(ARGV[i+1]))
+end
+redis.call('ZADD', KEYS[4], ARGV[2], ARGV[3])
+redis.call('ZADD', KEYS[4], ARGV[2], ARGV[4])
+return 1`)
+
 // Apply adds the deltas, each atomically, in one round trip.
 func (s *RedisStore) Apply(ctx context.Context, ds []Delta) error {
 	pipe := s.rdb.Pipeline()
@@ -47,6 +63,15 @@ func (s *RedisStore) Apply(ctx context.Context, ds []Delta) error {
 		once, ttl := s.prefix+"once:"+d.Once, "0"
 		if d.Once != "" {
 			ttl = strconv.FormatInt(int64(s.OnceTTL/time.Second), 10)
+		}
+		if d.Moved {
+			src := d.source().String()
+			args := []any{ttl, k.Start.Unix(), name, src}
+			for f, v := range d.Fields {
+				args = append(args, f, v)
+			}
+			moveScript.Eval(ctx, pipe, []string{once, s.rowKey(name), s.rowKey(src), s.index()}, args...)
+			continue
 		}
 		args := []any{ttl, k.Start.Unix(), name}
 		for f, v := range d.Fields {

@@ -43,22 +43,27 @@ type Figures struct {
 }
 
 // SupplierFigures are one supplier's share of a pooled model: the calls
-// it served, what they charged, and what the supplier cost. Settled counts
-// only the transfers whose journal entry names the supplier; a margin is
-// not computed per supplier, since revenue is mostly settled per model.
+// it served, what they charged, what of it was mined (the transfers whose
+// journal entry names the supplier), what the supplier cost, and the
+// margin. The model's settled amount is its suppliers' plus what names no
+// supplier (a transfer whose call no supplier answered, a batch-settlement
+// claim).
 type SupplierFigures struct {
-	Calls     int64  `json:"calls"`
-	PaidCalls int64  `json:"paid_calls"`
-	Charged   string `json:"charged"`
-	Settled   string `json:"settled"`
-	Cost      string `json:"cost"`
-	sums      map[string]int64
+	Calls        int64  `json:"calls"`
+	PaidCalls    int64  `json:"paid_calls"`
+	Charged      string `json:"charged"`
+	Settled      string `json:"settled"`
+	SettledCalls int64  `json:"settled_calls"`
+	Cost         string `json:"cost"`
+	Margin       string `json:"margin"`
+	sums         map[string]int64
 }
 
 func (sf *SupplierFigures) finish() {
 	s := sf.sums
-	sf.Calls, sf.PaidCalls = s[FCalls], s[FPaid]
+	sf.Calls, sf.PaidCalls, sf.SettledCalls = s[FCalls], s[FPaid], s[FSettledN]
 	sf.Charged, sf.Settled, sf.Cost = USDC(s[FCharged]), USDC(s[FSettled]), USDC(s[FCost])
+	sf.Margin = USDC(margin(s))
 }
 
 // NoFigures are the figures of a model nothing was booked for.

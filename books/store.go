@@ -82,10 +82,30 @@ type Delta struct {
 	// Once, when set, makes the delta count at most once per store (a
 	// purchase's confirmation seen again after a restart or by a replica).
 	Once string
+	// Moved: the Fields are moved, not added: taken from the row of the
+	// same hour, model and payer without a supplier, where they were booked
+	// before the supplier was known, and added to this one, both at once.
+	Moved bool
 }
 
 func (d *Delta) key() Key {
 	return Key{Start: d.At.UTC().Truncate(time.Hour), Model: d.Model, Supplier: d.Supplier, Payer: d.Payer}
+}
+
+// source is the row a Moved delta takes its fields from.
+func (d *Delta) source() Key {
+	k := d.key()
+	k.Supplier = ""
+	return k
+}
+
+// negated is fields with every value's sign turned.
+func negated(fields map[string]int64) map[string]int64 {
+	out := make(map[string]int64, len(fields))
+	for f, v := range fields {
+		out[f] = -v
+	}
+	return out
 }
 
 // Store keeps the books' rows. Implementations: MemoryStore, BoltStore
@@ -125,6 +145,9 @@ func (m *MemoryStore) Apply(_ context.Context, ds []Delta) error {
 				continue
 			}
 			m.once[d.Once] = d.At
+		}
+		if d.Moved {
+			addInto(m.rows, d.source(), negated(d.Fields))
 		}
 		addInto(m.rows, d.key(), d.Fields)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/farebox/farebox/books"
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/pool"
+	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/settle"
 	"github.com/labstack/echo/v4"
 )
@@ -98,6 +99,22 @@ func (s *Server) startCostSampler() {
 		}
 	}()
 	s.pay.closers = append([]func(){func() { close(stop); <-done }}, s.pay.closers...)
+}
+
+// attribute names, in ch's purchase, the supplier of a pooled model that
+// served the call, so the books count what it settles (mined before, while
+// or after the model ran) under that supplier. A payment whose scheme
+// keeps no journal entry (batch-settlement vouchers) has nothing to name.
+func (s *Server) attribute(c echo.Context, ch *charge) {
+	sup, _ := c.Get(supplierKey).(string)
+	if ch == nil || sup == "" {
+		return
+	}
+	if h, ok := ch.pay.(x402.ServedHold); ok {
+		if err := h.Served(c.Request().Context(), sup); err != nil {
+			s.log.Warn("books: naming the supplier of a purchase failed; its revenue stays on the model", "supplier", sup, "err", err)
+		}
+	}
 }
 
 // bookRefund books a deposit returned to its payer (not revenue: the

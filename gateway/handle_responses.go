@@ -215,6 +215,9 @@ func (s *Server) serve(c echo.Context, rt *route, req *responses.Request, ch *ch
 			receiptHeader(c.Response().Header(), ch)
 		}
 	}
+	if err == nil || em.Started() {
+		s.attribute(c, ch) // a supplier answered: what the call settles is its revenue
+	}
 	c.Set(usageKey, m.used(bodyLen))
 	if rt.perToken != nil && ch != nil && ch.outcome == reserved && ch.metered() {
 		ch.amount = rt.perToken.charge(m.used(bodyLen))

@@ -93,7 +93,7 @@ type paymentCounts struct {
 
 	outcomes [replayed + 1]atomic.Int64 // charges by outcome, once each
 
-	events [settle.EventUnresolved + 1]atomic.Int64 // the settlement engine's steps
+	events [settle.EventAttributed + 1]atomic.Int64 // the settlement engine's steps
 }
 
 // event counts one step of the settlement engine.

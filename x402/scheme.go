@@ -180,6 +180,15 @@ type FollowedHold interface {
 	Follow(ctx context.Context, r *Receipt) (paidBy string, err *Error)
 }
 
+// ServedHold is a hold told which supplier of a pooled model served its
+// answer (known only once the model ran), so that the revenue it settles
+// is counted under that supplier, whether its transfer was mined before,
+// while or after the model ran.
+type ServedHold interface {
+	Hold
+	Served(ctx context.Context, supplier string) error
+}
+
 // EscrowScheme is a scheme whose payments hold the payer's funds before
 // the model runs (batch-settlement: vouchers against a deposited channel),
 // so the charge made after the answer cannot be taken away meanwhile.

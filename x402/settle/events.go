@@ -27,11 +27,15 @@ const (
 	// EventUnresolved: the engine cannot tell what became of a transfer (a
 	// remote facilitator gave no answer); the entry stays for an operator.
 	EventUnresolved
+	// EventAttributed: a finished entry was given the supplier that served
+	// it (Purchase.Served after the transfer was mined or failed): the
+	// books move its amount, booked without a supplier, to that supplier.
+	EventAttributed
 	numEvents
 )
 
 var eventNames = [numEvents]string{"reserved", "replayed", "refused", "released", "settling",
-	"broadcast", "resubmitted", "confirmed", "failed", "unresolved"}
+	"broadcast", "resubmitted", "confirmed", "failed", "unresolved", "attributed"}
 
 // String is the event's metric label.
 func (k EventKind) String() string {
