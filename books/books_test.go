@@ -104,3 +104,49 @@ func TestSuppliersBookedApart(t *testing.T) {
 		t.Errorf("export has no line of supplier dear's call and cost:\n%s", csv.String())
 	}
 }
+
+// TestAttributionMovesSettledToTheSupplier: a transfer mined before its
+// supplier was known is booked on the model, then moved to the supplier
+// when the engine attributes it, once however often that is reported and
+// in whichever order; a confirmation that names its supplier books it
+// there at once. Each supplier's settled and margin, plus what names no
+// supplier, is the model's.
+func TestAttributionMovesSettledToTheSupplier(t *testing.T) {
+	now := time.Date(2026, 3, 1, 10, 30, 0, 0, time.UTC)
+	b := New(Config{Store: NewMemoryStore(), Now: func() time.Time { return now }})
+	defer b.Close()
+	payer := common.HexToAddress("0xAbC0000000000000000000000000000000000003")
+	entry := func(nonce byte, supplier string, state settle.State) *settle.Entry {
+		return &settle.Entry{ChainID: "1", Payer: payer, Nonce: common.Hash{nonce}, Amount: big.NewInt(1000), Model: "p",
+			Supplier: supplier, State: state, Updated: now.Add(-20 * time.Minute)}
+	}
+	// Mined first, attributed later (twice: a replica reports it again).
+	b.Event(settle.Event{Kind: settle.EventConfirmed, Entry: entry(1, "", settle.Confirmed)})
+	b.Event(settle.Event{Kind: settle.EventAttributed, Entry: entry(1, "cheap", settle.Confirmed)})
+	b.Event(settle.Event{Kind: settle.EventAttributed, Entry: entry(1, "cheap", settle.Confirmed)})
+	// Attributed before its confirmation was booked.
+	b.Event(settle.Event{Kind: settle.EventAttributed, Entry: entry(2, "dear", settle.Confirmed)})
+	b.Event(settle.Event{Kind: settle.EventConfirmed, Entry: entry(2, "", settle.Confirmed)})
+	// Named before it was mined.
+	b.Event(settle.Event{Kind: settle.EventConfirmed, Entry: entry(3, "cheap", settle.Confirmed)})
+	// Mined for a call no supplier answered: stays on the model.
+	b.Event(settle.Event{Kind: settle.EventConfirmed, Entry: entry(4, "", settle.Confirmed)})
+	b.RecordCall(Call{Model: "p", Supplier: "cheap", Reached: true, Cost: 300, Status: 200})
+
+	sum, err := b.Summary(context.Background(), now.Add(-time.Hour), now.Add(time.Hour), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := sum.Models["p"]
+	if f == nil || f.Settled != "0.004" || f.SettledCalls != 4 || f.Margin != "0.0037" {
+		t.Fatalf("model figures %+v, want 0.004 settled in 4, margin 0.0037", f)
+	}
+	cheap, dear := f.Suppliers["cheap"], f.Suppliers["dear"]
+	if cheap == nil || dear == nil || len(f.Suppliers) != 2 {
+		t.Fatalf("suppliers %+v, want cheap and dear", f.Suppliers)
+	}
+	if cheap.Settled != "0.002" || cheap.SettledCalls != 2 || cheap.Margin != "0.0017" ||
+		dear.Settled != "0.001" || dear.SettledCalls != 1 || dear.Margin != "0.001" {
+		t.Errorf("cheap %+v dear %+v; want 0.002 in 2 (margin 0.0017) and 0.001 in 1", cheap, dear)
+	}
+}

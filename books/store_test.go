@@ -96,3 +96,43 @@ func TestStoresCountOnceAndRollUp(t *testing.T) {
 		})
 	}
 }
+
+// TestStoresMoveOnce: a Moved delta takes its fields from the row of the
+// same hour, model and payer without a supplier and adds them to the
+// supplier's, both at once and at most once per Once mark, in every store.
+func TestStoresMoveOnce(t *testing.T) {
+	ctx := context.Background()
+	hour := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			s := open(t)
+			settled := map[string]int64{FSettled: 1000, FSettledN: 1}
+			booked := Delta{At: hour.Add(5 * time.Minute), Model: "p", Payer: "0xab", Fields: settled, Once: "confirmed:1"}
+			moved := Delta{At: hour.Add(5 * time.Minute), Model: "p", Supplier: "s|1", Payer: "0xab", Fields: settled,
+				Once: "attributed:1", Moved: true}
+			if err := s.Apply(ctx, []Delta{booked, moved}); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Apply(ctx, []Delta{moved, booked}); err != nil { // seen again by a replica
+				t.Fatal(err)
+			}
+			rows, err := s.Rows(ctx, hour, hour.Add(time.Hour))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]map[string]int64{}
+			for _, r := range rows {
+				if r.Model != "p" || r.Payer != "0xab" || r.Day {
+					t.Fatalf("unexpected row %+v", r)
+				}
+				got[r.Supplier] = r.Fields
+			}
+			if s := got["s|1"]; s[FSettled] != 1000 || s[FSettledN] != 1 {
+				t.Errorf("the supplier's row %v, want the 1000 settled in 1 transfer", s)
+			}
+			if n := got[""]; n[FSettled] != 0 || n[FSettledN] != 0 {
+				t.Errorf("the row without a supplier %v, want nothing left", n)
+			}
+		})
+	}
+}
