@@ -160,3 +160,71 @@ func TestPaidPoolSettlesPerSupplier(t *testing.T) {
 		})
 	}
 }
+
+// TestUptoPoolSettlesPerSupplier: a pooled model priced per token, paid
+// with upto through the official client: its charge is settled after the
+// answer, once the supplier is known, so each transfer is booked under the
+// supplier that served its call (the first, or the second after a
+// failover) at what its receipt charged, and the two sum to payTo's gain.
+func TestUptoPoolSettlesPerSupplier(t *testing.T) {
+	up, err := fakeupstream.Start(fakeupstream.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	cfg, opts, c := meteredConfig(t, nil)
+	p := meteredPrice
+	cfg.Admin.TokenEnv = "FAREBOX_ADMIN_TOKEN"
+	opts.Getenv = func(n string) string { return map[string]string{"FAREBOX_ADMIN_TOKEN": adminToken}[n] }
+	cfg.Models = []gateway.ModelConfig{{Name: pooled, PricePerMTok: &p,
+		Suppliers: []gateway.SupplierConfig{
+			{Name: "first", Upstream: "chat", BaseURL: flakyUpstream(t, up, "failover"), UpstreamModel: "echo"},
+			{Name: "second", Upstream: "openai", BaseURL: up.URL(), UpstreamModel: "echo"},
+		},
+		Routing: gateway.RoutingConfig{Strategy: "ordered", Circuit: gateway.CircuitConfig{Failures: 100}}}}
+	ts := startServer(t, cfg, opts)
+	key := freshPayer(t, c, 1_000_000, true)
+	approvePermit2(t, c, key)
+	receiver := common.HexToAddress(payTo)
+	before := tokenBalance(t, c, receiver)
+	charged := map[string]int64{}
+	for _, tc := range []struct{ supplier, input string }{{"first", "metered one"}, {"second", "metered failover two"}} {
+		paid := payUpto(t, ts, c, key, map[string]any{"model": pooled, "input": tc.input})
+		if paid.Status != http.StatusOK || paid.Receipt == nil || !paid.Receipt.Success {
+			t.Fatalf("%s: status %d, receipt %+v: %s", tc.input, paid.Status, paid.Receipt, paid.Body)
+		}
+		amount, ok := new(big.Int).SetString(paid.Receipt.Amount, 10)
+		if !ok || amount.Sign() <= 0 {
+			t.Fatalf("receipt amount %q", paid.Receipt.Amount)
+		}
+		charged[tc.supplier] = amount.Int64()
+	}
+	gain := new(big.Int).Sub(tokenBalance(t, c, receiver), before)
+	if want := charged["first"] + charged["second"]; gain.Int64() != want {
+		t.Fatalf("payTo gained %s on chain, the receipts charged %d", gain, want)
+	}
+	root := strings.TrimSuffix(ts.URL, "/v1")
+	var sum settledBooks
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		status, _, b := do(t, "GET", root+"/admin/api/summary", nil, "Authorization", "Bearer "+adminToken)
+		if status != http.StatusOK || json.Unmarshal(b, &sum) != nil {
+			t.Fatalf("summary: %d %s", status, b)
+		}
+		if sum.Models[pooled].SettledCalls == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the transfers were never booked as settled: %s", b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	f := sum.Models[pooled]
+	if f.Settled != x402.FormatUSDC(gain) {
+		t.Errorf("the model settled %s, payTo gained %s", f.Settled, x402.FormatUSDC(gain))
+	}
+	for name, want := range charged {
+		if got := f.Suppliers[name]; got.Settled != x402.FormatUSDC(big.NewInt(want)) || got.SettledCalls != 1 {
+			t.Errorf("supplier %s: %+v, want 1 transfer settling %s", name, got, x402.FormatUSDC(big.NewInt(want)))
+		}
+	}
+}
