@@ -110,4 +110,14 @@
 // journaled while the chain settler simulates the batch (an entry whose
 // transfer then leaves the transaction is told so with the zero hash and
 // goes back to Reserved).
+//
+// # Suppliers
+//
+// A pooled model's supplier is known once the model answered, and the
+// transfer may be mined before, while or after that. Purchase.Served names
+// it in the entry whichever came first: in the entry's first move, in the
+// entry in flight (a compare-and-swap under the flight's lock, so the
+// confirmation carries it), or in the finished entry, reported as
+// EventAttributed so the books move the amount they booked without a
+// supplier.
 package settle
