@@ -39,13 +39,14 @@ func holdConfirmations() *unconfirmed {
 }
 
 // attributed lists the EventAttributed events of the entry named name
-// among those already reported (events are reported synchronously).
+// ("" any) among those already reported (events are reported
+// synchronously); the others are dropped.
 func attributed(ev events, name string) []settle.Event {
 	var out []settle.Event
 	for {
 		select {
 		case e := <-ev:
-			if e.Kind == settle.EventAttributed && e.Entry.Name() == name {
+			if e.Kind == settle.EventAttributed && (name == "" || e.Entry.Name() == name) {
 				out = append(out, e)
 			}
 		default:
@@ -151,6 +152,48 @@ func TestServedNamesTheSupplierWhateverCameFirst(t *testing.T) {
 				en, err := j.Get(ctx, p.Payment.Key(chain.Network))
 				if err != nil || en.State != settle.Confirmed || en.Supplier != "gamma" || en.Receipt == nil || !en.Receipt.Success {
 					t.Errorf("journal entry %+v, %v; want confirmed with its receipt, supplier gamma", en, err)
+				}
+			})
+
+			t.Run("a replay or a release changes nothing", func(t *testing.T) {
+				j, h := open(t)
+				e, ev := newEngine(t, settle.Config{Journal: j, Holds: h, Confirm: settle.ConfirmMined})
+				pay := b.pay(t)
+				first, err := e.Begin(ctx, b.purchase(pay, "replayed"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := first.Served(ctx, "first"); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := first.Settle(ctx); err != nil {
+					t.Fatal(err)
+				}
+				again, err := e.Begin(ctx, b.purchase(pay, "replayed"))
+				if err != nil || !again.Replay() {
+					t.Fatalf("Begin again = %v, replay %v", err, again != nil && again.Replay())
+				}
+				if err := again.Served(ctx, "other"); err != nil {
+					t.Fatal(err)
+				}
+				if en, err := j.Get(ctx, pay.Key(chain.Network)); err != nil || en.Supplier != "first" {
+					t.Errorf("after a replay named another supplier the entry is %+v, %v; want supplier first", en, err)
+				}
+				released, err := e.Begin(ctx, b.purchase(b.pay(t), "released"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := released.Release(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if err := released.Served(ctx, "nobody"); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := j.Get(ctx, released.Payment.Key(chain.Network)); err == nil {
+					t.Error("naming the supplier of a released purchase brought its entry back")
+				}
+				if a := attributed(ev, ""); len(a) != 0 {
+					t.Errorf("attributions %+v, want none", a)
 				}
 			})
 		})
