@@ -69,7 +69,8 @@ func flakyUpstream(t *testing.T, up *fakeupstream.Server, fail string) string {
 // each mined transfer under the supplier that served its call, whether
 // the transfer was mined before the model answered (settle before, confirm
 // mined), possibly before or after (settle before, confirm broadcast) or
-// alongside it (settle after): each supplier's settled is what its calls
+// alongside it (settle after), for JSON answers and a stream: each
+// supplier's settled is what its calls
 // charged, the suppliers' sum is the model's settled, which is payTo's
 // gain on chain; each supplier's margin is its settled less its cost.
 func TestPaidPoolSettlesPerSupplier(t *testing.T) {
@@ -105,8 +106,21 @@ func TestPaidPoolSettlesPerSupplier(t *testing.T) {
 			var receipts []*x402.Receipt
 			cl := payingClient(t, ts, c, &receipts)
 			payToBefore := tokenBalance(t, c, common.HexToAddress(payTo))
-			inputs := []string{"one", "failover two", "three", "failover four", "failover five"}
+			inputs := []string{"one", "failover two", "three", "failover four", "failover five", "failover streamed six"}
 			for i, in := range inputs {
+				if i == len(inputs)-1 {
+					stream := cl.Responses.NewStreaming(context.Background(), oresponses.ResponseNewParams{Model: pooled, Input: userText(in)})
+					var text string
+					for stream.Next() {
+						if ev := stream.Current(); ev.Type == "response.completed" {
+							text = ev.Response.OutputText()
+						}
+					}
+					if err := stream.Err(); err != nil || !strings.Contains(text, in) {
+						t.Fatalf("stream %d: %v %q", i, err, text)
+					}
+					continue
+				}
 				res, err := cl.Responses.New(context.Background(), oresponses.ResponseNewParams{Model: pooled, Input: userText(in)})
 				if err != nil || !strings.Contains(res.OutputText(), in) {
 					t.Fatalf("call %d: %v %+v", i, err, res)
@@ -143,19 +157,19 @@ func TestPaidPoolSettlesPerSupplier(t *testing.T) {
 				first.Cost != "0.0004" || first.Margin != "0.0016" {
 				t.Errorf("first %+v; want 2 calls charging 0.002, all settled, cost 0.0004, margin 0.0016", first)
 			}
-			if second.Calls != 3 || second.Charged != "0.003" || second.Settled != second.Charged || second.SettledCalls != 3 ||
-				second.Cost != "0.0009" || second.Margin != "0.0021" {
-				t.Errorf("second %+v; want 3 calls charging 0.003, all settled, cost 0.0009, margin 0.0021", second)
+			if second.Calls != 4 || second.Charged != "0.004" || second.Settled != second.Charged || second.SettledCalls != 4 ||
+				second.Cost != "0.0012" || second.Margin != "0.0028" {
+				t.Errorf("second %+v; want 4 calls (one streamed) charging 0.004, all settled, cost 0.0012, margin 0.0028", second)
 			}
 			if tc.confirm == "mined" {
 				// Every transfer was mined before its model ran: each was booked
 				// on the model, then moved to its supplier.
-				if want := `farebox_settlement_events_total{event="attributed"} 5`; !strings.Contains(metricsText(t, ts), want) {
+				if want := `farebox_settlement_events_total{event="attributed"} 6`; !strings.Contains(metricsText(t, ts), want) {
 					t.Errorf("metrics lack %s", want)
 				}
 			}
-			if f.Cost != "0.0013" || f.Margin != "0.0037" {
-				t.Errorf("the model's cost %s and margin %s, want 0.0013 and 0.0037", f.Cost, f.Margin)
+			if f.Cost != "0.0016" || f.Margin != "0.0044" {
+				t.Errorf("the model's cost %s and margin %s, want 0.0016 and 0.0044", f.Cost, f.Margin)
 			}
 		})
 	}
