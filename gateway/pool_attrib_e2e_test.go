@@ -70,9 +70,9 @@ func flakyUpstream(t *testing.T, up *fakeupstream.Server, fail string) string {
 // the transfer was mined before the model answered (settle before, confirm
 // mined), possibly before or after (settle before, confirm broadcast) or
 // alongside it (settle after), for JSON answers and a stream: each
-// supplier's settled is what its calls
-// charged, the suppliers' sum is the model's settled, which is payTo's
-// gain on chain; each supplier's margin is its settled less its cost.
+// supplier's settled is what its calls charged, the suppliers' sum is the
+// model's settled, which is payTo's gain on chain; each supplier's margin
+// is its settled less its cost.
 func TestPaidPoolSettlesPerSupplier(t *testing.T) {
 	c := devChain(t)
 	up, err := fakeupstream.Start(fakeupstream.Options{})
