@@ -131,6 +131,9 @@ func TestAttributionMovesSettledToTheSupplier(t *testing.T) {
 	b.Event(settle.Event{Kind: settle.EventConfirmed, Entry: entry(3, "cheap", settle.Confirmed)})
 	// Mined for a call no supplier answered: stays on the model.
 	b.Event(settle.Event{Kind: settle.EventConfirmed, Entry: entry(4, "", settle.Confirmed)})
+	// Failed after it was served, attributed later: the failure moves too.
+	b.Event(settle.Event{Kind: settle.EventFailed, Entry: entry(5, "", settle.Failed)})
+	b.Event(settle.Event{Kind: settle.EventAttributed, Entry: entry(5, "dear", settle.Failed)})
 	b.RecordCall(Call{Model: "p", Supplier: "cheap", Reached: true, Cost: 300, Status: 200})
 
 	sum, err := b.Summary(context.Background(), now.Add(-time.Hour), now.Add(time.Hour), "")
@@ -148,5 +151,18 @@ func TestAttributionMovesSettledToTheSupplier(t *testing.T) {
 	if cheap.Settled != "0.002" || cheap.SettledCalls != 2 || cheap.Margin != "0.0017" ||
 		dear.Settled != "0.001" || dear.SettledCalls != 1 || dear.Margin != "0.001" {
 		t.Errorf("cheap %+v dear %+v; want 0.002 in 2 (margin 0.0017) and 0.001 in 1", cheap, dear)
+	}
+	if f.Failed != "0.001" || f.FailedCalls != 1 {
+		t.Errorf("the model failed %s in %d, want 0.001 in 1", f.Failed, f.FailedCalls)
+	}
+	rows, err := b.Rows(context.Background(), now.Add(-time.Hour), now.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		want := map[string]int64{"": 0, "dear": 1000}[r.Supplier]
+		if r.Supplier != "cheap" && (r.Fields[FFailed] != want || r.Fields[FFailedN] != want/1000) {
+			t.Errorf("row of supplier %q failed %d in %d, want %d", r.Supplier, r.Fields[FFailed], r.Fields[FFailedN], want)
+		}
 	}
 }
