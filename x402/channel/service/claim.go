@@ -40,6 +40,7 @@ func (s *Service) RunClaims(ctx context.Context) {
 		if !next.IsZero() {
 			wait = min(wait, max(next.Sub(s.cfg.Now()), 10*time.Millisecond))
 		}
+		s.nextLook.Store(s.cfg.Now().Add(wait).UnixNano())
 		select {
 		case <-ctx.Done():
 			return

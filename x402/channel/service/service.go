@@ -100,6 +100,9 @@ type Service struct {
 	stats    counters
 	// lastClaim is when this process last sent a claim (unix nanoseconds).
 	lastClaim atomic.Int64
+	// nextLook is when RunClaims looks at the channels next (unix
+	// nanoseconds; 0 when it does not run).
+	nextLook atomic.Int64
 }
 
 // New checks cfg and returns a Service.
