@@ -18,23 +18,25 @@ func USDC(n int64) string { return x402.FormatUSDC(big.NewInt(n)) }
 
 // Figures are the books' numbers for one model (or all of them).
 type Figures struct {
-	Calls        int64            `json:"calls"`
-	PaidCalls    int64            `json:"paid_calls"`
-	FreeCalls    int64            `json:"free_calls"`
-	Charged      string           `json:"charged"`
-	Settled      string           `json:"settled"`
-	SettledCalls int64            `json:"settled_calls"`
-	Pending      string           `json:"pending"`
-	PendingCalls int64            `json:"pending_calls"`
-	Failed       string           `json:"failed"`
-	FailedCalls  int64            `json:"failed_calls"`
-	Refunded     string           `json:"refunded"`
-	Cost         string           `json:"cost"`
-	Gas          string           `json:"gas"`
-	Margin       string           `json:"margin"`
-	TTFTP50ms    *int64           `json:"ttft_p50_ms"`
-	TTFTP95ms    *int64           `json:"ttft_p95_ms"`
-	Refusals     map[string]int64 `json:"refusals"`
+	Calls        int64  `json:"calls"`
+	PaidCalls    int64  `json:"paid_calls"`
+	FreeCalls    int64  `json:"free_calls"`
+	Charged      string `json:"charged"`
+	Settled      string `json:"settled"`
+	SettledCalls int64  `json:"settled_calls"`
+	Pending      string `json:"pending"`
+	PendingCalls int64  `json:"pending_calls"`
+	Failed       string `json:"failed"`
+	FailedCalls  int64  `json:"failed_calls"`
+	Refunded     string `json:"refunded"`
+	// Forgiven is the failed revenue an operator wrote off (part of Failed).
+	Forgiven  string           `json:"forgiven"`
+	Cost      string           `json:"cost"`
+	Gas       string           `json:"gas"`
+	Margin    string           `json:"margin"`
+	TTFTP50ms *int64           `json:"ttft_p50_ms"`
+	TTFTP95ms *int64           `json:"ttft_p95_ms"`
+	Refusals  map[string]int64 `json:"refusals"`
 	// Suppliers breaks a pooled model's figures down by the supplier that
 	// served its calls.
 	Suppliers map[string]*SupplierFigures `json:"suppliers,omitempty"`
@@ -83,6 +85,7 @@ func (f *Figures) finish() *Figures {
 	f.Charged, f.Settled, f.Failed = USDC(s[FCharged]), USDC(s[FSettled]), USDC(s[FFailed])
 	f.Refunded, f.Cost, f.Gas = USDC(s[FRefunded]), USDC(s[FCost]), USDC(s[FGas])
 	f.Pending = USDC(f.pending)
+	f.Forgiven = USDC(s[FForgiven])
 	f.Margin = USDC(margin(s))
 	f.TTFTP50ms, f.TTFTP95ms = quantile(s, 0.5), quantile(s, 0.95)
 	return f
@@ -296,6 +299,7 @@ type Payer struct {
 	Settled   string            `json:"settled"`
 	Failed    string            `json:"failed"`
 	Owed      string            `json:"owed"`
+	Forgiven  string            `json:"forgiven"`
 	Debts     []settle.DebtItem `json:"debts,omitempty"`
 	charged   int64
 }
@@ -322,7 +326,7 @@ func (b *Books) Payers(ctx context.Context, from, to time.Time, limit int) ([]*P
 	out := make([]*Payer, 0, len(sums))
 	for addr, s := range sums {
 		p := &Payer{Payer: addr, Calls: s[FCalls], PaidCalls: s[FPaid], Charged: USDC(s[FCharged]),
-			Settled: USDC(s[FSettled]), Failed: USDC(s[FFailed]), Owed: "0", charged: s[FCharged]}
+			Settled: USDC(s[FSettled]), Failed: USDC(s[FFailed]), Owed: "0", Forgiven: USDC(s[FForgiven]), charged: s[FCharged]}
 		if b.cfg.Journal != nil && common.IsHexAddress(addr) {
 			items, err := b.cfg.Journal.Debts(ctx, common.HexToAddress(addr))
 			if err != nil {

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"math/big"
 	"net/http"
 	"strconv"
 	"strings"
@@ -160,7 +161,9 @@ func (s *Server) handleAdminSettlements(c echo.Context) error {
 }
 
 // handleAdminForgive serves POST /admin/api/debts/{payer}/forgive: the
-// payer's debts are cleared and it may pay again.
+// payer's debts are cleared, it may pay again, and the books write the
+// forgiven amount off. Forgiving a payer who owes nothing is a 200 with
+// 0 forgiven, so a second click (or replica) changes nothing.
 func (s *Server) handleAdminForgive(c echo.Context) error {
 	payer := c.Param("payer")
 	if !common.IsHexAddress(payer) {
@@ -170,15 +173,19 @@ func (s *Server) handleAdminForgive(c echo.Context) error {
 		return errAdminParam("payer", "payments are not configured: nobody owes anything.")
 	}
 	addr := common.HexToAddress(payer)
-	ctx := c.Request().Context()
-	owed, _, err := s.pay.engine.Debt(ctx, addr)
+	items, err := s.pay.engine.Forgive(c.Request().Context(), addr)
 	if err != nil {
 		return err
 	}
-	if err := s.pay.engine.Forgive(ctx, addr); err != nil {
-		return err
+	who := strings.ToLower(addr.Hex())
+	sum := new(big.Int)
+	for _, d := range items {
+		sum.Add(sum, d.Amount)
 	}
-	return c.JSON(http.StatusOK, map[string]any{"payer": strings.ToLower(addr.Hex()), "forgiven": x402.FormatUSDC(owed)})
+	if s.pay.books != nil {
+		s.pay.books.Forgive(who, items)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"payer": who, "forgiven": x402.FormatUSDC(sum), "debts": len(items)})
 }
 
 // handleAdminExport serves GET /admin/api/export.csv: the books' rows of

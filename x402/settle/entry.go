@@ -140,6 +140,10 @@ type DebtItem struct {
 	At     time.Time `json:"at"`
 	// Until is when the item lapses on its own; zero means until forgiven.
 	Until time.Time `json:"until"`
+	// Model and Supplier are the purchase's (empty in items recorded
+	// before they were kept): a forgiven debt is booked under them.
+	Model    string `json:"model,omitempty"`
+	Supplier string `json:"supplier,omitempty"`
 }
 
 // Live reports whether the item still refuses its payer at now.

@@ -96,7 +96,7 @@ func TestRevertedAfterBroadcastPutsThePayerInDebt(t *testing.T) {
 	if _, err := e.Begin(ctx, pu); !errors.Is(err, settle.ErrPayerInDebt) {
 		t.Fatalf("retry of the failed purchase = %v, want ErrPayerInDebt", err)
 	}
-	if err := e.Forgive(ctx, b.addr); err != nil {
+	if _, err := e.Forgive(ctx, b.addr); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.Begin(ctx, pu); !errors.Is(err, settle.ErrNonceUsed) {
