@@ -46,15 +46,11 @@ func (s *Server) handleAdminChannels(c echo.Context) error {
 	if svc == nil {
 		return c.JSON(http.StatusOK, res)
 	}
-	ctx := c.Request().Context()
-	next, err := svc.NextClaim(ctx)
+	recs, err := s.pay.chanStore.List(c.Request().Context())
 	if err != nil {
 		return err
 	}
-	recs, err := s.pay.chanStore.List(ctx)
-	if err != nil {
-		return err
-	}
+	next := svc.NextClaimOf(recs)
 	total := new(big.Int)
 	for _, r := range recs {
 		if r.State == nil {

@@ -76,6 +76,14 @@ func (e *Entry) Key() x402.Key {
 // Name is the entry's key as a string (see KeyName).
 func (e *Entry) Name() string { return KeyName(e.Key()) }
 
+// Transfers is what the entry's transfer moves: its Charge (upto) or Amount.
+func (e *Entry) Transfers() *big.Int {
+	if e.Charge != nil {
+		return e.Charge
+	}
+	return e.Amount
+}
+
 // Clone is a copy that shares no mutable memory with e, so that a journal
 // never shares memory with callers. Payment, the header's decoded JSON of
 // a kilobyte or more, is shared: nothing writes into it once the entry is

@@ -49,6 +49,11 @@ func (s *Service) NextClaim(ctx context.Context) (*NextClaim, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.NextClaimOf(recs), nil
+}
+
+// NextClaimOf is NextClaim of records already listed from the store.
+func (s *Service) NextClaimOf(recs []*Record) *NextClaim {
 	nc := &NextClaim{Left: map[[32]byte]string{}}
 	var states []*channel.State
 	for _, r := range recs {
@@ -80,5 +85,5 @@ func (s *Service) NextClaim(ctx context.Context) (*NextClaim, error) {
 			}
 		}
 	}
-	return nc, nil
+	return nc
 }
