@@ -3,7 +3,8 @@
 // shows the revenue of paid calls just made (as the admin API and the
 // chain count it), and writes a screenshot as a test artifact; its debts
 // table forgives a real debt (a farebox dev of its own on anvil, whose
-// mining the test holds so a served payer's transfer fails on chain).
+// mining the test holds so a served payer's transfer fails on chain); its
+// channels say when and why the next claim comes, and Claim now claims.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -11,13 +12,16 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import OpenAI from 'openai';
 import { chromium } from 'playwright-core';
-import { createWalletClient, http, parseAbi } from 'viem';
+import { createWalletClient, http, parseAbi, parseUnits } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { devWorld, PAID, FREE } from '../lib/world.js';
 import { startDev } from '../lib/farebox.js';
 import { startBareAnvil } from '../lib/anvil.js';
-import { chainReader, localChain } from '../lib/chain.js';
+import { chainReader, localChain, DEV_RELAYER } from '../lib/chain.js';
 import { payingFetch } from '../lib/paying.js';
+import { wrapFetchWithPaymentFromConfig, decodePaymentResponseHeader } from '@x402/fetch';
+import { BatchSettlementEvmScheme, InMemoryClientChannelStorage } from '@x402/evm/batch-settlement/client';
+import { toClientEvmSigner } from '@x402/evm';
 
 const w = await devWorld();
 const admin = new URL('/admin', w.dev.baseURL).href;
@@ -170,5 +174,58 @@ test('the debts table forgives a real debt: a payer served whose transfer then f
   assert.equal(line.owed, '0', 'nothing owed any more');
   assert.equal(line.forgiven, price, 'the books wrote the debt off');
   assert.equal((await api('summary')).models[PAID].forgiven, price);
+  await page.close();
+});
+
+test('the channels show when and why the next claim comes, and Claim now moves exactly the unclaimed to payTo', async () => {
+  // Its own farebox dev, claiming hourly: what is charged after its first
+  // claim waits for the operator.
+  const dev = await startDev(['--claim-interval', '1h']);
+  after(() => dev.stop());
+  const api = async (path, method = 'GET') => {
+    const r = await fetch(new URL(`/admin/api/${path}`, dev.baseURL), { method, headers: { Authorization: `Bearer ${dev.adminToken}` } });
+    assert.equal(r.status, 200, `${path}: ${r.status}`);
+    return r.json();
+  };
+  const chain = chainReader({ rpcURL: dev.rpcURL, chainId: dev.chainId, token: dev.token, relayers: [DEV_RELAYER] });
+  const account = privateKeyToAccount(dev.payerKey);
+  const scheme = new BatchSettlementEvmScheme(toClientEvmSigner(account, chain.client), { storage: new InMemoryClientChannelStorage(), rpcUrl: dev.rpcURL });
+  const fetchPaying = wrapFetchWithPaymentFromConfig(globalThis.fetch, {
+    schemes: [{ network: 'eip155:*', client: scheme }],
+    spendControls: { allowedAssets: [{ network: dev.network, asset: dev.token, maxAmountPerPayment: '1000000' }] },
+  });
+  const openai = new OpenAI({ baseURL: dev.baseURL, apiKey: 'x402-pays-instead', fetch: fetchPaying, maxRetries: 0 });
+  const call = async (input) => {
+    const { response } = await openai.responses.create({ model: 'farebox-scripted-metered', input }).withResponse();
+    const receipt = decodePaymentResponseHeader(response.headers.get('payment-response'));
+    assert.equal(receipt.success, true);
+    return BigInt(receipt.extra.chargedAmount);
+  };
+  await call('the deposit');
+  // This process had not claimed yet: its first look claims the deposit call.
+  for (const end = Date.now() + 30_000; !(await api('channels')).last_claim;) {
+    assert.ok(Date.now() < end, 'the first claim came');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const charged = (await call('voucher one')) + (await call('voucher two'));
+  const chans = await api('channels');
+  assert.equal(chans.next_claim_reason, 'interval');
+  assert.equal(Date.parse(chans.next_claim_at) - Date.parse(chans.last_claim), 3600_000, 'an hour after the last claim');
+  assert.equal(parseUnits(chans.unclaimed, 6), charged, 'what the two vouchers charged waits');
+
+  const page = await browser.newPage({ extraHTTPHeaders: { Authorization: `Bearer ${dev.adminToken}` }, viewport: { width: 1400, height: 1100 } });
+  const dialogs = [];
+  page.on('dialog', (d) => { dialogs.push(d.message()); d.accept(); });
+  await page.goto(new URL('/admin', dev.baseURL).href);
+  await page.locator('#chansum', { hasText: '(interval)' }).waitFor({ timeout: 20_000 });
+  const row = page.locator('#channels tr', { hasText: '(interval)' }).first();
+  assert.equal((await row.locator('td').allTextContents())[4], chans.unclaimed, 'the channel shows what it holds unclaimed');
+  mkdirSync(artifacts, { recursive: true });
+  await page.screenshot({ path: join(artifacts, 'admin-channels.png'), fullPage: true });
+  const before = await chain.balanceOf(dev.payTo);
+  await page.click('#claim');
+  await page.locator('#chansum', { hasText: 'nothing waits to be claimed' }).waitFor({ timeout: 30_000 });
+  assert.equal(dialogs[0], `claimed ${chans.unclaimed} USDC from 1 channels`);
+  assert.equal(await chain.balanceOf(dev.payTo) - before, charged, "payTo's on-chain gain is exactly what was unclaimed");
   await page.close();
 });
