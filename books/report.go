@@ -18,25 +18,24 @@ func USDC(n int64) string { return x402.FormatUSDC(big.NewInt(n)) }
 
 // Figures are the books' numbers for one model (or all of them).
 type Figures struct {
-	Calls        int64  `json:"calls"`
-	PaidCalls    int64  `json:"paid_calls"`
-	FreeCalls    int64  `json:"free_calls"`
-	Charged      string `json:"charged"`
-	Settled      string `json:"settled"`
-	SettledCalls int64  `json:"settled_calls"`
-	Pending      string `json:"pending"`
-	PendingCalls int64  `json:"pending_calls"`
-	Failed       string `json:"failed"`
-	FailedCalls  int64  `json:"failed_calls"`
-	Refunded     string `json:"refunded"`
-	// Forgiven is the failed revenue an operator wrote off (part of Failed).
-	Forgiven  string           `json:"forgiven"`
-	Cost      string           `json:"cost"`
-	Gas       string           `json:"gas"`
-	Margin    string           `json:"margin"`
-	TTFTP50ms *int64           `json:"ttft_p50_ms"`
-	TTFTP95ms *int64           `json:"ttft_p95_ms"`
-	Refusals  map[string]int64 `json:"refusals"`
+	Calls        int64            `json:"calls"`
+	PaidCalls    int64            `json:"paid_calls"`
+	FreeCalls    int64            `json:"free_calls"`
+	Charged      string           `json:"charged"`
+	Settled      string           `json:"settled"`
+	SettledCalls int64            `json:"settled_calls"`
+	Pending      string           `json:"pending"`
+	PendingCalls int64            `json:"pending_calls"`
+	Failed       string           `json:"failed"`
+	FailedCalls  int64            `json:"failed_calls"`
+	Refunded     string           `json:"refunded"`
+	Forgiven     string           `json:"forgiven"` // failed revenue an operator wrote off (part of Failed)
+	Cost         string           `json:"cost"`
+	Gas          string           `json:"gas"`
+	Margin       string           `json:"margin"`
+	TTFTP50ms    *int64           `json:"ttft_p50_ms"`
+	TTFTP95ms    *int64           `json:"ttft_p95_ms"`
+	Refusals     map[string]int64 `json:"refusals"`
 	// Suppliers breaks a pooled model's figures down by the supplier that
 	// served its calls.
 	Suppliers map[string]*SupplierFigures `json:"suppliers,omitempty"`
