@@ -56,12 +56,11 @@ func atomicUSDC(t *testing.T, v string) int64 {
 }
 
 // The operator's view of the claimer and "claim now", with real vouchers
-// on the dev chain: before this process's first claim the interval is due
-// at the claimer's next look; after it, the next claim is the interval
-// after the last one, for exactly what is unclaimed. "Claim now" then
-// moves exactly that to payTo on chain, leaves every channel with nothing
-// unclaimed and nothing scheduled, and a second "claim now" claims 0 and
-// sends no transaction.
+// on the dev chain: what was charged waits for the interval's claim, an
+// hour after the start. "Claim now" moves exactly that to payTo on chain,
+// leaves every channel with nothing unclaimed and nothing scheduled, and a
+// second "claim now" claims 0 and sends no transaction. What is charged
+// next waits for the interval after that claim.
 func TestAdminNextClaimAndClaimNow(t *testing.T) {
 	cfg, opts, c := meteredConfig(t, nil)
 	cfg.Admin.TokenEnv = "FAREBOX_ADMIN_TOKEN"
@@ -75,41 +74,28 @@ func TestAdminNextClaimAndClaimNow(t *testing.T) {
 	}
 	tr := payer.NewTransport(payer.NewSigner(key), payer.WithNetworks(reg), payer.WithChain(c.Client), payer.WithSchemes(channel.Scheme))
 	cl := ts.client(t, option.WithHTTPClient(&http.Client{Transport: tr}))
-	call := func(in string) {
+	call := func(in string) int64 {
 		t.Helper()
-		if _, err := cl.Responses.New(context.Background(), oresponses.ResponseNewParams{Model: metered, Input: userText(in)}); err != nil {
+		res, err := cl.Responses.New(context.Background(), oresponses.ResponseNewParams{Model: metered, Input: userText(in)})
+		if err != nil {
 			t.Fatal(err)
 		}
+		return min((res.Usage.InputTokens*inputPerMTok+res.Usage.OutputTokens*outputPerMTok+999_999)/1_000_000, ceilingAtomics)
 	}
 	if ch := getChannels(t, root); !ch.Served || ch.NextClaimAt != nil || ch.Unclaimed != "0" {
 		t.Fatalf("before any call: %+v, want channels served and no claim scheduled", ch)
 	}
-	call("the deposit")
-	// No claim yet in this process: the interval is due at the claimer's
-	// next look, which then claims the deposit call's charge.
-	first := getChannels(t, root)
-	if first.LastClaim == nil && (first.NextClaimReason != channel.ClaimInterval || first.NextClaimAt == nil ||
-		first.NextClaimAt.After(time.Now().Add(time.Minute))) {
-		t.Errorf("before the first claim: next claim %v for %q, want the interval at the claimer's next look", first.NextClaimAt, first.NextClaimReason)
+	var charged int64
+	for _, in := range []string{"the deposit", "voucher one", "voucher two, a little longer"} {
+		charged += call(in)
 	}
-	var ch adminChannels
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		if ch = getChannels(t, root); ch.LastClaim != nil && ch.Unclaimed == "0" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the claimer did not claim the deposit call: %+v", ch)
-		}
-	}
-
-	call("voucher one")
-	call("voucher two, a little longer")
-	ch = getChannels(t, root)
+	// No claim yet: the interval runs from the start, so what was charged
+	// waits for it (or for the operator).
+	ch := getChannels(t, root)
 	unclaimed := atomicUSDC(t, ch.Unclaimed)
-	interval := time.Duration(ch.ClaimIntervalSecs) * time.Second
-	if unclaimed <= 0 || len(ch.Channels) != 1 || ch.NextClaimReason != channel.ClaimInterval || ch.NextClaimAt == nil ||
-		!ch.NextClaimAt.Equal(ch.LastClaim.Add(interval)) || ch.NextClaimAmount != ch.Unclaimed {
-		t.Fatalf("after two vouchers: %+v, want the interval's claim of what is unclaimed, %v after the last", ch, interval)
+	if unclaimed != charged || len(ch.Channels) != 1 || ch.LastClaim != nil || ch.NextClaimReason != channel.ClaimInterval ||
+		ch.NextClaimAt == nil || ch.NextClaimAt.Before(time.Now().Add(50*time.Minute)) || ch.NextClaimAmount != ch.Unclaimed {
+		t.Fatalf("after three calls: %+v, want the %d charged waiting for the interval's claim, about an hour after the start", ch, charged)
 	}
 	if c0 := ch.Channels[0]; c0.Unclaimed != ch.Unclaimed || c0.NextClaimAt == nil || !c0.NextClaimAt.Equal(*ch.NextClaimAt) ||
 		c0.NextClaimReason != channel.ClaimInterval || c0.NotClaimed != "" {
@@ -157,5 +143,11 @@ func TestAdminNextClaimAndClaimNow(t *testing.T) {
 	}
 	if n3, err := c.Client.NonceAt(context.Background(), c.Relayer, nil); err != nil || n3 != nonce2 || nonce2 != nonce+1 {
 		t.Errorf("relayer nonce %d before, %d after the claim, %d after the second (%v): want one transaction, then none", nonce, nonce2, n3, err)
+	}
+	// What is charged next waits for the interval after that claim.
+	more := call("voucher three")
+	if ch := getChannels(t, root); ch.LastClaim == nil || ch.NextClaimAt == nil || !ch.NextClaimAt.Equal(ch.LastClaim.Add(time.Hour)) ||
+		ch.NextClaimReason != channel.ClaimInterval || atomicUSDC(t, ch.NextClaimAmount) != more {
+		t.Errorf("after another voucher: %+v, want the interval's claim of %d an hour after the last claim", ch, more)
 	}
 }

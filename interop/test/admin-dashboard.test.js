@@ -178,8 +178,8 @@ test('the debts table forgives a real debt: a payer served whose transfer then f
 });
 
 test('the channels show when and why the next claim comes, and Claim now moves exactly the unclaimed to payTo', async () => {
-  // Its own farebox dev, claiming hourly: what is charged after its first
-  // claim waits for the operator.
+  // Its own farebox dev, claiming hourly: what is charged waits for the
+  // interval (from the start) or the operator.
   const dev = await startDev(['--claim-interval', '1h']);
   after(() => dev.stop());
   const api = async (path, method = 'GET') => {
@@ -201,17 +201,11 @@ test('the channels show when and why the next claim comes, and Claim now moves e
     assert.equal(receipt.success, true);
     return BigInt(receipt.extra.chargedAmount);
   };
-  await call('the deposit');
-  // This process had not claimed yet: its first look claims the deposit call.
-  for (const end = Date.now() + 30_000; !(await api('channels')).last_claim;) {
-    assert.ok(Date.now() < end, 'the first claim came');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  const charged = (await call('voucher one')) + (await call('voucher two'));
+  const charged = (await call('the deposit')) + (await call('voucher one')) + (await call('voucher two'));
   const chans = await api('channels');
   assert.equal(chans.next_claim_reason, 'interval');
-  assert.equal(Date.parse(chans.next_claim_at) - Date.parse(chans.last_claim), 3600_000, 'an hour after the last claim');
-  assert.equal(parseUnits(chans.unclaimed, 6), charged, 'what the two vouchers charged waits');
+  assert.ok(Date.parse(chans.next_claim_at) - Date.now() > 50 * 60_000, `the interval's claim, an hour after the start: ${chans.next_claim_at}`);
+  assert.equal(parseUnits(chans.unclaimed, 6), charged, 'what the calls charged waits');
 
   const page = await browser.newPage({ extraHTTPHeaders: { Authorization: `Bearer ${dev.adminToken}` }, viewport: { width: 1400, height: 1100 } });
   const dialogs = [];

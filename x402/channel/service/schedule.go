@@ -73,7 +73,7 @@ func (s *Service) NextClaimOf(recs []*Record) *NextClaim {
 		}
 	}
 	now := s.cfg.Now()
-	pl := s.cfg.Policy.Plan(now, s.LastClaim(), states)
+	pl := s.cfg.Policy.Plan(now, s.intervalFrom(), states)
 	nc.Reason, nc.Unclaimed, nc.Channels = pl.Reason, pl.Unclaimed, len(pl.Channels)
 	nc.ThresholdLeft, nc.Withdrawals = pl.ThresholdLeft, pl.Withdrawals
 	if pl.Reason != channel.ClaimNone {
