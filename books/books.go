@@ -24,6 +24,7 @@ const (
 	FRefunded  = "refunded"  // unspent deposits returned to payers (booked per payer, no model)
 	FCost      = "cost"      // what the upstream cost (a resold model's seller, an API's price)
 	FGas       = "gas"       // gas the relayer spent, in atomic USDC when it is priced
+	FForgiven  = "forgiven"  // debts an operator forgave: failed revenue written off, never revenue
 	prefRefuse = "refused:"  // refused:<status>:<code>: calls refused, by status and code
 	prefTTFT   = "ttft:"     // ttft:<bucket>: time to first token, counted in TTFTBuckets
 )
@@ -235,6 +236,20 @@ func (b *Books) Event(ev settle.Event) {
 		d.At = b.cfg.Now()
 	}
 	b.Record(d)
+}
+
+// Forgive books debts an operator forgave as written off, under the model
+// (and supplier) of each failed purchase and the payer: no revenue, so the
+// margin, which counts only settled transfers, is unchanged. Each item
+// counts once, whichever replica forgives it.
+func (b *Books) Forgive(payer string, items []settle.DebtItem) {
+	for _, d := range items {
+		if d.Amount == nil || !d.Amount.IsInt64() || d.Amount.Sign() <= 0 {
+			continue
+		}
+		b.Record(Delta{Model: d.Model, Supplier: d.Supplier, Payer: strings.ToLower(payer), Once: "forgiven:" + d.Entry,
+			Fields: map[string]int64{FForgiven: d.Amount.Int64()}})
+	}
 }
 
 // Call is one finished call as the gateway saw it.

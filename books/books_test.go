@@ -166,3 +166,41 @@ func TestAttributionMovesSettledToTheSupplier(t *testing.T) {
 		}
 	}
 }
+
+// TestForgivenIsWrittenOffNotRevenue: a forgiven debt is booked once under
+// its model and payer (forgiving the same item again adds nothing), stays
+// out of settled and margin, and shows in the summary, the payers and the
+// export.
+func TestForgivenIsWrittenOffNotRevenue(t *testing.T) {
+	now := time.Date(2026, 3, 1, 10, 30, 0, 0, time.UTC)
+	b := New(Config{Store: NewMemoryStore(), Now: func() time.Time { return now }})
+	defer b.Close()
+	payer := common.HexToAddress("0xAbC0000000000000000000000000000000000003")
+	b.Event(settle.Event{Kind: settle.EventConfirmed, Entry: &settle.Entry{ChainID: "1", Payer: payer, Nonce: common.Hash{1},
+		Amount: big.NewInt(1000), Model: "m", Updated: now}})
+	b.Event(settle.Event{Kind: settle.EventFailed, Entry: &settle.Entry{ChainID: "1", Payer: payer, Nonce: common.Hash{2},
+		Amount: big.NewInt(2000), Model: "m", Updated: now}})
+	debt := settle.DebtItem{Entry: "1:0x2", Amount: big.NewInt(2000), Reason: "insufficient_funds", At: now, Model: "m"}
+	b.Forgive(payer.Hex(), []settle.DebtItem{debt})
+	b.Forgive(payer.Hex(), []settle.DebtItem{debt}) // a second operator's click on the same debt
+	sum, err := b.Summary(context.Background(), now.Add(-time.Hour), now.Add(time.Hour), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := sum.Models["m"]; f == nil || f.Forgiven != "0.002" || f.Failed != "0.002" || f.Settled != "0.001" || f.Margin != "0.001" ||
+		sum.Totals.Forgiven != "0.002" {
+		t.Fatalf("figures %+v, totals forgiven %s; want 0.002 forgiven and failed, 0.001 settled and margin", f, sum.Totals.Forgiven)
+	}
+	payers, err := b.Payers(context.Background(), now.Add(-time.Hour), now.Add(time.Hour), 10)
+	if err != nil || len(payers) != 1 || payers[0].Forgiven != "0.002" || payers[0].Settled != "0.001" {
+		t.Fatalf("payers %+v, %v", payers, err)
+	}
+	var csv strings.Builder
+	if err := b.ExportCSV(context.Background(), &csv, now.Add(-time.Hour), now.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(csv.String()), "\n")
+	if !strings.HasSuffix(lines[0], ",forgiven_usdc") || len(lines) != 2 || !strings.HasSuffix(lines[1], ",0.002") {
+		t.Errorf("export:\n%s\nwant the forgiven column with 0.002", csv.String())
+	}
+}

@@ -29,6 +29,7 @@ type Figures struct {
 	Failed       string           `json:"failed"`
 	FailedCalls  int64            `json:"failed_calls"`
 	Refunded     string           `json:"refunded"`
+	Forgiven     string           `json:"forgiven"` // failed revenue an operator wrote off (part of Failed)
 	Cost         string           `json:"cost"`
 	Gas          string           `json:"gas"`
 	Margin       string           `json:"margin"`
@@ -88,6 +89,7 @@ func (f *Figures) finish() *Figures {
 	f.Charged, f.Settled, f.Failed = USDC(s[FCharged]), USDC(s[FSettled]), USDC(s[FFailed])
 	f.Refunded, f.Cost, f.Gas = USDC(s[FRefunded]), USDC(s[FCost]), USDC(s[FGas])
 	f.Pending = USDC(f.pending)
+	f.Forgiven = USDC(s[FForgiven])
 	f.Margin = USDC(margin(s))
 	f.TTFTP50ms, f.TTFTP95ms = quantile(s, 0.5), quantile(s, 0.95)
 	return f
@@ -301,6 +303,7 @@ type Payer struct {
 	Settled   string            `json:"settled"`
 	Failed    string            `json:"failed"`
 	Owed      string            `json:"owed"`
+	Forgiven  string            `json:"forgiven"`
 	Debts     []settle.DebtItem `json:"debts,omitempty"`
 	charged   int64
 }
@@ -327,7 +330,7 @@ func (b *Books) Payers(ctx context.Context, from, to time.Time, limit int) ([]*P
 	out := make([]*Payer, 0, len(sums))
 	for addr, s := range sums {
 		p := &Payer{Payer: addr, Calls: s[FCalls], PaidCalls: s[FPaid], Charged: USDC(s[FCharged]),
-			Settled: USDC(s[FSettled]), Failed: USDC(s[FFailed]), Owed: "0", charged: s[FCharged]}
+			Settled: USDC(s[FSettled]), Failed: USDC(s[FFailed]), Owed: "0", Forgiven: USDC(s[FForgiven]), charged: s[FCharged]}
 		if b.cfg.Journal != nil && common.IsHexAddress(addr) {
 			items, err := b.cfg.Journal.Debts(ctx, common.HexToAddress(addr))
 			if err != nil {

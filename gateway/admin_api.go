@@ -9,7 +9,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/books"
-	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/x402"
 	"github.com/labstack/echo/v4"
 )
@@ -161,78 +160,10 @@ func (s *Server) handleAdminSettlements(c echo.Context) error {
 	}
 }
 
-// adminChannel is one batch-settlement channel in GET /admin/api/channels.
-type adminChannel struct {
-	ID              string     `json:"id"`
-	Payer           string     `json:"payer"`
-	Balance         string     `json:"balance"`
-	Charged         string     `json:"charged"`
-	Claimed         string     `json:"claimed"`
-	Unclaimed       string     `json:"unclaimed"`
-	WithdrawStarted *time.Time `json:"withdraw_started,omitempty"`
-	Quarantined     string     `json:"quarantined,omitempty"`
-	LastRequest     *time.Time `json:"last_request,omitempty"`
-	PendingDeposit  string     `json:"pending_deposit,omitempty"`
-}
-
-// handleAdminChannels serves GET /admin/api/channels: every channel with
-// its balance, what was charged and what is still unclaimed.
-func (s *Server) handleAdminChannels(c echo.Context) error {
-	out := []adminChannel{}
-	total := new(big.Int)
-	if s.pay.chanSvc != nil {
-		recs, err := s.pay.chanStore.List(c.Request().Context())
-		if err != nil {
-			return err
-		}
-		for _, r := range recs {
-			st := r.State
-			if st == nil {
-				continue
-			}
-			ch := adminChannel{ID: common.Hash(st.ChannelID).Hex(), Payer: strings.ToLower(st.Config.Payer.Hex()),
-				Balance: x402.FormatUSDC(st.Balance), Charged: x402.FormatUSDC(st.Charged), Claimed: x402.FormatUSDC(st.TotalClaimed)}
-			un := new(big.Int)
-			if st.Charged != nil && st.TotalClaimed != nil {
-				un.Sub(st.Charged, st.TotalClaimed)
-			}
-			ch.Unclaimed = x402.FormatUSDC(un)
-			total.Add(total, un)
-			if st.WithdrawRequestedAt != 0 {
-				t := time.Unix(int64(st.WithdrawRequestedAt), 0).UTC()
-				ch.WithdrawStarted = &t
-			}
-			if q := r.Quarantine; q != nil {
-				ch.Quarantined = q.Reason
-			}
-			if !st.LastRequestAt.IsZero() {
-				t := st.LastRequestAt
-				ch.LastRequest = &t
-			}
-			if r.Deposit != nil {
-				ch.PendingDeposit = r.Deposit.Tx.Hex()
-			}
-			out = append(out, ch)
-		}
-	}
-	res := map[string]any{"served": s.pay.chanSvc != nil, "channels": out, "unclaimed": x402.FormatUSDC(total)}
-	if svc := s.pay.chanSvc; svc != nil {
-		every := s.claimInterval()
-		res["claim_interval_seconds"] = int64(every.Seconds())
-		if last := svc.LastClaim(); !last.IsZero() {
-			// The policy may claim sooner (a threshold, a withdrawal): this is the latest.
-			res["last_claim"], res["next_claim_by"] = last.UTC(), last.Add(every).UTC()
-		}
-	}
-	return c.JSON(http.StatusOK, res)
-}
-
-func (s *Server) claimInterval() time.Duration {
-	return s.cfg.Payments.BatchSettlement.ClaimInterval.D(defaultClaimInterval)
-}
-
 // handleAdminForgive serves POST /admin/api/debts/{payer}/forgive: the
-// payer's debts are cleared and it may pay again.
+// payer's debts are cleared, it may pay again, and the books write the
+// forgiven amount off. Forgiving a payer who owes nothing is a 200 with
+// 0 forgiven, so a second click (or replica) changes nothing.
 func (s *Server) handleAdminForgive(c echo.Context) error {
 	payer := c.Param("payer")
 	if !common.IsHexAddress(payer) {
@@ -242,33 +173,19 @@ func (s *Server) handleAdminForgive(c echo.Context) error {
 		return errAdminParam("payer", "payments are not configured: nobody owes anything.")
 	}
 	addr := common.HexToAddress(payer)
-	ctx := c.Request().Context()
-	owed, _, err := s.pay.engine.Debt(ctx, addr)
+	items, err := s.pay.engine.Forgive(c.Request().Context(), addr)
 	if err != nil {
 		return err
 	}
-	if err := s.pay.engine.Forgive(ctx, addr); err != nil {
-		return err
+	who := strings.ToLower(addr.Hex())
+	sum := new(big.Int)
+	for _, d := range items {
+		sum.Add(sum, d.Amount)
 	}
-	return c.JSON(http.StatusOK, map[string]any{"payer": strings.ToLower(addr.Hex()), "forgiven": x402.FormatUSDC(owed)})
-}
-
-// handleAdminClaim serves POST /admin/api/channels/claim: every channel's
-// unclaimed vouchers are claimed now.
-func (s *Server) handleAdminClaim(c echo.Context) error {
-	if s.pay.chanSvc == nil {
-		return &responses.Error{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "channels_not_served",
-			Message: "batch-settlement channels are not served here: there is nothing to claim."}
+	if s.pay.books != nil {
+		s.pay.books.Forgive(who, items)
 	}
-	res, err := s.pay.chanSvc.ClaimNow(c.Request().Context())
-	if err != nil {
-		return err
-	}
-	txs := make([]string, len(res.Txs))
-	for i, t := range res.Txs {
-		txs[i] = t.Hex()
-	}
-	return c.JSON(http.StatusOK, map[string]any{"channels": res.Channels, "claimed": x402.FormatUSDC(res.Claimed), "transactions": txs})
+	return c.JSON(http.StatusOK, map[string]any{"payer": who, "forgiven": x402.FormatUSDC(sum), "debts": len(items)})
 }
 
 // handleAdminExport serves GET /admin/api/export.csv: the books' rows of

@@ -219,8 +219,10 @@ func TestAdminConfigIsValidated(t *testing.T) {
 }
 
 // TestAdminChannelsAndClaim: with batch-settlement served, the channels
-// view says so and "claim now" answers what it claimed (nothing, with no
-// channel open); forgiving a payer without debts forgives 0.
+// view says so, with the claim policy (interval, threshold and what is
+// left to reach it) and no claim scheduled while nothing is unclaimed;
+// "claim now" answers what it claimed (nothing, with no channel open);
+// forgiving a payer without debts forgives 0.
 func TestAdminChannelsAndClaim(t *testing.T) {
 	c := devChain(t)
 	st, err := evm.NewSettler(context.Background(), c.Client, c.RelayerKey)
@@ -229,18 +231,24 @@ func TestAdminChannelsAndClaim(t *testing.T) {
 	}
 	cfg := paidConfig(c, "after")
 	cfg.Admin.TokenEnv = "FAREBOX_ADMIN_TOKEN"
+	cfg.Payments.BatchSettlement.ClaimThreshold = "0.5"
 	ts := startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st, Ready: st.Ready,
 		Getenv: func(n string) string { return map[string]string{"FAREBOX_ADMIN_TOKEN": adminToken}[n] }})
 	root := strings.TrimSuffix(ts.URL, "/v1")
 	bearer := []string{"Authorization", "Bearer " + adminToken}
 	status, _, b := do(t, "GET", root+"/admin/api/channels", nil, bearer...)
 	var chans struct {
-		Served    bool              `json:"served"`
-		Channels  []json.RawMessage `json:"channels"`
-		Unclaimed string            `json:"unclaimed"`
+		Served        bool              `json:"served"`
+		Channels      []json.RawMessage `json:"channels"`
+		Unclaimed     string            `json:"unclaimed"`
+		Interval      int64             `json:"claim_interval_seconds"`
+		Threshold     string            `json:"claim_threshold"`
+		ThresholdLeft string            `json:"claim_threshold_left"`
+		NextClaimAt   *string           `json:"next_claim_at"`
 	}
-	if status != http.StatusOK || json.Unmarshal(b, &chans) != nil || !chans.Served || len(chans.Channels) != 0 || chans.Unclaimed != "0" {
-		t.Errorf("channels: %d %s", status, b)
+	if status != http.StatusOK || json.Unmarshal(b, &chans) != nil || !chans.Served || len(chans.Channels) != 0 || chans.Unclaimed != "0" ||
+		chans.Interval != 3600 || chans.Threshold != "0.5" || chans.ThresholdLeft != "0.5" || chans.NextClaimAt != nil {
+		t.Errorf("channels: %d %s, want none, the hour's interval, the whole threshold to go and no claim scheduled", status, b)
 	}
 	status, _, b = do(t, "POST", root+"/admin/api/channels/claim", nil, bearer...)
 	if status != http.StatusOK || !strings.Contains(string(b), `"claimed":"0"`) {

@@ -1,7 +1,10 @@
 // The operator's dashboard in a real browser: Debian's chromium, headless,
 // driven by playwright-core. It loads /admin with the banner's admin token,
 // shows the revenue of paid calls just made (as the admin API and the
-// chain count it), and writes a screenshot as a test artifact.
+// chain count it), and writes a screenshot as a test artifact; its debts
+// table forgives a real debt (a farebox dev of its own on anvil, whose
+// mining the test holds so a served payer's transfer fails on chain); its
+// channels say when and why the next claim comes, and Claim now claims.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -9,7 +12,16 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import OpenAI from 'openai';
 import { chromium } from 'playwright-core';
+import { createWalletClient, http, parseAbi, parseUnits } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { devWorld, PAID, FREE } from '../lib/world.js';
+import { startDev } from '../lib/farebox.js';
+import { startBareAnvil } from '../lib/anvil.js';
+import { chainReader, localChain, DEV_RELAYER } from '../lib/chain.js';
+import { payingFetch } from '../lib/paying.js';
+import { wrapFetchWithPaymentFromConfig, decodePaymentResponseHeader } from '@x402/fetch';
+import { BatchSettlementEvmScheme, InMemoryClientChannelStorage } from '@x402/evm/batch-settlement/client';
+import { toClientEvmSigner } from '@x402/evm';
 
 const w = await devWorld();
 const admin = new URL('/admin', w.dev.baseURL).href;
@@ -93,4 +105,121 @@ test('a page of another origin cannot read the books, even with the cookie', asy
   });
   assert.equal(r.status, 403);
   assert.equal(r.headers.get('access-control-allow-origin'), null);
+});
+
+// rpc sends one JSON-RPC call to a node (anvil's test methods).
+async function rpc(url, method, params = []) {
+  const r = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const body = await r.json();
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result;
+}
+
+test('the debts table forgives a real debt: a payer served whose transfer then failed on chain', async () => {
+  // Its own farebox dev on anvil, whose mining the test holds: the payer is
+  // served (its transfer broadcast), then empties its balance with a
+  // transaction the same block orders first, so farebox's transfer fails.
+  const anvil = await startBareAnvil();
+  after(() => anvil.stop());
+  const dev = await startDev(['--chain', anvil.rpcURL]);
+  after(() => dev.stop());
+  const api = async (path, init = {}) => {
+    const r = await fetch(new URL(`/admin/api/${path}`, dev.baseURL), { ...init, headers: { Authorization: `Bearer ${dev.adminToken}` } });
+    assert.equal(r.status, 200, `${path}: ${r.status}`);
+    return r.json();
+  };
+  const payerLine = async () => (await api('payers')).payers.find((p) => p.payer === dev.payer.toLowerCase());
+  const chain = chainReader({ rpcURL: anvil.rpcURL, chainId: dev.chainId, token: dev.token });
+  const account = privateKeyToAccount(dev.payerKey);
+  await rpc(anvil.rpcURL, 'anvil_setBalance', [account.address, '0xde0b6b3a7640000']); // gas for its own transfer
+  const held = await chain.balanceOf(account.address);
+
+  await rpc(anvil.rpcURL, 'evm_setAutomine', [false]);
+  try {
+    const openai = new OpenAI({ baseURL: dev.baseURL, apiKey: 'x402-pays-instead', fetch: payingFetch(account, { network: dev.network, asset: dev.token }), maxRetries: 0 });
+    const res = await openai.responses.create({ model: PAID, input: 'serve me on credit' });
+    assert.equal(res.status, 'completed', 'the payer is served before its transfer is mined');
+    const wallet = createWalletClient({ account, chain: localChain(dev.chainId, anvil.rpcURL), transport: http(anvil.rpcURL) });
+    await wallet.writeContract({ address: dev.token, abi: parseAbi(['function transfer(address,uint256) returns (bool)']), functionName: 'transfer',
+      args: ['0x000000000000000000000000000000000000dEaD', held], maxPriorityFeePerGas: 500_000_000_000n, maxFeePerGas: 1_000_000_000_000n, gas: 200_000n });
+    await rpc(anvil.rpcURL, 'evm_mine');
+  } finally {
+    await rpc(anvil.rpcURL, 'evm_setAutomine', [true]);
+  }
+  const price = dev.price;
+  const deadline = Date.now() + 30_000;
+  let line;
+  while (!(line = await payerLine()) || line.owed === '0') {
+    assert.ok(Date.now() < deadline, `no debt listed: ${JSON.stringify(line)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  assert.equal(line.owed, price, 'the payer owes the failed transfer');
+
+  const page = await browser.newPage({ extraHTTPHeaders: { Authorization: `Bearer ${dev.adminToken}` }, viewport: { width: 1400, height: 1100 } });
+  const dialogs = [];
+  page.on('dialog', (d) => { dialogs.push(`${d.type()}: ${d.message()}`); d.accept(); });
+  await page.goto(new URL('/admin', dev.baseURL).href);
+  const button = page.locator(`#failed button.forgive[data-payer="${dev.payer.toLowerCase()}"]`);
+  await button.waitFor({ timeout: 20_000 });
+  const row = button.locator('xpath=ancestor::tr');
+  assert.equal((await row.locator('td').allTextContents())[1], price, 'the debts table shows what the payer owes');
+  assert.equal(await row.locator('span').first().getAttribute('title'), dev.payer.toLowerCase(), "on the payer's row");
+  mkdirSync(artifacts, { recursive: true });
+  await page.screenshot({ path: join(artifacts, 'admin-debts.png'), fullPage: true });
+  await button.click();
+  await button.waitFor({ state: 'detached', timeout: 20_000 }); // the page refreshed: no debt left to forgive
+  assert.ok(dialogs[0].startsWith('confirm: Forgive every debt of'), `asked first: ${dialogs}`);
+  assert.ok(dialogs[1].startsWith(`alert: forgave ${price} USDC (1 debts)`), `then told: ${dialogs}`);
+  line = await payerLine();
+  assert.equal(line.owed, '0', 'nothing owed any more');
+  assert.equal(line.forgiven, price, 'the books wrote the debt off');
+  assert.equal((await api('summary')).models[PAID].forgiven, price);
+  await page.close();
+});
+
+test('the channels show when and why the next claim comes, and Claim now moves exactly the unclaimed to payTo', async () => {
+  // Its own farebox dev, claiming hourly: what is charged waits for the
+  // interval (from the start) or the operator.
+  const dev = await startDev(['--claim-interval', '1h']);
+  after(() => dev.stop());
+  const api = async (path, method = 'GET') => {
+    const r = await fetch(new URL(`/admin/api/${path}`, dev.baseURL), { method, headers: { Authorization: `Bearer ${dev.adminToken}` } });
+    assert.equal(r.status, 200, `${path}: ${r.status}`);
+    return r.json();
+  };
+  const chain = chainReader({ rpcURL: dev.rpcURL, chainId: dev.chainId, token: dev.token, relayers: [DEV_RELAYER] });
+  const account = privateKeyToAccount(dev.payerKey);
+  const scheme = new BatchSettlementEvmScheme(toClientEvmSigner(account, chain.client), { storage: new InMemoryClientChannelStorage(), rpcUrl: dev.rpcURL });
+  const fetchPaying = wrapFetchWithPaymentFromConfig(globalThis.fetch, {
+    schemes: [{ network: 'eip155:*', client: scheme }],
+    spendControls: { allowedAssets: [{ network: dev.network, asset: dev.token, maxAmountPerPayment: '1000000' }] },
+  });
+  const openai = new OpenAI({ baseURL: dev.baseURL, apiKey: 'x402-pays-instead', fetch: fetchPaying, maxRetries: 0 });
+  const call = async (input) => {
+    const { response } = await openai.responses.create({ model: 'farebox-scripted-metered', input }).withResponse();
+    const receipt = decodePaymentResponseHeader(response.headers.get('payment-response'));
+    assert.equal(receipt.success, true);
+    return BigInt(receipt.extra.chargedAmount);
+  };
+  const charged = (await call('the deposit')) + (await call('voucher one')) + (await call('voucher two'));
+  const chans = await api('channels');
+  assert.equal(chans.next_claim_reason, 'interval');
+  assert.ok(Date.parse(chans.next_claim_at) - Date.now() > 50 * 60_000, `the interval's claim, an hour after the start: ${chans.next_claim_at}`);
+  assert.equal(parseUnits(chans.unclaimed, 6), charged, 'what the calls charged waits');
+
+  const page = await browser.newPage({ extraHTTPHeaders: { Authorization: `Bearer ${dev.adminToken}` }, viewport: { width: 1400, height: 1100 } });
+  const dialogs = [];
+  page.on('dialog', (d) => { dialogs.push(d.message()); d.accept(); });
+  await page.goto(new URL('/admin', dev.baseURL).href);
+  await page.locator('#chansum', { hasText: '(interval)' }).waitFor({ timeout: 20_000 });
+  const row = page.locator('#channels tr', { hasText: '(interval)' }).first();
+  assert.equal((await row.locator('td').allTextContents())[4], chans.unclaimed, 'the channel shows what it holds unclaimed');
+  mkdirSync(artifacts, { recursive: true });
+  await page.screenshot({ path: join(artifacts, 'admin-channels.png'), fullPage: true });
+  const before = await chain.balanceOf(dev.payTo);
+  await page.click('#claim');
+  await page.locator('#chansum', { hasText: 'nothing waits to be claimed' }).waitFor({ timeout: 30_000 });
+  assert.equal(dialogs[0], `claimed ${chans.unclaimed} USDC from 1 channels`);
+  assert.equal(await chain.balanceOf(dev.payTo) - before, charged, "payTo's on-chain gain is exactly what was unclaimed");
+  await page.close();
 });

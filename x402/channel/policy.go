@@ -38,52 +38,113 @@ type Decision struct {
 // last claim was sent (zero: never). A claim covers every channel with
 // something unclaimed, so one transaction serves all.
 func (p ClaimPolicy) Decide(now, lastClaim time.Time, states []*State) Decision {
-	d := Decision{Unclaimed: new(big.Int)}
+	pl := p.Plan(now, lastClaim, states)
+	switch {
+	case pl.Reason == ClaimNone:
+		return Decision{Unclaimed: pl.Unclaimed}
+	case pl.At.After(now):
+		return Decision{Unclaimed: pl.Unclaimed, Next: pl.At}
+	}
+	return Decision{Reason: pl.Reason, Channels: pl.Channels, Unclaimed: pl.Unclaimed}
+}
+
+// Plan is when the policy will claim next and why: the operator's view of
+// Decide, which claims when At is not after now.
+type Plan struct {
+	// At is when the next claim is due (now when it is due already); zero
+	// when nothing is waiting, or no trigger is set.
+	At time.Time
+	// Reason is the trigger that makes the claim due at At (Claim*).
+	Reason string
+	// Channels are the channels the claim covers (every one with a voucher
+	// and something unclaimed); Unclaimed is their sum.
+	Channels  []*State
+	Unclaimed *big.Int
+	// ThresholdLeft is how much more must be charged before the threshold
+	// claims (nil without a threshold, zero once reached).
+	ThresholdLeft *big.Int
+	// Withdrawals are the covered channels whose payer started a
+	// withdrawal, by channel id.
+	Withdrawals map[[32]byte]Withdrawal
+}
+
+// Withdrawal is a pending withdrawal as the claim policy sees it.
+type Withdrawal struct {
+	// ClaimDue is when the policy claims for it (WithdrawLead before Finalizable).
+	ClaimDue time.Time
+	// Finalizable is when the payer may finalize: what is unclaimed then is lost.
+	Finalizable time.Time
+}
+
+// Plan looks at the same channels as Decide and says when the earliest
+// trigger fires: a withdrawal's claim, the threshold (due at once when
+// reached) or the interval after lastClaim (at once when there was none).
+// When several are due, a withdrawal names the claim before the threshold,
+// and the threshold before the interval.
+func (p ClaimPolicy) Plan(now, lastClaim time.Time, states []*State) Plan {
+	pl := Plan{Unclaimed: new(big.Int)}
+	var due []trigger
 	for _, s := range states {
 		u := s.Unclaimed()
 		if u.Sign() == 0 || len(s.Signature) == 0 {
 			continue
 		}
-		d.Channels = append(d.Channels, s)
-		d.Unclaimed.Add(d.Unclaimed, u)
+		pl.Channels = append(pl.Channels, s)
+		pl.Unclaimed.Add(pl.Unclaimed, u)
 		if s.WithdrawRequestedAt != 0 {
-			finalize := time.Unix(int64(s.WithdrawRequestedAt+s.Config.WithdrawDelay), 0)
-			due := now
+			w := Withdrawal{Finalizable: time.Unix(int64(s.WithdrawRequestedAt+s.Config.WithdrawDelay), 0), ClaimDue: now}
 			if p.WithdrawLead > 0 {
-				due = finalize.Add(-p.WithdrawLead)
+				w.ClaimDue = w.Finalizable.Add(-p.WithdrawLead)
 			}
-			if !now.Before(due) {
-				d.Reason = ClaimWithdrawal
-			} else {
-				d.Next = earliest(d.Next, due)
+			if pl.Withdrawals == nil {
+				pl.Withdrawals = map[[32]byte]Withdrawal{}
 			}
+			pl.Withdrawals[s.ChannelID] = w
+			due = append(due, trigger{w.ClaimDue, ClaimWithdrawal})
 		}
 	}
-	if len(d.Channels) == 0 {
-		return Decision{Unclaimed: d.Unclaimed}
-	}
-	if d.Reason == ClaimNone && p.Threshold != nil && p.Threshold.Sign() > 0 && d.Unclaimed.Cmp(p.Threshold) >= 0 {
-		d.Reason = ClaimThreshold
-	}
-	if d.Reason == ClaimNone && p.Interval > 0 {
-		at := lastClaim.Add(p.Interval)
-		if lastClaim.IsZero() || !now.Before(at) {
-			d.Reason = ClaimInterval
-		} else {
-			d.Next = earliest(d.Next, at)
+	if p.Threshold != nil && p.Threshold.Sign() > 0 {
+		pl.ThresholdLeft = new(big.Int).Sub(p.Threshold, pl.Unclaimed)
+		if pl.ThresholdLeft.Sign() <= 0 {
+			pl.ThresholdLeft.SetInt64(0)
+			due = append(due, trigger{now, ClaimThreshold})
 		}
 	}
-	if d.Reason != ClaimNone {
-		d.Next = time.Time{}
-	} else {
-		d.Channels = nil
+	if len(pl.Channels) == 0 {
+		return Plan{Unclaimed: pl.Unclaimed, ThresholdLeft: pl.ThresholdLeft}
 	}
-	return d
+	if p.Interval > 0 {
+		at := now
+		if !lastClaim.IsZero() {
+			at = lastClaim.Add(p.Interval)
+		}
+		due = append(due, trigger{at, ClaimInterval})
+	}
+	for _, tr := range due {
+		at := tr.at
+		if at.Before(now) {
+			at = now
+		}
+		if pl.Reason == ClaimNone || at.Before(pl.At) || (at.Equal(pl.At) && rank(tr.reason) < rank(pl.Reason)) {
+			pl.At, pl.Reason = at, tr.reason
+		}
+	}
+	return pl
 }
 
-func earliest(a, b time.Time) time.Time {
-	if a.IsZero() || b.Before(a) {
-		return b
+// trigger is one reason to claim and when it fires.
+type trigger struct {
+	at     time.Time
+	reason string
+}
+
+// rank orders the reasons of triggers due at the same time.
+func rank(reason string) int {
+	switch reason {
+	case ClaimWithdrawal:
+		return 0
+	case ClaimThreshold:
+		return 1
 	}
-	return a
+	return 2
 }

@@ -135,3 +135,54 @@ func TestClaimPolicy(t *testing.T) {
 		t.Errorf("zero lead: %q, want an immediate withdrawal claim", d.Reason)
 	}
 }
+
+// The plan names when the claimer will claim next and why, the earliest
+// trigger first: a withdrawal's claim before the interval, the threshold
+// at once when reached; it agrees with Decide whenever Decide claims.
+func TestClaimPlan(t *testing.T) {
+	f := newFixture(t)
+	now := f.now
+	owing := f.state() // 2000 unclaimed
+	owing.Signature = []byte{1}
+	withdrawing := f.state()
+	withdrawing.ChannelID = [32]byte{7}
+	withdrawing.Signature = []byte{1}
+	withdrawing.WithdrawRequestedAt = uint64(now.Add(-10 * time.Minute).Unix()) // finalizable in 5 minutes
+	unsigned := f.state()                                                       // charged but no voucher kept: not claimable
+	p := ClaimPolicy{Interval: time.Hour, Threshold: big.NewInt(5000), WithdrawLead: 2 * time.Minute}
+	cases := []struct {
+		name   string
+		last   time.Time
+		states []*State
+		at     time.Time
+		reason string
+		left   int64
+	}{
+		{"nothing unclaimed", now, []*State{unsigned}, time.Time{}, ClaimNone, 5000},
+		{"interval after the last claim", now.Add(-10 * time.Minute), []*State{owing}, now.Add(50 * time.Minute), ClaimInterval, 3000},
+		{"no claim yet: the interval is due", time.Time{}, []*State{owing}, now, ClaimInterval, 3000},
+		{"a withdrawal claims before the interval", now, []*State{owing, withdrawing}, now.Add(3 * time.Minute), ClaimWithdrawal, 1000},
+		{"threshold reached", now, []*State{owing, owing, owing}, now, ClaimThreshold, 0},
+		{"the threshold reached claims before a withdrawal is due", now, []*State{owing, owing, withdrawing}, now, ClaimThreshold, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			pl := p.Plan(now, tc.last, tc.states)
+			if !pl.At.Equal(tc.at) || pl.Reason != tc.reason || pl.ThresholdLeft.Int64() != tc.left {
+				t.Fatalf("plan at %v for %q, %v left to the threshold; want %v for %q, %d left", pl.At, pl.Reason, pl.ThresholdLeft, tc.at, tc.reason, tc.left)
+			}
+			d := p.Decide(now, tc.last, tc.states)
+			if claims := tc.reason != ClaimNone && !tc.at.After(now); claims != (d.Reason != ClaimNone) || (claims && d.Reason != pl.Reason) {
+				t.Errorf("Decide says %q (next %v), the plan %q at %v", d.Reason, d.Next, pl.Reason, pl.At)
+			}
+		})
+	}
+	pl := p.Plan(now, now, []*State{owing, withdrawing})
+	w, ok := pl.Withdrawals[withdrawing.ChannelID]
+	if !ok || !w.Finalizable.Equal(now.Add(5*time.Minute)) || !w.ClaimDue.Equal(now.Add(3*time.Minute)) || len(pl.Withdrawals) != 1 {
+		t.Errorf("withdrawals %+v, want the one finalizable in 5 minutes, claimed 2 minutes before", pl.Withdrawals)
+	}
+	if pl.Unclaimed.Int64() != 4000 || len(pl.Channels) != 2 {
+		t.Errorf("the claim covers %d channels, %s, want 2 and 4000", len(pl.Channels), pl.Unclaimed)
+	}
+}

@@ -385,11 +385,21 @@ func (e *Engine) Debt(ctx context.Context, payer common.Address) (*big.Int, []De
 }
 
 // Forgive clears payer's debt (an operator's decision, e.g. after it paid
-// out of band).
-func (e *Engine) Forgive(ctx context.Context, payer common.Address) error {
-	if err := e.cfg.Journal.ClearDebts(ctx, payer); err != nil {
-		return err
+// out of band) and returns the items that were still live: what was
+// written off. Lapsed items are cleared too; they refused nobody anymore.
+func (e *Engine) Forgive(ctx context.Context, payer common.Address) ([]DebtItem, error) {
+	items, err := e.cfg.Journal.ClearDebts(ctx, payer)
+	if err != nil {
+		return nil, err
 	}
-	e.cfg.Logger.Info("settle: debt forgiven", "payer", payer.Hex())
-	return nil
+	now, sum := e.cfg.Now(), new(big.Int)
+	var live []DebtItem
+	for _, d := range items {
+		if d.Live(now) && d.Amount != nil {
+			sum.Add(sum, d.Amount)
+			live = append(live, d)
+		}
+	}
+	e.cfg.Logger.Info("settle: debt forgiven", "payer", payer.Hex(), "items", len(live), "amount", sum.String())
+	return live, nil
 }

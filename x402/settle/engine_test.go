@@ -133,7 +133,7 @@ func TestBeginOutcomes(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = v.e.Begin(ctx, v.b.purchase(v.b.pay(t), "a"))
-			if err := v.e.Forgive(ctx, v.b.addr); err != nil {
+			if _, err := v.e.Forgive(ctx, v.b.addr); err != nil {
 				t.Fatal(err)
 			}
 			if _, ferr := v.e.Begin(ctx, v.b.purchase(v.b.pay(t), "a")); ferr != nil {
@@ -328,7 +328,7 @@ func TestRefusedTransferOfARunningPurchaseIsSpent(t *testing.T) {
 	if _, err := e1.Begin(ctx, b.purchase(b.pay(t), "next")); !errors.Is(err, settle.ErrPayerInDebt) {
 		t.Fatalf("the payer's next purchase = %v, want ErrPayerInDebt", err)
 	}
-	if err := e1.Forgive(ctx, b.addr); err != nil {
+	if _, err := e1.Forgive(ctx, b.addr); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e1.Begin(ctx, pu1); !errors.Is(err, settle.ErrNonceUsed) {

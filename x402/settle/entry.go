@@ -76,6 +76,14 @@ func (e *Entry) Key() x402.Key {
 // Name is the entry's key as a string (see KeyName).
 func (e *Entry) Name() string { return KeyName(e.Key()) }
 
+// Transfers is what the entry's transfer moves: its Charge (upto) or Amount.
+func (e *Entry) Transfers() *big.Int {
+	if e.Charge != nil {
+		return e.Charge
+	}
+	return e.Amount
+}
+
 // Clone is a copy that shares no mutable memory with e, so that a journal
 // never shares memory with callers. Payment, the header's decoded JSON of
 // a kilobyte or more, is shared: nothing writes into it once the entry is
@@ -140,6 +148,10 @@ type DebtItem struct {
 	At     time.Time `json:"at"`
 	// Until is when the item lapses on its own; zero means until forgiven.
 	Until time.Time `json:"until"`
+	// Model and Supplier are the purchase's (empty in items recorded
+	// before they were kept): a forgiven debt is booked under them.
+	Model    string `json:"model,omitempty"`
+	Supplier string `json:"supplier,omitempty"`
 }
 
 // Live reports whether the item still refuses its payer at now.

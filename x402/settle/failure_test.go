@@ -96,8 +96,16 @@ func TestRevertedAfterBroadcastPutsThePayerInDebt(t *testing.T) {
 	if _, err := e.Begin(ctx, pu); !errors.Is(err, settle.ErrPayerInDebt) {
 		t.Fatalf("retry of the failed purchase = %v, want ErrPayerInDebt", err)
 	}
-	if err := e.Forgive(ctx, b.addr); err != nil {
-		t.Fatal(err)
+	owed, _, err := e.Debt(ctx, b.addr)
+	if err != nil || owed == nil || owed.Cmp(pu.Requirement.Amount) != 0 {
+		t.Fatalf("Debt = %v, %v; want the failed transfer's %s", owed, err, pu.Requirement.Amount)
+	}
+	forgiven, err := e.Forgive(ctx, b.addr)
+	if err != nil || len(forgiven) != 1 || forgiven[0].Amount.Cmp(owed) != 0 || forgiven[0].Reason != x402.ReasonInsufficientFunds {
+		t.Fatalf("Forgive = %+v, %v; want the one debt of %s", forgiven, err, owed)
+	}
+	if again, err := e.Forgive(ctx, b.addr); err != nil || len(again) != 0 {
+		t.Fatalf("a second Forgive = %+v, %v; want nothing", again, err)
 	}
 	if _, err := e.Begin(ctx, pu); !errors.Is(err, settle.ErrNonceUsed) {
 		t.Fatalf("retry of the failed purchase after Forgive = %v, want ErrNonceUsed", err)

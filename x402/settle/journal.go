@@ -36,8 +36,10 @@ type Journal interface {
 	AddDebt(ctx context.Context, payer common.Address, item DebtItem) error
 	// Debts lists payer's debt items, lapsed ones included.
 	Debts(ctx context.Context, payer common.Address) ([]DebtItem, error)
-	// ClearDebts forgets every debt item of payer (an operator's decision).
-	ClearDebts(ctx context.Context, payer common.Address) error
+	// ClearDebts forgets every debt item of payer (an operator's decision)
+	// and returns the items it forgot, in one step: an item recorded
+	// meanwhile is either returned or kept.
+	ClearDebts(ctx context.Context, payer common.Address) ([]DebtItem, error)
 
 	// Close releases the store; the journal is unusable afterwards.
 	Close() error
@@ -219,12 +221,16 @@ func (m *MemoryJournal) Debts(ctx context.Context, payer common.Address) ([]Debt
 	return out, nil
 }
 
-// ClearDebts forgets payer's debts.
-func (m *MemoryJournal) ClearDebts(ctx context.Context, payer common.Address) error {
+// ClearDebts forgets payer's debts and returns them.
+func (m *MemoryJournal) ClearDebts(ctx context.Context, payer common.Address) ([]DebtItem, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	var out []DebtItem
+	for _, d := range m.debts[payer] {
+		out = append(out, d)
+	}
 	delete(m.debts, payer)
-	return nil
+	return out, nil
 }
 
 // Close does nothing: the memory journal has nothing to release.

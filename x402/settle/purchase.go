@@ -409,7 +409,7 @@ func (p *Purchase) Owe(ctx context.Context, reason string) error {
 	}
 	e, en := p.engine, p.entry
 	now := e.cfg.Now()
-	item := DebtItem{Entry: p.keyName(), Amount: en.Amount, Reason: reason, At: now}
+	item := DebtItem{Entry: p.keyName(), Amount: en.Transfers(), Reason: reason, At: now, Model: en.Model, Supplier: en.Supplier}
 	if e.cfg.DebtTTL > 0 {
 		item.Until = now.Add(e.cfg.DebtTTL)
 	}

@@ -212,7 +212,7 @@ func (e *Engine) fail(ctx context.Context, f *flight, reason string, debt bool) 
 	en := f.snapshot()
 	if debt {
 		now := e.cfg.Now()
-		item := DebtItem{Entry: en.Name(), Amount: en.Amount, Reason: reason, At: now}
+		item := DebtItem{Entry: en.Name(), Amount: en.Transfers(), Reason: reason, At: now, Model: en.Model, Supplier: en.Supplier}
 		if e.cfg.DebtTTL > 0 {
 			item.Until = now.Add(e.cfg.DebtTTL)
 		}

@@ -40,6 +40,7 @@ func (s *Service) RunClaims(ctx context.Context) {
 		if !next.IsZero() {
 			wait = min(wait, max(next.Sub(s.cfg.Now()), 10*time.Millisecond))
 		}
+		s.nextLook.Store(s.cfg.Now().Add(wait).UnixNano())
 		select {
 		case <-ctx.Done():
 			return
@@ -65,11 +66,7 @@ func (s *Service) claimRound(ctx context.Context) time.Time {
 		s.log.Warn("channel: reading channels to claim", "err", err)
 		return time.Time{}
 	}
-	last := time.Time{}
-	if n := s.lastClaim.Load(); n != 0 {
-		last = time.Unix(0, n)
-	}
-	d := s.cfg.Policy.Decide(s.cfg.Now(), last, states)
+	d := s.cfg.Policy.Decide(s.cfg.Now(), s.intervalFrom(), states)
 	if d.Reason == channel.ClaimNone {
 		return d.Next
 	}
@@ -85,6 +82,16 @@ func (s *Service) LastClaim() time.Time {
 		return time.Unix(0, n)
 	}
 	return time.Time{}
+}
+
+// intervalFrom is when the claim interval started: the last claim, else
+// the service's start (what a crashed process left unclaimed waits one
+// interval; a withdrawal still claims it in time).
+func (s *Service) intervalFrom() time.Time {
+	if last := s.LastClaim(); !last.IsZero() {
+		return last
+	}
+	return s.started
 }
 
 // ClaimNow claims every channel with unclaimed charges at once, whatever

@@ -153,6 +153,10 @@ func TestHostileWalletClaim(t *testing.T) {
 	if st := s.Stats(); st.Quarantined != 1 || st.ClaimTxs != 1 {
 		t.Fatalf("stats: %+v", st)
 	}
+	// The operator's view: the claimer leaves it out, and nothing else waits.
+	if nc, err := s.NextClaim(ctx); err != nil || nc.Left[w.id] != service.NotClaimedQuarantined || nc.Channels != 0 || !nc.At.IsZero() {
+		t.Fatalf("next claim with the wallet quarantined: %+v %v", nc, err)
+	}
 	// The next round leaves it alone: nothing is claimed, nothing fails.
 	if res, err := s.ClaimNow(ctx); err != nil || res.Channels != 0 {
 		t.Fatalf("second round: %+v %v", res, err)

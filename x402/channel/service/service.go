@@ -100,6 +100,12 @@ type Service struct {
 	stats    counters
 	// lastClaim is when this process last sent a claim (unix nanoseconds).
 	lastClaim atomic.Int64
+	// nextLook is when RunClaims looks at the channels next (unix
+	// nanoseconds; 0 when it does not run).
+	nextLook atomic.Int64
+	// started is when the service was made: the claim interval runs from
+	// it until the first claim, so a start costs no claim of its own.
+	started time.Time
 }
 
 // New checks cfg and returns a Service.
@@ -140,7 +146,7 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Service{cfg: cfg, log: cfg.Logger}
+	s := &Service{cfg: cfg, log: cfg.Logger, started: cfg.Now()}
 	s.terms = channel.Terms{ReceiverAuthorizer: cfg.Backend.ReceiverAuthorizer(), WithdrawDelay: cfg.WithdrawDelay,
 		AssetTransferMethod: cfg.AssetTransferMethod, MinDeposit: cfg.MinDeposit}
 	s.verifier = channel.Verifier{Contracts: cfg.Contracts, Now: cfg.Now, MaxStaleness: cfg.MaxStaleness}

@@ -320,21 +320,36 @@ func (j *Journal) Debts(ctx context.Context, payer common.Address) ([]settle.Deb
 	return out, err
 }
 
-// ClearDebts deletes payer's debt bucket.
-func (j *Journal) ClearDebts(ctx context.Context, payer common.Address) error {
+// ClearDebts deletes payer's debt bucket and returns its items.
+func (j *Journal) ClearDebts(ctx context.Context, payer common.Address) ([]settle.DebtItem, error) {
 	j.debtMu.Lock()
 	defer j.debtMu.Unlock()
+	var out []settle.DebtItem
 	err := j.db.Update(func(tx *bolt.Tx) error {
+		out = nil
+		if pb := tx.Bucket(bucketDebts).Bucket(payer.Bytes()); pb != nil {
+			if err := pb.ForEach(func(_, v []byte) error {
+				var d settle.DebtItem
+				if err := json.Unmarshal(v, &d); err != nil {
+					return fmt.Errorf("boltjournal: corrupt debt: %w", err)
+				}
+				out = append(out, d)
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
 		err := tx.Bucket(bucketDebts).DeleteBucket(payer.Bytes())
 		if errors.Is(err, berrors.ErrBucketNotFound) {
 			return nil
 		}
 		return err
 	})
-	if err == nil {
-		j.mu.Lock()
-		delete(j.debtors, payer)
-		j.mu.Unlock()
+	if err != nil {
+		return nil, err
 	}
-	return err
+	j.mu.Lock()
+	delete(j.debtors, payer)
+	j.mu.Unlock()
+	return out, nil
 }

@@ -184,14 +184,15 @@ func Run(t *testing.T, open func(t *testing.T) settle.Journal) {
 		if d, _ := j.Debts(ctx, common.Address{}); len(d) != 0 {
 			t.Fatalf("another payer has debts %v", d)
 		}
-		if err := j.ClearDebts(ctx, payer); err != nil {
-			t.Fatal(err)
+		cleared, err := j.ClearDebts(ctx, payer)
+		if err != nil || len(cleared) != 2 || cleared[0].Amount.Int64() != 5 || cleared[0].Reason != item.Reason {
+			t.Fatalf("ClearDebts = %+v, %v; want the two items it forgot", cleared, err)
 		}
 		if d, _ := j.Debts(ctx, payer); len(d) != 0 {
 			t.Fatalf("Debts after ClearDebts = %v", d)
 		}
-		if err := j.ClearDebts(ctx, payer); err != nil {
-			t.Fatalf("clearing twice = %v", err)
+		if cleared, err := j.ClearDebts(ctx, payer); err != nil || len(cleared) != 0 {
+			t.Fatalf("clearing twice = %v, %v; want nothing forgotten", cleared, err)
 		}
 	})
 }

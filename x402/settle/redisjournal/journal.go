@@ -268,12 +268,27 @@ func (j *Journal) Debts(ctx context.Context, payer common.Address) ([]settle.Deb
 	return out, nil
 }
 
-// ClearDebts deletes payer's debt hash.
-func (j *Journal) ClearDebts(ctx context.Context, payer common.Address) error {
-	if err := j.rdb.Del(ctx, j.debtKey(payer)).Err(); err != nil {
-		return fmt.Errorf("redisjournal: clear debts: %w", err)
+// ClearDebts deletes payer's debt hash and returns its items, read and
+// deleted in one MULTI so a debt added meanwhile is not lost unseen.
+func (j *Journal) ClearDebts(ctx context.Context, payer common.Address) ([]settle.DebtItem, error) {
+	var all *redis.MapStringStringCmd
+	_, err := j.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		all = p.HGetAll(ctx, j.debtKey(payer))
+		p.Del(ctx, j.debtKey(payer))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("redisjournal: clear debts: %w", err)
 	}
-	return nil
+	out := make([]settle.DebtItem, 0, len(all.Val()))
+	for _, v := range all.Val() {
+		var d settle.DebtItem
+		if err := json.Unmarshal([]byte(v), &d); err != nil {
+			return nil, fmt.Errorf("redisjournal: corrupt debt: %w", err)
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }
 
 // Close does nothing: the client belongs to whoever made it.
