@@ -101,10 +101,10 @@ func bigMin(a, b *big.Int) *big.Int {
 
 // shareOf is the share of fee borne by the transfer at pos among n: an
 // even split, one wei more for each of the first fee mod n, so that the
-// shares add up to the fee.
+// shares add up to the fee. A lone transfer's share is fee itself.
 func shareOf(fee *big.Int, n, pos int) *big.Int {
 	if n <= 1 {
-		return new(big.Int).Set(fee)
+		return fee
 	}
 	q, m := new(big.Int).QuoRem(fee, big.NewInt(int64(n)), new(big.Int))
 	if int64(pos) < m.Int64() {

@@ -302,7 +302,8 @@ type flight struct {
 	gasOf    []common.Hash // the transactions counted in gas
 }
 
-// addGas counts fee, what transaction tx cost this transfer, once per tx.
+// addGas counts fee (which f then owns), what transaction tx cost this
+// transfer, once per tx.
 func (f *flight) addGas(tx common.Hash, fee *big.Int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -313,19 +314,18 @@ func (f *flight) addGas(tx common.Hash, fee *big.Int) {
 	}
 	f.gasOf = append(f.gasOf, tx)
 	if f.gas == nil {
-		f.gas = new(big.Int)
+		f.gas = fee
+		return
 	}
 	f.gas.Add(f.gas, fee)
 }
 
-// gasSpent is a copy of the fees counted (nil when none).
+// gasSpent is the fees counted (nil when none), handed to the event that
+// ends the purchase: nothing adds to them after it.
 func (f *flight) gasSpent() *big.Int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.gas == nil {
-		return nil
-	}
-	return new(big.Int).Set(f.gas)
+	return f.gas
 }
 
 func (f *flight) snapshot() *Entry {
