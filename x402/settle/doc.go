@@ -110,4 +110,12 @@
 // journaled while the chain settler simulates the batch (an entry whose
 // transfer then leaves the transaction is told so with the zero hash and
 // goes back to Reserved).
+//
+// # Gas
+//
+// A Broadcaster that is also a FeeAwaiter (*evm.Settler) tells, with each
+// mined transaction it awaits, this transfer's share of its fee; the engine
+// adds up the shares of every transaction the purchase went through
+// (reverted ones too) and reports them as Event.Gas on the event that ends
+// it (EventConfirmed, EventFailed or EventReleased), for the books.
 package settle
