@@ -207,7 +207,12 @@ func (b *Books) rollup() {
 // replica or restart sees it.
 func (b *Books) Event(ev settle.Event) {
 	en := ev.Entry
-	if en == nil {
+	switch {
+	case en == nil:
+		return
+	case ev.Kind == settle.EventReleased && ev.Gas == nil:
+		return // released before any transaction: nothing to book
+	case ev.Kind != settle.EventConfirmed && ev.Kind != settle.EventFailed && ev.Kind != settle.EventReleased:
 		return
 	}
 	amount := en.Amount
@@ -235,8 +240,6 @@ func (b *Books) Event(ev settle.Event) {
 		// revert, a refusal): no revenue, but the gas was spent. The same
 		// authorization may be released again after another transaction.
 		d.Once = "released:" + en.Name() + ":" + en.Tx.Hex()
-	default:
-		return
 	}
 	if len(d.Fields) == 0 {
 		return
