@@ -3,6 +3,7 @@ package books
 import (
 	"context"
 	"log/slog"
+	"math/big"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,20 +14,24 @@ import (
 
 // The fields of a row. Amounts are atomic USDC units.
 const (
-	FCalls     = "calls"     // calls to the model (free and paid) that reached it
-	FPaid      = "paid"      // calls whose charge settled (or is pending)
-	FFree      = "free"      // calls of a free model
-	FCharged   = "charged"   // what the paid calls' receipts charged
-	FSettled   = "settled"   // transfers mined (confirmed on chain)
-	FSettledN  = "settled_n" // how many
-	FFailed    = "failed"    // transfers that failed for good after the payer was served
-	FFailedN   = "failed_n"  // how many
-	FRefunded  = "refunded"  // unspent deposits returned to payers (booked per payer, no model)
-	FCost      = "cost"      // what the upstream cost (a resold model's seller, an API's price)
-	FGas       = "gas"       // gas the relayer spent, in atomic USDC when it is priced
-	FForgiven  = "forgiven"  // debts an operator forgave: failed revenue written off, never revenue
-	prefRefuse = "refused:"  // refused:<status>:<code>: calls refused, by status and code
-	prefTTFT   = "ttft:"     // ttft:<bucket>: time to first token, counted in TTFTBuckets
+	FCalls    = "calls"     // calls to the model (free and paid) that reached it
+	FPaid     = "paid"      // calls whose charge settled (or is pending)
+	FFree     = "free"      // calls of a free model
+	FCharged  = "charged"   // what the paid calls' receipts charged
+	FSettled  = "settled"   // transfers mined (confirmed on chain)
+	FSettledN = "settled_n" // how many
+	FFailed   = "failed"    // transfers that failed for good after the payer was served
+	FFailedN  = "failed_n"  // how many
+	FRefunded = "refunded"  // unspent deposits returned to payers (booked per payer, no model)
+	FCost     = "cost"      // what the upstream cost (a resold model's seller, an API's price)
+	// The relayer's gas, in wei, kept in two fields so no row overflows
+	// an int64 (9.2 ETH): whole gwei, and the wei below a gwei (which may
+	// add up past one); see GasWei.
+	FGasGwei   = "gas_gwei"
+	FGasWeiRem = "gas_wei_rem"
+	prefRefuse = "refused:" // refused:<status>:<code>: calls refused, by status and code
+	prefTTFT   = "ttft:"    // ttft:<bucket>: time to first token, counted in TTFTBuckets
+	FForgiven  = "forgiven" // debts an operator forgave: failed revenue written off, never revenue
 )
 
 // TTFTBuckets are the upper bounds of the time-to-first-token buckets (the
@@ -59,8 +64,13 @@ type Config struct {
 	// FlushEvery bounds how long a recorded delta waits before it is
 	// written (default 250 ms): the writes leave the answer's path.
 	FlushEvery time.Duration
-	Logger     *slog.Logger
-	Now        func() time.Time
+	// EthPrice, when set, is what one ETH (10^18 wei of the chain's
+	// native coin) is worth in atomic USDC units: the relayer's gas is then
+	// priced in USDC when the books are read, and enters the margin.
+	// Unset, gas is reported in wei only, and as unpriced.
+	EthPrice *big.Int
+	Logger   *slog.Logger
+	Now      func() time.Time
 }
 
 // Books records deltas in the background and answers the reports.
@@ -200,7 +210,13 @@ func (b *Books) rollup() {
 // counts once per purchase, whichever replica or restart sees it.
 func (b *Books) Event(ev settle.Event) {
 	en := ev.Entry
-	if en == nil {
+	switch {
+	case en == nil:
+		return
+	case ev.Kind == settle.EventReleased && ev.Gas == nil:
+		return // released before any transaction: nothing to book
+	case ev.Kind != settle.EventConfirmed && ev.Kind != settle.EventFailed && ev.Kind != settle.EventReleased &&
+		ev.Kind != settle.EventAttributed:
 		return
 	}
 	amount := en.Amount
@@ -208,16 +224,28 @@ func (b *Books) Event(ev settle.Event) {
 		amount = en.Charge
 	}
 	if amount == nil || !amount.IsInt64() {
-		return
+		amount = nil // no revenue to book; its gas still is
 	}
-	d := Delta{At: en.Updated, Model: en.Model, Supplier: en.Supplier, Payer: strings.ToLower(en.Payer.Hex())}
+	d := Delta{At: en.Updated, Model: en.Model, Supplier: en.Supplier, Payer: strings.ToLower(en.Payer.Hex()),
+		Fields: gasFields(ev.Gas)}
 	switch ev.Kind {
 	case settle.EventConfirmed:
-		d.Once, d.Fields = "confirmed:"+en.Name(), map[string]int64{FSettled: amount.Int64(), FSettledN: 1}
+		d.Once = "confirmed:" + en.Name()
+		if amount != nil {
+			d.Fields[FSettled], d.Fields[FSettledN] = amount.Int64(), 1
+		}
 	case settle.EventFailed:
-		d.Once, d.Fields = "failed:"+en.Name(), map[string]int64{FFailed: amount.Int64(), FFailedN: 1}
+		d.Once = "failed:" + en.Name()
+		if amount != nil {
+			d.Fields[FFailed], d.Fields[FFailedN] = amount.Int64(), 1
+		}
+	case settle.EventReleased:
+		// Released after a transaction that did not carry the transfer (a
+		// revert, a refusal): no revenue, but the gas was spent. The same
+		// authorization may be released again after another transaction.
+		d.Once = "released:" + en.Name() + ":" + en.Tx.Hex()
 	case settle.EventAttributed:
-		if en.Supplier == "" {
+		if en.Supplier == "" || amount == nil {
 			return
 		}
 		switch en.State {
@@ -229,7 +257,8 @@ func (b *Books) Event(ev settle.Event) {
 			return
 		}
 		d.Once, d.Moved = "attributed:"+en.Name(), true
-	default:
+	}
+	if len(d.Fields) == 0 {
 		return
 	}
 	if d.At.IsZero() {
@@ -294,4 +323,56 @@ func (b *Books) RecordCall(c Call) {
 		return
 	}
 	b.Record(Delta{Model: c.Model, Supplier: c.Supplier, Payer: strings.ToLower(c.Payer), Fields: f})
+}
+
+// gasFields are the fields booking wei of gas (empty for none).
+func gasFields(wei *big.Int) map[string]int64 {
+	f := map[string]int64{}
+	if wei == nil || wei.Sign() <= 0 {
+		return f
+	}
+	q, r := new(big.Int).QuoRem(wei, gwei, new(big.Int))
+	if !q.IsInt64() {
+		return f // more than 9.2 billion ETH: not a fee
+	}
+	if q.Sign() > 0 {
+		f[FGasGwei] = q.Int64()
+	}
+	if r.Sign() > 0 {
+		f[FGasWeiRem] = r.Int64()
+	}
+	return f
+}
+
+var gwei = big.NewInt(1_000_000_000)
+
+// GasWei is the gas (wei) a row's or a sum's fields hold.
+func GasWei(fields map[string]int64) *big.Int {
+	w := new(big.Int).Mul(big.NewInt(fields[FGasGwei]), gwei)
+	return w.Add(w, big.NewInt(fields[FGasWeiRem]))
+}
+
+// Gas is gas the relayer spent on a transaction no purchase accounts for
+// (a channel claim or deposit, a refund, a metered settlement), booked
+// under its model when one is known ("" otherwise: it still counts in
+// the totals) and its payer when one is known. once, when set, keeps it
+// from counting twice (the transaction's hash).
+type Gas struct {
+	Model string
+	Payer string
+	Wei   *big.Int
+	Once  string
+}
+
+// RecordGas books g.
+func (b *Books) RecordGas(g Gas) {
+	f := gasFields(g.Wei)
+	if len(f) == 0 {
+		return
+	}
+	d := Delta{Model: g.Model, Payer: strings.ToLower(g.Payer), Fields: f}
+	if g.Once != "" {
+		d.Once = "gas:" + g.Once
+	}
+	b.Record(d)
 }

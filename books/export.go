@@ -11,10 +11,12 @@ import (
 // csvHeader is the export's header: one line per row of the books.
 var csvHeader = []string{"period", "start", "model", "supplier", "payer", "calls", "paid_calls", "free_calls",
 	"charged_usdc", "settled_usdc", "settled_calls", "failed_usdc", "failed_calls", "refunded_usdc", "cost_usdc",
-	"gas_usdc", "margin_usdc", "forgiven_usdc"}
+	"gas_wei", "gas_eth", "gas_usdc", "margin_usdc", "forgiven_usdc"}
 
 // ExportCSV writes the rows of [from, to) as CSV, for accounting: amounts
-// in decimal USDC, one line per period, model, supplier and payer.
+// in decimal USDC, the relayer's gas in wei and ETH (and in USDC at the
+// configured ETH price, else 0), one line per period, model, supplier and
+// payer.
 func (b *Books) ExportCSV(ctx context.Context, w io.Writer, from, to time.Time) error {
 	rows, err := b.Rows(ctx, from, to)
 	if err != nil {
@@ -33,7 +35,8 @@ func (b *Books) ExportCSV(ctx context.Context, w io.Writer, from, to time.Time) 
 		}
 		rec := []string{period, r.Start.Format(time.RFC3339), r.Model, r.Supplier, r.Payer, n(f[FCalls]), n(f[FPaid]),
 			n(f[FFree]), USDC(f[FCharged]), USDC(f[FSettled]), n(f[FSettledN]), USDC(f[FFailed]), n(f[FFailedN]),
-			USDC(f[FRefunded]), USDC(f[FCost]), USDC(f[FGas]), USDC(margin(f)), USDC(f[FForgiven])}
+			USDC(f[FRefunded]), USDC(f[FCost]), GasWei(f).String(), ETH(GasWei(f)), USDC(b.gasOf(f)), USDC(b.margin(f)),
+			USDC(f[FForgiven])}
 		if err := cw.Write(rec); err != nil {
 			return err
 		}

@@ -18,24 +18,30 @@ func USDC(n int64) string { return x402.FormatUSDC(big.NewInt(n)) }
 
 // Figures are the books' numbers for one model (or all of them).
 type Figures struct {
-	Calls        int64            `json:"calls"`
-	PaidCalls    int64            `json:"paid_calls"`
-	FreeCalls    int64            `json:"free_calls"`
-	Charged      string           `json:"charged"`
-	Settled      string           `json:"settled"`
-	SettledCalls int64            `json:"settled_calls"`
-	Pending      string           `json:"pending"`
-	PendingCalls int64            `json:"pending_calls"`
-	Failed       string           `json:"failed"`
-	FailedCalls  int64            `json:"failed_calls"`
-	Refunded     string           `json:"refunded"`
-	Forgiven     string           `json:"forgiven"` // failed revenue an operator wrote off (part of Failed)
-	Cost         string           `json:"cost"`
-	Gas          string           `json:"gas"`
-	Margin       string           `json:"margin"`
-	TTFTP50ms    *int64           `json:"ttft_p50_ms"`
-	TTFTP95ms    *int64           `json:"ttft_p95_ms"`
-	Refusals     map[string]int64 `json:"refusals"`
+	Calls        int64  `json:"calls"`
+	PaidCalls    int64  `json:"paid_calls"`
+	FreeCalls    int64  `json:"free_calls"`
+	Charged      string `json:"charged"`
+	Settled      string `json:"settled"`
+	SettledCalls int64  `json:"settled_calls"`
+	Pending      string `json:"pending"`
+	PendingCalls int64  `json:"pending_calls"`
+	Failed       string `json:"failed"`
+	FailedCalls  int64  `json:"failed_calls"`
+	Refunded     string `json:"refunded"`
+	Forgiven     string `json:"forgiven"` // failed revenue an operator wrote off (part of Failed)
+	Cost         string `json:"cost"`
+	// Gas is the relayer's gas in USDC at the configured ETH price ("0"
+	// when GasPriced is false); GasWei and GasETH are the same gas as spent.
+	Gas       string `json:"gas"`
+	GasWei    string `json:"gas_wei"`
+	GasETH    string `json:"gas_eth"`
+	GasPriced bool   `json:"gas_priced"`
+	// Margin is Settled less Cost and Gas.
+	Margin    string           `json:"margin"`
+	TTFTP50ms *int64           `json:"ttft_p50_ms"`
+	TTFTP95ms *int64           `json:"ttft_p95_ms"`
+	Refusals  map[string]int64 `json:"refusals"`
 	// Suppliers breaks a pooled model's figures down by the supplier that
 	// served its calls.
 	Suppliers map[string]*SupplierFigures `json:"suppliers,omitempty"`
@@ -60,15 +66,15 @@ type SupplierFigures struct {
 	sums         map[string]int64
 }
 
-func (sf *SupplierFigures) finish() {
+func (sf *SupplierFigures) finish(b *Books) {
 	s := sf.sums
 	sf.Calls, sf.PaidCalls, sf.SettledCalls = s[FCalls], s[FPaid], s[FSettledN]
 	sf.Charged, sf.Settled, sf.Cost = USDC(s[FCharged]), USDC(s[FSettled]), USDC(s[FCost])
-	sf.Margin = USDC(margin(s))
+	sf.Margin = USDC(b.margin(s))
 }
 
 // NoFigures are the figures of a model nothing was booked for.
-func NoFigures() *Figures { return newFigures().finish() }
+func (b *Books) NoFigures() *Figures { return b.finish(newFigures()) }
 
 func newFigures() *Figures { return &Figures{sums: map[string]int64{}, Refusals: map[string]int64{}} }
 
@@ -81,24 +87,22 @@ func (f *Figures) add(fields map[string]int64) {
 	}
 }
 
-// finish turns the sums into the figures.
-func (f *Figures) finish() *Figures {
+// finish turns f's sums into the figures, the gas priced at the books'
+// ETH price.
+func (b *Books) finish(f *Figures) *Figures {
 	s := f.sums
 	f.Calls, f.PaidCalls, f.FreeCalls = s[FCalls], s[FPaid], s[FFree]
 	f.SettledCalls, f.FailedCalls = s[FSettledN], s[FFailedN]
 	f.Charged, f.Settled, f.Failed = USDC(s[FCharged]), USDC(s[FSettled]), USDC(s[FFailed])
-	f.Refunded, f.Cost, f.Gas = USDC(s[FRefunded]), USDC(s[FCost]), USDC(s[FGas])
+	f.Refunded, f.Cost = USDC(s[FRefunded]), USDC(s[FCost])
+	wei := GasWei(s)
+	f.Gas, f.GasWei, f.GasETH, f.GasPriced = USDC(b.gasOf(s)), wei.String(), ETH(wei), b.cfg.EthPrice != nil
 	f.Pending = USDC(f.pending)
 	f.Forgiven = USDC(s[FForgiven])
-	f.Margin = USDC(margin(s))
+	f.Margin = USDC(b.margin(s))
 	f.TTFTP50ms, f.TTFTP95ms = quantile(s, 0.5), quantile(s, 0.95)
 	return f
 }
-
-// margin is what the operator keeps: settled revenue less the upstream's
-// cost and gas (a refund returns a deposit the payer had not spent: it is
-// no revenue given back).
-func margin(s map[string]int64) int64 { return s[FSettled] - s[FCost] - s[FGas] }
 
 // quantile reads the q-quantile of the time to first token from its
 // buckets, in milliseconds (the bucket's upper bound); nil when no call
@@ -137,6 +141,8 @@ type Point struct {
 	Charged string    `json:"charged"`
 	Settled string    `json:"settled"`
 	Cost    string    `json:"cost"`
+	Gas     string    `json:"gas"` // USDC, when priced
+	GasWei  string    `json:"gas_wei"`
 	Margin  string    `json:"margin"`
 }
 
@@ -149,6 +155,10 @@ type Summary struct {
 	Totals   *Figures            `json:"totals"`
 	Series   []Point             `json:"series"`
 	By       string              `json:"by"` // the series' period: hour or day
+	// GasPriced tells whether gas is priced in USDC (books.eth_price_usdc
+	// is set); EthPriceUSDC is that price.
+	GasPriced    bool   `json:"gas_priced"`
+	EthPriceUSDC string `json:"eth_price_usdc,omitempty"`
 }
 
 // Rows returns the stored rows overlapping [from, to), after writing what
@@ -165,7 +175,11 @@ func (b *Books) Summary(ctx context.Context, from, to time.Time, model string) (
 	if err != nil {
 		return nil, err
 	}
-	sum := &Summary{From: from, To: to, Currency: "USDC", Models: map[string]*Figures{}, Totals: newFigures(), By: "hour"}
+	sum := &Summary{From: from, To: to, Currency: "USDC", Models: map[string]*Figures{}, Totals: newFigures(), By: "hour",
+		GasPriced: b.cfg.EthPrice != nil}
+	if b.cfg.EthPrice != nil {
+		sum.EthPriceUSDC = x402.FormatUSDC(b.cfg.EthPrice)
+	}
 	if to.Sub(from) > 48*time.Hour {
 		sum.By = "day"
 	}
@@ -178,7 +192,7 @@ func (b *Books) Summary(ctx context.Context, from, to time.Time, model string) (
 		if model != "" && r.Model != model {
 			continue
 		}
-		if r.Model == "" { // a payer's refund: no model's
+		if r.Model == "" { // a payer's refund, gas of no model's
 			sum.Totals.add(r.Fields)
 			continue
 		}
@@ -219,14 +233,15 @@ func (b *Books) Summary(ctx context.Context, from, to time.Time, model string) (
 	}
 	for _, f := range sum.Models {
 		for _, sf := range f.Suppliers {
-			sf.finish()
+			sf.finish(b)
 		}
-		f.finish()
+		b.finish(f)
 	}
-	sum.Totals.finish()
+	b.finish(sum.Totals)
 	for k, s := range series {
 		sum.Series = append(sum.Series, Point{Start: k.start, Model: k.model, Calls: s[FCalls], Charged: USDC(s[FCharged]),
-			Settled: USDC(s[FSettled]), Cost: USDC(s[FCost]), Margin: USDC(margin(s))})
+			Settled: USDC(s[FSettled]), Cost: USDC(s[FCost]), Gas: USDC(b.gasOf(s)), GasWei: GasWei(s).String(),
+			Margin: USDC(b.margin(s))})
 	}
 	sort.Slice(sum.Series, func(i, j int) bool {
 		a, c := sum.Series[i], sum.Series[j]
@@ -296,16 +311,21 @@ func (b *Books) Pending(ctx context.Context) ([]*settle.Entry, error) {
 
 // Payer is one payer's line in GET /admin/api/payers.
 type Payer struct {
-	Payer     string            `json:"payer"`
-	Calls     int64             `json:"calls"`
-	PaidCalls int64             `json:"paid_calls"`
-	Charged   string            `json:"charged"`
-	Settled   string            `json:"settled"`
-	Failed    string            `json:"failed"`
-	Owed      string            `json:"owed"`
-	Forgiven  string            `json:"forgiven"`
-	Debts     []settle.DebtItem `json:"debts,omitempty"`
-	charged   int64
+	Payer     string `json:"payer"`
+	Calls     int64  `json:"calls"`
+	PaidCalls int64  `json:"paid_calls"`
+	Charged   string `json:"charged"`
+	Settled   string `json:"settled"`
+	Failed    string `json:"failed"`
+	Owed      string `json:"owed"`
+	Forgiven  string `json:"forgiven"`
+	// Gas is the relayer's gas for this payer's transfers (and refunds):
+	// in USDC when priced, and in wei and ETH.
+	Gas     string            `json:"gas"`
+	GasWei  string            `json:"gas_wei"`
+	GasETH  string            `json:"gas_eth"`
+	Debts   []settle.DebtItem `json:"debts,omitempty"`
+	charged int64
 }
 
 // Payers reports the payers of [from, to), the biggest spenders first,
@@ -329,8 +349,10 @@ func (b *Books) Payers(ctx context.Context, from, to time.Time, limit int) ([]*P
 	}
 	out := make([]*Payer, 0, len(sums))
 	for addr, s := range sums {
+		wei := GasWei(s)
 		p := &Payer{Payer: addr, Calls: s[FCalls], PaidCalls: s[FPaid], Charged: USDC(s[FCharged]),
-			Settled: USDC(s[FSettled]), Failed: USDC(s[FFailed]), Owed: "0", Forgiven: USDC(s[FForgiven]), charged: s[FCharged]}
+			Settled: USDC(s[FSettled]), Failed: USDC(s[FFailed]), Owed: "0", Forgiven: USDC(s[FForgiven]), charged: s[FCharged],
+			Gas: USDC(b.gasOf(s)), GasWei: wei.String(), GasETH: ETH(wei)}
 		if b.cfg.Journal != nil && common.IsHexAddress(addr) {
 			items, err := b.cfg.Journal.Debts(ctx, common.HexToAddress(addr))
 			if err != nil {

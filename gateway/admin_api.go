@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/farebox/farebox/books"
 	"github.com/farebox/farebox/x402"
 	"github.com/labstack/echo/v4"
 )
@@ -73,7 +72,7 @@ func (s *Server) handleAdminSummary(c echo.Context) error {
 	// Every served model has its entry, even before its first call.
 	for _, name := range s.order {
 		if _, ok := sum.Models[name]; !ok && (model == "" || model == name) {
-			sum.Models[name] = books.NoFigures()
+			sum.Models[name] = s.pay.books.NoFigures()
 		}
 	}
 	return c.JSON(http.StatusOK, sum)

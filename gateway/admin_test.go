@@ -218,6 +218,26 @@ func TestAdminConfigIsValidated(t *testing.T) {
 	}
 }
 
+// TestBooksEthPriceIsValidated: books.eth_price_usdc is a positive USDC
+// decimal; serve --check names the key otherwise.
+func TestBooksEthPriceIsValidated(t *testing.T) {
+	for _, bad := range []string{"-3000", "3,000", "0", "1e3", "3000.1234567"} {
+		cfg := freeConfig()
+		cfg.Books.EthPriceUSDC = bad
+		if err := cfg.Validate(nil); err == nil || !strings.Contains(err.Error(), "books.eth_price_usdc") {
+			t.Errorf("eth_price_usdc %q: %v, want an error naming books.eth_price_usdc", bad, err)
+		}
+		if _, err := gateway.New(cfg, gateway.Options{}); err == nil || !strings.Contains(err.Error(), "books.eth_price_usdc") {
+			t.Errorf("gateway.New with eth_price_usdc %q: %v", bad, err)
+		}
+	}
+	cfg := freeConfig()
+	cfg.Books.EthPriceUSDC = "3120.55"
+	if err := cfg.Validate(nil); err != nil {
+		t.Errorf("a good price: %v", err)
+	}
+}
+
 // TestAdminChannelsAndClaim: with batch-settlement served, the channels
 // view says so, with the claim policy (interval, threshold and what is
 // left to reach it) and no claim scheduled while nothing is unclaimed;

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"math/big"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/pool"
 	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/settle"
 	"github.com/labstack/echo/v4"
 )
@@ -36,9 +38,23 @@ func (p *payments) onEvent(ev settle.Event) {
 // right after the engine (whose last events they take) and before the
 // journal (whose store they share).
 func (p *payments) startBooks(store books.Store, journal settle.Journal) {
-	p.books = books.New(books.Config{Store: store, Journal: journal, Logger: p.log})
+	p.books = books.New(books.Config{Store: store, Journal: journal, Logger: p.log, EthPrice: p.ethPrice})
 	b := p.books
 	p.closers = append([]func(){func() { b.Close() }}, p.closers...)
+	if p.chain != nil {
+		// The relayer's transactions that are no batch of transfers (channel
+		// deposits, claims and refunds, metered settlements): booked under
+		// the model their context names, else under none.
+		p.chain.OnCallGas(func(g evm.CallGas) {
+			b.RecordGas(books.Gas{Model: g.Label, Wei: g.Wei, Once: g.Tx.Hex()})
+		})
+	}
+}
+
+// gasFor labels ctx with rt's model for the relayer's calls made under it
+// (a deposit, a metered settlement), so their gas is booked under it.
+func gasFor(ctx context.Context, rt *route) context.Context {
+	return evm.WithGasLabel(ctx, rt.name)
 }
 
 // costSampleEvery is how often a resold model's upstream payments are

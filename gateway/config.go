@@ -44,6 +44,8 @@ type Config struct {
 	Metrics MetricsConfig `yaml:"metrics"`
 	// Admin is the operator's admin API and dashboard (see AdminConfig).
 	Admin AdminConfig `yaml:"admin"`
+	// Books prices the relayer's gas in the books (see BooksConfig).
+	Books BooksConfig `yaml:"books"`
 
 	Payments PaymentsConfig `yaml:"payments"`
 	Models   []ModelConfig  `yaml:"models"`

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/big"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -34,6 +35,7 @@ type payments struct {
 	refunder   x402.Refunder  // the scheme that serves refunds, nil when none does
 	engine     *settle.Engine // the journal of every purchase: replay protection, holds, confirmation
 	books      *books.Books   // revenue and cost, counted from the journal's events in its store
+	ethPrice   *big.Int       // books.eth_price_usdc in atomic USDC per ETH, nil when unpriced
 	replicas   bool           // the journal is shared (Redis): orphans of dead replicas are adopted
 	channelParts
 	timeout   time.Duration
@@ -129,6 +131,10 @@ func newPayments(cfg Config, opts Options, log *slog.Logger) (*payments, error) 
 	p := &payments{maxTimeout: pc.MaxTimeoutSeconds, log: log, timeout: pc.SettleTimeout.D(30 * time.Second), overlap: pc.Chain.Overlap}
 	if opts.Ready != nil {
 		p.readiness = append(p.readiness, opts.Ready)
+	}
+	var err error
+	if p.ethPrice, err = cfg.Books.ethPrice(); err != nil {
+		return nil, err
 	}
 	switch pc.Settle {
 	case "after":
@@ -324,6 +330,9 @@ func (p *payments) authorize(ctx context.Context, h http.Header, rt *route, reso
 		return nil, refuse(o, xe.Reason, "Payment refused: "+xe.Message)
 	}
 	req := o.requirement(pay.Network, pay.Scheme)
+	if s.Metered() {
+		ctx = gasFor(ctx, rt) // a channel's deposit is the relayer's transaction for this model
+	}
 	hold, err := s.Authorize(ctx, pay, req, x402.Facts{BodyHash: sha256.Sum256(body), PerToken: rt.perToken != nil, Model: rt.name})
 	if err != nil {
 		return nil, p.refusal(o, err, version, "Payment refused: ")
@@ -403,6 +412,9 @@ func (p *payments) settleReceipt(ctx context.Context, ch *charge) *x402.Receipt 
 	defer p.inflight.add(-1)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.timeout)
 	defer cancel()
+	if ch.chargesUse {
+		ctx = gasFor(ctx, ch.route) // an upto settlement is the relayer's transaction for this model
+	}
 	start := time.Now()
 	r, err := ch.pay.Settle(ctx, ch.charged())
 	p.metrics.settling.Observe(time.Since(start).Seconds())

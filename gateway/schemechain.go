@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402"
@@ -35,6 +36,16 @@ func (c schemeChain) Await(ctx context.Context, tx common.Hash, p *x402.Payment)
 		return s.Await(ctx, tx, p)
 	}
 	return c.chainSettler.Await(ctx, tx, p)
+}
+
+// AwaitFee is Await with the relayer's fee share of a batched transfer.
+// A scheme's settlement is a relayer call, whose fee the OnCallGas hook
+// books: none is reported here, so it is not booked twice.
+func (c schemeChain) AwaitFee(ctx context.Context, tx common.Hash, p *x402.Payment) (*big.Int, error) {
+	if s := c.scheme(p); s != nil {
+		return nil, s.Await(ctx, tx, p)
+	}
+	return c.chainSettler.AwaitFee(ctx, tx, p)
 }
 
 // AuthorizationUsed asks p's scheme whether its nonce is spent on chain.

@@ -96,6 +96,7 @@ func (v *validation) top(c Config) {
 		v.secret("metrics.bearer_token_env", c.Metrics.BearerTokenEnv, false)
 	}
 	v.admin(c.Admin)
+	v.books(c.Books)
 	if len(c.Models) == 0 {
 		v.add("models", "at least one model is required")
 	}

@@ -40,6 +40,8 @@ type chainSettler interface {
 	service.Relayer
 	exact.Chain
 	TransferTx(ctx context.Context, p *x402.Payment, req *x402.Requirement) (common.Hash, error)
+	settle.FeeAwaiter
+	OnCallGas(fn func(evm.CallGas))
 }
 
 // buildSchemes registers the schemes farebox takes, in the order they are

@@ -77,6 +77,12 @@ test('/admin in headless chromium shows the settled revenue of the calls just ma
   const cells = await row.locator('td').allTextContents();
   assert.equal(cells[0], PAID);
   assert.equal(cells[4], settled, 'the settled column shows the books');
+  // The relayer's gas for those transfers, in ETH (dev prices no ETH, so its USDC column says unpriced).
+  // (Gas is booked with each transfer's confirmation, as settled is.)
+  const heads = await page.locator('#models th').allTextContents();
+  const gasETH = cells[heads.indexOf('gas (ETH)')];
+  assert.ok(/^[0-9.]+$/.test(gasETH) && Number(gasETH) > 0, `the gas column shows the relayer's gas: ${gasETH}`);
+  assert.equal(cells[heads.indexOf('gas (USDC)')], 'unpriced');
   assert.ok(await page.locator('#chart svg rect').count() > 0, 'the revenue chart has bars');
   mkdirSync(artifacts, { recursive: true });
   const shot = join(artifacts, 'admin-dashboard.png');

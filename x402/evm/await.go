@@ -20,11 +20,33 @@ import (
 // is unknown. It follows new heads (subscription, or polling timed to the
 // block interval) and gives up after ReceiptTimeout.
 func (s *Settler) Await(ctx context.Context, tx common.Hash, p *x402.Payment) error {
-	_, err := s.await(ctx, tx, p)
+	_, _, err := s.await(ctx, tx, p)
 	return err
 }
 
-func (s *Settler) await(ctx context.Context, hash common.Hash, p *x402.Payment) (*types.Receipt, error) {
+// AwaitFee is Await that also tells p's share (wei) of the fee the relayer
+// paid for the mined transaction: its fee split evenly among the transfers
+// it carried, the odd wei to the first ones, so the shares add up to the
+// fee. The share is reported whether the transfer succeeded or not (a
+// reverted transaction costs gas too); it is nil when the outcome is
+// unknown or the transaction is not one this process sent as a batch.
+func (s *Settler) AwaitFee(ctx context.Context, tx common.Hash, p *x402.Payment) (*big.Int, error) {
+	r, rec, err := s.await(ctx, tx, p)
+	if r == nil || rec == nil || !rec.own || rec.call {
+		return nil, err
+	}
+	c, ok := rec.reqs[authKey{p.Authorization.From, p.Authorization.Nonce}]
+	if !ok {
+		return nil, err
+	}
+	fee := s.feeOf(ctx, rec, r)
+	if fee == nil {
+		return nil, err
+	}
+	return shareOf(fee, len(rec.reqs), c.pos), err
+}
+
+func (s *Settler) await(ctx context.Context, hash common.Hash, p *x402.Payment) (*types.Receipt, *sentTx, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.ReceiptTimeout)
 	defer cancel()
 	rec := s.watch(hash)
@@ -32,23 +54,23 @@ func (s *Settler) await(ctx context.Context, hash common.Hash, p *x402.Payment) 
 	select {
 	case <-rec.done:
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: %s: %w", ErrNotMined, hash.Hex(), ctx.Err())
+		return nil, nil, fmt.Errorf("%w: %s: %w", ErrNotMined, hash.Hex(), ctx.Err())
 	}
 	if rec.lost {
-		return nil, fmt.Errorf("%w: the relayer's nonce %d was mined by a transaction this process did not send", ErrNotMined, rec.nonce)
+		return nil, nil, fmt.Errorf("%w: the relayer's nonce %d was mined by a transaction this process did not send", ErrNotMined, rec.nonce)
 	}
 	r := rec.receipt
 	if rec.own {
 		s.learnFrom(rec.nonce, r)
 	}
 	a := &p.Authorization
-	req := rec.reqs[authKey{a.From, a.Nonce}]
+	req := rec.reqs[authKey{a.From, a.Nonce}].req
 	var asset common.Address
 	if req != nil {
 		asset = req.Network.Asset
 	}
 	if r.Status == types.ReceiptStatusSuccessful && authorizationUsed(r, asset, a.From, a.Nonce) {
-		return r, nil
+		return r, rec, nil
 	}
 	reason := x402.ReasonInvalidTxState
 	if req != nil {
@@ -60,7 +82,7 @@ func (s *Settler) await(ctx context.Context, hash common.Hash, p *x402.Payment) 
 	if r.Status == types.ReceiptStatusSuccessful {
 		what = "did not carry out this authorization's transfer"
 	}
-	return r, &x402.Error{Reason: reason, Message: fmt.Sprintf("settlement transaction %s %s", r.TxHash.Hex(), what)}
+	return r, rec, &x402.Error{Reason: reason, Message: fmt.Sprintf("settlement transaction %s %s", r.TxHash.Hex(), what)}
 }
 
 // AuthorizationUsed reads the token's authorizationState(from, nonce) at

@@ -71,7 +71,7 @@ func (s *Settler) Call(ctx context.Context, to common.Address, data []byte, onSi
 		// follower re-sends it while it is not mined.
 		s.nonce++
 		s.track(&sentTx{own: true, nonce: tx.Nonce(), txs: []*types.Transaction{tx}, signedAt: head.Number.Uint64(),
-			done: make(chan struct{})})
+			call: true, label: gasLabel(ctx), done: make(chan struct{})})
 		s.batches.Add(1)
 		return tx.Hash(), nil
 	}

@@ -18,6 +18,13 @@ type authKey struct {
 	nonce [32]byte
 }
 
+// carried is one transfer of a batch transaction: its requirement and its
+// position in the batch (which decides who bears a fee's odd wei).
+type carried struct {
+	req *x402.Requirement
+	pos int
+}
+
 // sentTx is one relayer nonce in flight (own) or a transaction hash someone
 // awaits that this process did not send (foreign), until a receipt shows.
 type sentTx struct {
@@ -27,8 +34,14 @@ type sentTx struct {
 	txs []*types.Transaction
 	// signedAt is the head number when the newest version was signed.
 	signedAt uint64
-	// reqs are the transfers it carries, to diagnose a failed one.
-	reqs map[authKey]*x402.Requirement
+	// reqs are the transfers it carries, to diagnose a failed one and to
+	// share its fee.
+	reqs map[authKey]carried
+	// call marks a relayer Call (not a batch of transfers), whose fee is
+	// reported to the OnCallGas hook once mined; label is its context's
+	// WithGasLabel.
+	call  bool
+	label string
 	// refs counts Await calls on a foreign record.
 	refs int
 
@@ -200,6 +213,9 @@ func (s *Settler) onHead(ctx context.Context, head *types.Header) {
 		switch {
 		case found != nil:
 			s.resolve(rec, found, false, n)
+			if rec.own && rec.call {
+				s.reportCall(ctx, rec, found)
+			}
 		case rec.own && nerr == nil:
 			// The nonce is mined but none of its versions has a receipt: a
 			// lagging index, or another sender with this key.

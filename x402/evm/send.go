@@ -9,7 +9,6 @@ import (
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/farebox/farebox/x402"
 )
 
 // sendSimulated signs the simulated batch with txGas as its limit (or,
@@ -234,9 +233,9 @@ func (s *Settler) transmit(ctx context.Context, tx *types.Transaction, ts []*tra
 			return
 		}
 		rec := &sentTx{own: true, nonce: s.nonce, txs: []*types.Transaction{tx}, signedAt: head.Number.Uint64(),
-			reqs: make(map[authKey]*x402.Requirement, len(ts)), done: make(chan struct{})}
-		for _, t := range ts {
-			rec.reqs[authKey{t.p.Authorization.From, t.p.Authorization.Nonce}] = t.req
+			reqs: make(map[authKey]carried, len(ts)), done: make(chan struct{})}
+		for i, t := range ts {
+			rec.reqs[authKey{t.p.Authorization.From, t.p.Authorization.Nonce}] = carried{req: t.req, pos: i}
 		}
 		if len(ts) >= minLearnBatch && plainBatch(ts) {
 			s.noteBatch(s.nonce, ts[0].req.Network.Asset, len(ts))

@@ -110,6 +110,8 @@ type Settler struct {
 	// unmined is the oldest settlement broadcast but not seen mined in
 	// time: while it is pending, later ones queue behind its nonce.
 	unmined atomic.Pointer[unminedTx]
+
+	onCallGas atomic.Pointer[func(CallGas)] // see OnCallGas
 }
 
 type unminedTx struct {
@@ -213,7 +215,7 @@ func (s *Settler) Settle(ctx context.Context, p *x402.Payment, req *x402.Require
 		return rc, err
 	}
 	hash := common.HexToHash(rc.Transaction)
-	r, err := s.await(ctx, hash, p)
+	r, _, err := s.await(ctx, hash, p)
 	if err != nil {
 		var xe *x402.Error
 		if errors.As(err, &xe) {

@@ -120,4 +120,12 @@
 // confirmation carries it), or in the finished entry, reported as
 // EventAttributed so the books move the amount they booked without a
 // supplier.
+//
+// # Gas
+//
+// A Broadcaster that is also a FeeAwaiter (*evm.Settler) tells, with each
+// mined transaction it awaits, this transfer's share of its fee; the engine
+// adds up the shares of every transaction the purchase went through
+// (reverted ones too) and reports them as Event.Gas on the event that ends
+// it (EventConfirmed, EventFailed or EventReleased), for the books.
 package settle

@@ -48,6 +48,16 @@ type Broadcaster interface {
 	AuthorizationUsed(ctx context.Context, p *x402.Payment, req *x402.Requirement) (bool, error)
 }
 
+// FeeAwaiter is a Broadcaster that also tells what a transfer's
+// transaction cost the relayer (*evm.Settler): the engine books it with
+// the purchase's end (Event.Gas). Settlers without it book no gas.
+type FeeAwaiter interface {
+	// AwaitFee is Await that also returns p's share (wei) of the mined
+	// transaction's fee, whether the transfer succeeded or not; nil when
+	// the transaction is not the relayer's or its outcome is unknown.
+	AwaitFee(ctx context.Context, tx common.Hash, p *x402.Payment) (*big.Int, error)
+}
+
 // Balances reads a payer's token balance at the latest block.
 type Balances interface {
 	BalanceOf(ctx context.Context, req *x402.Requirement, who common.Address) (*big.Int, error)

@@ -1,5 +1,7 @@
 package settle
 
+import "math/big"
+
 // EventKind names a step in a purchase's life, for metrics and logs.
 type EventKind int
 
@@ -50,6 +52,11 @@ type Event struct {
 	Kind  EventKind
 	Entry *Entry // a copy of the entry after the step; nil when there is none
 	Err   error  // the refusal or failure, for EventRefused and EventFailed
+	// Gas is the relayer's fee (wei) for the transactions that carried or
+	// tried to carry this transfer (its share of each batch, reverted ones
+	// included), on the EventConfirmed, EventFailed or EventReleased that
+	// ends a purchase; nil when the settler does not tell (see FeeAwaiter).
+	Gas *big.Int
 }
 
 // Count is how many events of kind the engine has seen since it started.
@@ -84,4 +91,13 @@ func (e *Engine) emitFlight(kind EventKind, f *flight, err error) {
 		en = f.snapshot()
 	}
 	e.emitOwn(kind, en, err)
+}
+
+// emitEnd is emitOwn for the step that ends f's purchase, with the gas its
+// transactions cost.
+func (e *Engine) emitEnd(kind EventKind, f *flight, en *Entry, err error) {
+	e.counts[kind].Add(1)
+	if e.cfg.OnEvent != nil {
+		e.cfg.OnEvent(Event{Kind: kind, Entry: en, Err: err, Gas: f.gasSpent()})
+	}
 }

@@ -161,7 +161,7 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 		return rc, nil
 	}
 	actx, cancel := context.WithTimeout(ctx, e.cfg.AwaitTimeout)
-	aerr := e.chain.Await(actx, f.tx(), p.Payment)
+	aerr := e.await(actx, f, f.tx())
 	cancel()
 	var xe *x402.Error
 	switch {
@@ -297,7 +297,35 @@ type flight struct {
 	pay      *x402.Payment
 	req      *x402.Requirement
 	finished bool
-	resumed  bool // taken over from a previous run: its recorded transaction may have been replaced
+	resumed  bool          // taken over from a previous run: its recorded transaction may have been replaced
+	gas      *big.Int      // the relayer's fees for its transactions so far (wei), guarded by mu
+	gasOf    []common.Hash // the transactions counted in gas
+}
+
+// addGas counts fee (which f then owns), what transaction tx cost this
+// transfer, once per tx.
+func (f *flight) addGas(tx common.Hash, fee *big.Int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, h := range f.gasOf {
+		if h == tx {
+			return
+		}
+	}
+	f.gasOf = append(f.gasOf, tx)
+	if f.gas == nil {
+		f.gas = fee
+		return
+	}
+	f.gas.Add(f.gas, fee)
+}
+
+// gasSpent is the fees counted (nil when none), handed to the event that
+// ends the purchase: nothing adds to them after it.
+func (f *flight) gasSpent() *big.Int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.gas
 }
 
 func (f *flight) snapshot() *Entry {

@@ -46,7 +46,7 @@ func (e *Engine) follow(ctx context.Context, f *flight, resubmit bool) {
 		failed := "" // why the recorded transaction did not carry the transfer
 		if en.Tx != (common.Hash{}) {
 			actx, cancel := context.WithTimeout(ctx, e.cfg.AwaitTimeout)
-			err := e.chain.Await(actx, en.Tx, f.pay)
+			err := e.await(actx, f, en.Tx)
 			cancel()
 			var xe *x402.Error
 			switch {
@@ -100,6 +100,20 @@ func (e *Engine) follow(ctx context.Context, f *flight, resubmit bool) {
 			return
 		}
 	}
+}
+
+// await is the chain's Await of f's transaction tx, counting in f's gas
+// the fee share a FeeAwaiter reports.
+func (e *Engine) await(ctx context.Context, f *flight, tx common.Hash) error {
+	fa, ok := e.chain.(FeeAwaiter)
+	if !ok {
+		return e.chain.Await(ctx, tx, f.pay)
+	}
+	fee, err := fa.AwaitFee(ctx, tx, f.pay)
+	if fee != nil && fee.Sign() > 0 {
+		f.addGas(tx, fee)
+	}
+	return err
 }
 
 // resubmit sends an unused, valid authorization again; false when that
@@ -198,7 +212,7 @@ func (e *Engine) confirmIn(ctx context.Context, f *flight, note string, tx commo
 	}
 	en := f.snapshot()
 	e.unhold(ctx, en, f.name())
-	e.emitOwn(EventConfirmed, en, nil)
+	e.emitEnd(EventConfirmed, f, en, nil)
 }
 
 // fail records a transfer that can no longer happen; when the payer was
@@ -223,7 +237,7 @@ func (e *Engine) fail(ctx context.Context, f *flight, reason string, debt bool) 
 	e.unhold(ctx, en, f.name())
 	e.cfg.Logger.Error("settle: a transfer failed for good", "payer", en.Payer.Hex(),
 		"entry", en.Name(), "tx", en.Tx.Hex(), "amount", en.Amount.String(), "reason", reason, "in_debt", debt)
-	e.emitOwn(EventFailed, en, &x402.Error{Reason: reason, Message: "the transfer failed on chain"})
+	e.emitEnd(EventFailed, f, en, &x402.Error{Reason: reason, Message: "the transfer failed on chain"})
 }
 
 // release deletes an entry that moved no money and releases its hold.
@@ -236,7 +250,7 @@ func (e *Engine) release(ctx context.Context, f *flight) error {
 		return err
 	}
 	e.unhold(ctx, en, f.name())
-	e.emitOwn(EventReleased, en, nil)
+	e.emitEnd(EventReleased, f, en, nil)
 	return nil
 }
 
