@@ -5,11 +5,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/evm"
+	"github.com/farebox/farebox/x402/evm/devchain"
 	"github.com/farebox/farebox/x402/settle"
 )
 
@@ -143,5 +149,51 @@ func TestHostileUsedTokenNonceDoesNotFreeAnotherSchemesHold(t *testing.T) {
 	}
 	if _, err := e.Begin(ctx, b.purchase(b.pay(t), "next")); !errors.Is(err, settle.ErrInsufficientFunds) {
 		t.Fatalf("Begin = %v, want ErrInsufficientFunds: the other scheme's hold still counts", err)
+	}
+}
+
+// BalanceShowing reads the balance and which authorizations it shows used
+// in one Multicall3 call, and the same answer without Multicall3 (a chain
+// that lacks it): nonces first, then the balance.
+func TestBalanceShowingWithAndWithoutMulticall3(t *testing.T) {
+	ctx := context.Background()
+	bare, err := devchain.Start(ctx, devchain.Config{ExtraAlloc: types.GenesisAlloc{evm.Multicall3: {Balance: new(big.Int)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bare.Close()
+	for name, c := range map[string]*devchain.Chain{"multicall3": chain, "no multicall3": bare} {
+		t.Run(name, func(t *testing.T) {
+			if code, err := c.Client.CodeAt(ctx, evm.Multicall3, nil); err != nil || (len(code) == 0) != (c == bare) {
+				t.Fatalf("Multicall3 code %d bytes, %v", len(code), err)
+			}
+			s, err := evm.NewSettler(ctx, c.Client, c.RelayerKey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := newBuyer(t, 0)
+			b.req.Network = c.Network
+			if err := c.Fund(ctx, b.addr, big.NewInt(3*price)); err != nil {
+				t.Fatal(err)
+			}
+			used, unused := b.pay(t), b.pay(t)
+			if rc, err := s.Settle(ctx, used, b.req); err != nil || !rc.Success {
+				t.Fatalf("Settle = %+v, %v", rc, err)
+			}
+			// The receipt may come before the latest state has its block.
+			for deadline := time.Now().Add(10 * time.Second); ; {
+				if bal, err := s.BalanceOf(ctx, b.req, b.addr); err == nil && bal.Int64() == 2*price {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the transfer never showed in the latest balance")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			bal, shown, err := s.BalanceShowing(ctx, b.req, b.addr, [][32]byte{unused.Authorization.Nonce, used.Authorization.Nonce})
+			if err != nil || bal.Int64() != 2*price || !slices.Equal(shown, []bool{false, true}) {
+				t.Fatalf("BalanceShowing = %v, %v, %v; want %d, [false true]", bal, shown, err, 2*price)
+			}
+		})
 	}
 }
