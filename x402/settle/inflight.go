@@ -91,7 +91,7 @@ func (e *Engine) hold(ctx context.Context, p *Purchase) error {
 // (it learns of a block late). A used authorization that moved nothing
 // (canceled, or used for another transfer) never will, so leaving it out
 // is exact too. It returns when the balance was read; ErrInsufficientFunds
-// when the recount cannot help.
+// when the payer has no exact hold to look up (nothing to recount).
 func (e *Engine) recount(ctx context.Context, p *Purchase, acct Account, expires time.Time) (time.Time, error) {
 	start := time.Now()
 	sb, ok := e.cfg.Balances.(ShownBalances)
@@ -128,9 +128,6 @@ func (e *Engine) recount(ctx context.Context, p *Purchase, acct Account, expires
 		if u {
 			shown = append(shown, held[i])
 		}
-	}
-	if len(shown) == 0 {
-		return start, ErrInsufficientFunds
 	}
 	return start, e.cfg.Holds.Hold(ctx, acct, p.name, p.entry.Amount, bal, expires, shown...)
 }
