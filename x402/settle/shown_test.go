@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/farebox/farebox/internal/testenv"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/evm/devchain"
@@ -156,6 +157,7 @@ func TestHostileUsedTokenNonceDoesNotFreeAnotherSchemesHold(t *testing.T) {
 // in one Multicall3 call, and the same answer without Multicall3 (a chain
 // that lacks it): nonces first, then the balance.
 func TestBalanceShowingWithAndWithoutMulticall3(t *testing.T) {
+	testenv.SkipShort(t, "a second dev chain")
 	ctx := context.Background()
 	bare, err := devchain.Start(ctx, devchain.Config{ExtraAlloc: types.GenesisAlloc{evm.Multicall3: {Balance: new(big.Int)}}})
 	if err != nil {
