@@ -99,11 +99,7 @@ func TestHostileAnswerFloodKeepsOtherPayersAnswers(t *testing.T) {
 			if rdb != nil {
 				before = redisDataBytes(t, rdb)
 			}
-			// Funded for twice the calls it makes: a payer funded
-			// for exactly 40 fast calls can find its last ones refused
-			// while a mined transfer's hold awaits release (the balance
-			// already shows it), which is not what this test is about.
-			flooder := newPayer(80)
+			flooder := newPayer(40) // exactly its calls
 			var last answer
 			var lastBody, lh, lv string
 			for i := range 40 {

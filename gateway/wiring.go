@@ -30,12 +30,14 @@ import (
 // chainSettler is a settler that is farebox's own relayer on a chain
 // (evm.Settler): it broadcasts exact transfers, settles upto payments
 // after the answer and sends the channels' transactions. Beside
-// Broadcaster, the engine asks it for balances and, after a restart or a
-// front-run, for the transaction that moved a payment (TransferTx, PaidBy).
+// Broadcaster, the engine asks it for balances (and which transfers a
+// balance already shows) and, after a restart or a front-run, for the
+// transaction that moved a payment (TransferTx, PaidBy).
 type chainSettler interface {
 	x402.Settler
 	settle.Broadcaster
 	settle.Balances
+	settle.ShownBalances
 	upto.Chain
 	service.Relayer
 	exact.Chain

@@ -105,6 +105,10 @@
 // by replicas). Holds: MemoryHolds, redisjournal.Holds. With the in-process
 // holds a payer's balance read counts for its calls of the next
 // Config.BalanceMaxAge (1 s), kept exact by the holds (see balanceCache).
+// A refusal is counted again on a balance read with the payer's exact
+// authorizations in flight (ShownBalances): those it shows used are mined
+// and left out, so a transfer the follower has not confirmed yet counts
+// once (see Engine.recount).
 //
 // Only one durable write precedes a broadcast: the write-ahead entry,
 // journaled while the chain settler simulates the batch (an entry whose

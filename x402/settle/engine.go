@@ -326,50 +326,6 @@ func (e *Engine) refuseDebtor(ctx context.Context, payer common.Address) error {
 	return nil
 }
 
-// hold counts the purchase against the payer's balance at the latest block.
-func (e *Engine) hold(ctx context.Context, p *Purchase) error {
-	if e.cfg.Balances == nil {
-		return nil
-	}
-	acct := accountOf(p.entry)
-	expires := e.cfg.Now().Add(e.cfg.HoldTTL)
-	if p.entry.Expires.Before(expires) {
-		expires = p.entry.Expires
-	}
-	if e.bals == nil {
-		bal, err := e.cfg.Balances.BalanceOf(ctx, p.Requirement, p.entry.Payer)
-		if err != nil {
-			return fmt.Errorf("settle: reading the payer's balance: %w", err)
-		}
-		return e.cfg.Holds.Hold(ctx, acct, p.name, p.entry.Amount, bal, expires)
-	}
-	for attempt := 0; ; attempt++ {
-		bal, read, fresh, err := e.bals.get(ctx, e.cfg.Balances, p.Requirement, acct)
-		if err == nil && !fresh && attempt > 0 {
-			bal, read, err = e.bals.read(ctx, e.cfg.Balances, p.Requirement, acct)
-			fresh = true
-		}
-		if err != nil {
-			return fmt.Errorf("settle: reading the payer's balance: %w", err)
-		}
-		err = e.cfg.Holds.Hold(ctx, acct, p.name, p.entry.Amount, bal, expires)
-		switch {
-		case errors.Is(err, ErrInsufficientFunds) && !fresh:
-			continue // refuse only on a fresh read: the payer may have been funded since
-		case err != nil:
-			return err
-		case e.bals.releasedSince(acct, read) && attempt < 3:
-			// A transfer of the payer's was mined and its hold released
-			// after this balance was read: count again on a newer read.
-			if rerr := e.cfg.Holds.Release(ctx, acct, p.name); rerr != nil {
-				return rerr
-			}
-			continue
-		}
-		return nil
-	}
-}
-
 func accountOf(en *Entry) Account {
 	return Account{ChainID: en.ChainID, Asset: en.Asset, Payer: en.Payer}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/big"
+	"slices"
 	"sync"
 	"time"
 
@@ -29,13 +30,17 @@ type Account struct {
 // that died go away on their own.
 type Holds interface {
 	// Hold adds amount under id to a's holds if balance minus the live
-	// holds covers it, else ErrInsufficientFunds. Holding an id again is a
-	// no-op (nil), whatever the amount: retries do not count twice.
-	Hold(ctx context.Context, a Account, id string, amount, balance *big.Int, expires time.Time) error
+	// holds covers it, else ErrInsufficientFunds. The holds named in shown
+	// are not counted: balance already shows their transfers (mined
+	// before their hold was released). Holding an id again is a no-op
+	// (nil), whatever the amount: retries do not count twice.
+	Hold(ctx context.Context, a Account, id string, amount, balance *big.Int, expires time.Time, shown ...string) error
 	// Release removes the hold id of a; a missing hold is not an error.
 	Release(ctx context.Context, a Account, id string) error
 	// Held is the sum of a's live holds.
 	Held(ctx context.Context, a Account) (*big.Int, error)
+	// IDs lists a's live holds.
+	IDs(ctx context.Context, a Account) ([]string, error)
 }
 
 // MemoryHolds keeps holds in process: right for one replica. Each account
@@ -107,7 +112,7 @@ func (m *MemoryHolds) live(a Account) *accountHolds {
 }
 
 // Hold adds a hold if the balance covers it.
-func (m *MemoryHolds) Hold(ctx context.Context, a Account, id string, amount, balance *big.Int, expires time.Time) error {
+func (m *MemoryHolds) Hold(ctx context.Context, a Account, id string, amount, balance *big.Int, expires time.Time, shown ...string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	ah := m.live(a)
@@ -117,6 +122,11 @@ func (m *MemoryHolds) Hold(ctx context.Context, a Account, id string, amount, ba
 			return nil
 		}
 		held.Set(ah.sum)
+		for i, s := range shown {
+			if h, ok := ah.items[s]; ok && !slices.Contains(shown[:i], s) {
+				held.Sub(held, h.amount)
+			}
+		}
 	}
 	if held.Sub(balance, held).Cmp(amount) < 0 {
 		return ErrInsufficientFunds
@@ -149,6 +159,21 @@ func (m *MemoryHolds) Release(ctx context.Context, a Account, id string) error {
 		delete(m.holds, a)
 	}
 	return nil
+}
+
+// IDs lists a's live holds.
+func (m *MemoryHolds) IDs(ctx context.Context, a Account) ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ah := m.live(a)
+	if ah == nil {
+		return nil, nil
+	}
+	ids := make([]string, 0, len(ah.items))
+	for id := range ah.items {
+		ids = append(ids, id)
+	}
+	return ids, nil
 }
 
 // Held sums a's live holds.

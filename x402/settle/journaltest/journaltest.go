@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"math/big"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -264,6 +265,41 @@ func RunHolds(t *testing.T, open func(t *testing.T) settle.Holds) {
 		}
 		if held, _ := h.Held(ctx, acct); held.Int64() != 10 {
 			t.Fatalf("Held = %v, want 10", held)
+		}
+	})
+
+	t.Run("holds the balance shows do not count", func(t *testing.T) {
+		h := open(t)
+		for _, id := range []string{"mined", "sent"} {
+			if err := h.Hold(ctx, acct, id, big.NewInt(10), big.NewInt(30), later); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// The balance went from 30 to 20 when "mined" was mined; "sent" is
+		// still on its way.
+		bal := big.NewInt(20)
+		if err := h.Hold(ctx, acct, "next", big.NewInt(10), bal, later); !errors.Is(err, settle.ErrInsufficientFunds) {
+			t.Fatalf("a hold counting the mined transfer twice = %v, want ErrInsufficientFunds", err)
+		}
+		if err := h.Hold(ctx, acct, "next", big.NewInt(10), big.NewInt(19), later, "mined", "mined", "missing"); !errors.Is(err, settle.ErrInsufficientFunds) {
+			t.Fatalf("19 less the transfer not yet mined, a duplicate and a missing id shown = %v, want ErrInsufficientFunds", err)
+		}
+		if err := h.Hold(ctx, acct, "next", big.NewInt(10), bal, later, "mined"); err != nil {
+			t.Fatalf("a hold leaving out the mined transfer = %v, want nil", err)
+		}
+		if held, _ := h.Held(ctx, acct); held.Int64() != 30 {
+			t.Fatalf("Held = %v, want 30 (the mined hold stays until released)", held)
+		}
+		ids, err := h.IDs(ctx, acct)
+		slices.Sort(ids)
+		if err != nil || !slices.Equal(ids, []string{"mined", "next", "sent"}) {
+			t.Fatalf("IDs = %v, %v", ids, err)
+		}
+		if err := h.Hold(ctx, acct, "gone", big.NewInt(10), big.NewInt(100), time.Now().Add(-time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if ids, _ := h.IDs(ctx, acct); len(ids) != 3 {
+			t.Fatalf("IDs = %v, an expired hold listed", ids)
 		}
 	})
 
