@@ -38,6 +38,17 @@ func (l lateFollower) Await(ctx context.Context, tx common.Hash, p *x402.Payment
 	return l.Settler.Await(ctx, tx, p)
 }
 
+// AwaitFee is Await with the fee (the engine prefers it when the settler
+// has it, so it must wait for late too).
+func (l lateFollower) AwaitFee(ctx context.Context, tx common.Hash, p *x402.Payment) (*big.Int, error) {
+	select {
+	case <-l.late:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return l.Settler.AwaitFee(ctx, tx, p)
+}
+
 // A payer funded for exactly N calls that makes them one after the other,
 // as fast as a client can, is served all N: a transfer already mined is
 // counted once (in the balance), not also as money in flight, however

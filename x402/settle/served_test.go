@@ -3,6 +3,7 @@ package settle_test
 import (
 	"context"
 	"fmt"
+	"math/big"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -32,6 +33,17 @@ func (u *unconfirmed) Await(ctx context.Context, tx common.Hash, p *x402.Payment
 		return fmt.Errorf("%w: %w", evm.ErrNotMined, ctx.Err())
 	}
 	return u.devSettler.Await(ctx, tx, p)
+}
+
+// AwaitFee is Await with the fee (the engine prefers it when the settler
+// has it, so it must wait for release too).
+func (u *unconfirmed) AwaitFee(ctx context.Context, tx common.Hash, p *x402.Payment) (*big.Int, error) {
+	select {
+	case <-u.release:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: %w", evm.ErrNotMined, ctx.Err())
+	}
+	return u.devSettler.AwaitFee(ctx, tx, p)
 }
 
 func holdConfirmations() *unconfirmed {

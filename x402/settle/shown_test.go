@@ -53,6 +53,17 @@ func (l *lateSettler) Await(ctx context.Context, tx common.Hash, p *x402.Payment
 	return l.devSettler.Await(ctx, tx, p)
 }
 
+// AwaitFee is Await with the fee (the engine prefers it when the settler
+// has it, so it must wait for late too).
+func (l *lateSettler) AwaitFee(ctx context.Context, tx common.Hash, p *x402.Payment) (*big.Int, error) {
+	select {
+	case <-l.late:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("not mined: %w", ctx.Err())
+	}
+	return l.devSettler.AwaitFee(ctx, tx, p)
+}
+
 // settleMined settles n purchases of b one after the other on e, each one
 // mined before the next begins.
 func settleMined(t *testing.T, e *settle.Engine, b *buyer, n int) {
