@@ -86,6 +86,7 @@ func (s *Server) adminRoutes(e *echo.Echo) {
 	api.GET("/payers", s.handleAdminPayers)
 	api.GET("/settlements", s.handleAdminSettlements)
 	api.GET("/channels", s.handleAdminChannels)
+	api.GET("/suppliers", s.handleAdminSuppliers)
 	api.POST("/debts/:payer/forgive", s.handleAdminForgive)
 	api.POST("/channels/claim", s.handleAdminClaim)
 	api.GET("/export.csv", s.handleAdminExport)

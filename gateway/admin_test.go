@@ -68,7 +68,7 @@ func TestAdminAPIAuth(t *testing.T) {
 	root := startAdmin(t)
 	routes := []struct{ method, path string }{
 		{"GET", "/admin/api/summary"}, {"GET", "/admin/api/payers"}, {"GET", "/admin/api/settlements?state=pending"},
-		{"GET", "/admin/api/channels"}, {"POST", "/admin/api/debts/0x1111111111111111111111111111111111111111/forgive"},
+		{"GET", "/admin/api/channels"}, {"GET", "/admin/api/suppliers"}, {"POST", "/admin/api/debts/0x1111111111111111111111111111111111111111/forgive"},
 		{"POST", "/admin/api/channels/claim"}, {"GET", "/admin/api/export.csv"}, {"GET", "/admin"},
 	}
 	for _, r := range routes {

@@ -86,6 +86,7 @@ type Pool struct {
 
 	mu   sync.Mutex
 	ttft []time.Duration // per supplier: moving average of time to first token, 0 = not measured
+	seen []seen          // per supplier: what this process saw of it (Health)
 }
 
 var _ responses.Model = (*Pool)(nil)
@@ -121,7 +122,7 @@ func New(cfg Config) (*Pool, error) {
 			return nil, fmt.Errorf("pool: supplier %q has no model", cfg.Suppliers[i].Name)
 		}
 	}
-	return &Pool{cfg: cfg, ttft: make([]time.Duration, len(cfg.Suppliers))}, nil
+	return &Pool{cfg: cfg, ttft: make([]time.Duration, len(cfg.Suppliers)), seen: make([]seen, len(cfg.Suppliers))}, nil
 }
 
 // Suppliers lists the pool's suppliers.
@@ -192,6 +193,7 @@ func (p *Pool) attempt(ctx context.Context, i int, key string, req *responses.Re
 	if err != nil && g.started {
 		kind = KindBroken // the answer began: it ends here, as a single upstream's would
 	}
+	p.saw(i, kind, err)
 	attrs := []any{"supplier", s.Name, "took", took, "outcome", string(kind)}
 	if err != nil {
 		attrs = append(attrs, "err", err)
