@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/farebox/farebox/gateway"
 	"github.com/farebox/farebox/x402"
 	oresponses "github.com/openai/openai-go/v3/responses"
 	"gopkg.in/yaml.v3"
@@ -42,7 +44,8 @@ func metricNames(t *testing.T, path string) []string {
 // TestDeployDashboardsNameOnlyExportedMetrics: the Grafana dashboard and
 // the Prometheus rules parse, every panel and rule has a query, and every
 // farebox_* metric they name is on /metrics after ordinary traffic (a
-// paid call, a streamed paid call, a free call, a 402 and a 400).
+// paid call, a streamed paid call, a free call, a 402 and a 400, and a
+// call to a pooled model on a server that has one).
 func TestDeployDashboardsNameOnlyExportedMetrics(t *testing.T) {
 	var dash struct {
 		Panels []struct {
@@ -114,6 +117,14 @@ func TestDeployDashboardsNameOnlyExportedMetrics(t *testing.T) {
 		t.Fatalf("malformed call: %d", res.StatusCode)
 	}
 	fams := scrape(t, strings.TrimSuffix(ts.URL, "/v1")+"/metrics")
+	// A pooled model's supplier series exist on a server that has one.
+	pts := startServer(t, gateway.Config{Models: []gateway.ModelConfig{{Name: pooled, Price: "0",
+		Suppliers: []gateway.SupplierConfig{{Name: "first", Upstream: "scripted"}, {Name: "second", Upstream: "scripted"}}}}},
+		gateway.Options{})
+	if res, _ := post(t, pts.URL+"/responses", `{"model":"`+pooled+`","input":"a pooled call"}`); res.StatusCode != http.StatusOK {
+		t.Fatalf("pooled call: %d", res.StatusCode)
+	}
+	maps.Copy(fams, scrape(t, strings.TrimSuffix(pts.URL, "/v1")+"/metrics"))
 	exported := func(name string) bool {
 		if _, ok := fams[name]; ok {
 			return true
