@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -56,14 +57,19 @@ func (l lateFollower) AwaitFee(ctx context.Context, tx common.Hash, p *x402.Paym
 // insufficient_funds, and payTo gains exactly N calls. On a chain that
 // mines each transaction as it arrives and on one with 2 s blocks (many
 // calls per block), with the holds in memory (balances cached) and in
-// Redis (balances read every call).
+// Redis (balances read every call); with 2 s blocks also with the real
+// follower, prompt, whose confirmations race the calls' balance reads.
 func TestPayerFundedForExactlyNCallsGetsAllN(t *testing.T) {
 	for _, chain := range []struct {
 		name  string
 		start func(testing.TB) *devchain.Chain
 	}{{"on demand", devChain}, {"2s blocks", meteredDevChain}} {
-		for _, store := range []string{"memory", "redis"} {
-			t.Run(chain.name+"/"+store, func(t *testing.T) {
+		for _, cfgName := range []string{"memory", "redis", "memory/prompt", "redis/prompt"} {
+			store, prompt := strings.CutSuffix(cfgName, "/prompt")
+			if prompt && chain.name != "2s blocks" {
+				continue
+			}
+			t.Run(chain.name+"/"+cfgName, func(t *testing.T) {
 				const n = 30
 				ctx := context.Background()
 				c := chain.start(t)
@@ -85,8 +91,12 @@ func TestPayerFundedForExactlyNCallsGetsAllN(t *testing.T) {
 						close(late)
 					}
 				}()
+				var settler x402.Settler = lateFollower{Settler: st, late: late}
+				if prompt {
+					settler = st
+				}
 				ts := startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network},
-					Settler: lateFollower{Settler: st, late: late}, Ready: st.Ready})
+					Settler: settler, Ready: st.Ready})
 				offer := offerFor(t, ts, c)
 				key, _ := crypto.GenerateKey()
 				from := crypto.PubkeyToAddress(key.PublicKey)

@@ -108,7 +108,9 @@
 // A refusal is counted again on a balance read with the payer's exact
 // authorizations in flight (ShownBalances): those it shows used are mined
 // and left out, so a transfer the follower has not confirmed yet counts
-// once (see Engine.recount).
+// once (see Engine.recount). The recount reads the balance again even
+// when no such hold is left: the follower may have released them all
+// since the refused hold.
 //
 // Only one durable write precedes a broadcast: the write-ahead entry,
 // journaled while the chain settler simulates the batch (an entry whose

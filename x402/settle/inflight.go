@@ -91,7 +91,7 @@ func (e *Engine) hold(ctx context.Context, p *Purchase) error {
 // (it learns of a block late). A used authorization that moved nothing
 // (canceled, or used for another transfer) never will, so leaving it out
 // is exact too. It returns when the balance was read; ErrInsufficientFunds
-// when the payer has no exact hold to look up (nothing to recount).
+// when the settler cannot tell which authorizations a balance shows.
 func (e *Engine) recount(ctx context.Context, p *Purchase, acct Account, expires time.Time) (time.Time, error) {
 	start := time.Now()
 	sb, ok := e.cfg.Balances.(ShownBalances)
@@ -115,9 +115,9 @@ func (e *Engine) recount(ctx context.Context, p *Purchase, acct Account, expires
 			held, nonces = append(held, id), append(nonces, nonce)
 		}
 	}
-	if len(held) == 0 {
-		return start, ErrInsufficientFunds
-	}
+	// With no hold left to look up the recount still reads the balance
+	// again: the follower may have released, after the refused hold, the
+	// holds of transfers that balance already showed.
 	start = time.Now()
 	bal, used, err := sb.BalanceShowing(ctx, p.Requirement, acct.Payer, nonces)
 	if err != nil {

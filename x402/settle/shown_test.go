@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -206,6 +208,74 @@ func TestBalanceShowingWithAndWithoutMulticall3(t *testing.T) {
 			bal, shown, err := s.BalanceShowing(ctx, b.req, b.addr, [][32]byte{unused.Authorization.Nonce, used.Authorization.Nonce})
 			if err != nil || bal.Int64() != 2*price || !slices.Equal(shown, []bool{false, true}) {
 				t.Fatalf("BalanceShowing = %v, %v, %v; want %d, [false true]", bal, shown, err, 2*price)
+			}
+		})
+	}
+}
+
+// releaseAfterRefusal is holds whose first refusal waits, before it is
+// returned, until the follower caught up and released a hold: the real
+// follower's confirmation landing between a refused hold and its recount.
+type releaseAfterRefusal struct {
+	settle.Holds
+	late     *lateSettler
+	released chan struct{} // closed by the first release
+	once     sync.Once
+	refused  atomic.Bool
+}
+
+func (r *releaseAfterRefusal) Hold(ctx context.Context, a settle.Account, id string, amount, balance *big.Int, expires time.Time, shown ...string) error {
+	err := r.Holds.Hold(ctx, a, id, amount, balance, expires, shown...)
+	if errors.Is(err, settle.ErrInsufficientFunds) && r.refused.CompareAndSwap(false, true) {
+		r.late.catchUp()
+		select {
+		case <-r.released:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return err
+}
+
+func (r *releaseAfterRefusal) Release(ctx context.Context, a settle.Account, id string) error {
+	err := r.Holds.Release(ctx, a, id)
+	r.once.Do(func() { close(r.released) })
+	return err
+}
+
+// A payer funded for 2 calls has one mined whose hold the follower has
+// not released when the second call reads the balance (so the first hold
+// is refused: the transfer counts in the balance and as held), and the
+// follower releases it before the recount lists the holds. The second
+// call is served: with no hold left to look up, the recount holds against
+// a newer balance rather than repeating the refusal. A third is refused.
+func TestHoldReleasedBetweenRefusalAndRecountIsServed(t *testing.T) {
+	for name, open := range stores(t) {
+		if name == "bolt" {
+			continue // holds are memory or Redis; the journal does not count
+		}
+		t.Run(name, func(t *testing.T) {
+			b := newBuyer(t, 2*price)
+			j, h := open(t)
+			late := newLateSettler(t)
+			holds := &releaseAfterRefusal{Holds: h, late: late, released: make(chan struct{})}
+			e, _ := newEngine(t, settle.Config{Journal: j, Holds: holds, Settler: late, BalanceMaxAge: -1})
+			settleMined(t, e, b, 1)
+			p, err := e.Begin(context.Background(), b.purchase(b.pay(t), "second"))
+			if err != nil {
+				t.Fatalf("the second call, funded for: %v", err)
+			}
+			if !holds.refused.Load() {
+				t.Fatal("the first hold of the second call was not refused: the race was not staged")
+			}
+			if rc, err := p.Settle(context.Background()); err != nil || !rc.Success {
+				t.Fatalf("Settle = %+v, %v", rc, err)
+			}
+			if _, err := e.Begin(context.Background(), b.purchase(b.pay(t), "third")); !errors.Is(err, settle.ErrInsufficientFunds) {
+				t.Fatalf("a third call, funded for two: %v, want ErrInsufficientFunds", err)
+			}
+			if from, to := b.balances(t); from != 0 || to != 2*price {
+				t.Fatalf("payer %d, payee %d; want 0 and %d", from, to, 2*price)
 			}
 		})
 	}
