@@ -16,8 +16,8 @@ import (
 // who's on that token) is used there: a used authorization moved whatever
 // it moves before that balance, or never will. One Multicall3 call reads
 // them all, so they are one state even behind a load-balanced node;
-// without Multicall3 the nonces are read first and the balance last, so
-// the balance is no older than any use they report.
+// without Multicall3 each is read at the latest block's number, read
+// first, so they are one state too.
 func (s *Settler) BalanceShowing(ctx context.Context, req *x402.Requirement, who common.Address, nonces [][32]byte) (*big.Int, []bool, error) {
 	asset := req.Network.Asset
 	calls := make([]call3, 0, len(nonces)+1)
@@ -31,15 +31,30 @@ func (s *Settler) BalanceShowing(ctx context.Context, req *x402.Requirement, who
 			return bal, used, nil
 		}
 	}
+	// Without Multicall3 every read names the same block: the latest one's
+	// number, read first.
+	head, err := s.backend.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("evm: reading the latest block: %w", err)
+	}
+	at := head.Number
 	used := make([]bool, len(nonces))
 	for i, n := range nonces {
-		if used[i], err = callBool(ctx, s.backend, asset, tokenCall("authorizationState", who, n)); err != nil {
-			return nil, nil, fmt.Errorf("evm: reading authorizationState on %s: %w", asset, err)
+		out, err := s.backend.CallContract(ctx, ethereum.CallMsg{To: &asset, Data: tokenCall("authorizationState", who, n)}, at)
+		if err == nil {
+			used[i], err = tokenResult[bool]("authorizationState", out)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("evm: reading authorizationState on %s at block %s: %w", asset, at, err)
 		}
 	}
-	bal, err := s.BalanceOf(ctx, req, who)
+	out, err = s.backend.CallContract(ctx, ethereum.CallMsg{To: &asset, Data: tokenCall("balanceOf", who)}, at)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("evm: reading balanceOf on %s at block %s: %w", asset, at, err)
+	}
+	bal, err := tokenResult[*big.Int]("balanceOf", out)
+	if err != nil {
+		return nil, nil, fmt.Errorf("evm: decoding balanceOf on %s: %w", asset, err)
 	}
 	return bal, used, nil
 }

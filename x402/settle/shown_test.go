@@ -12,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/farebox/farebox/internal/testenv"
 	"github.com/farebox/farebox/x402"
@@ -211,6 +213,70 @@ func TestBalanceShowingWithAndWithoutMulticall3(t *testing.T) {
 			}
 		})
 	}
+	// Without Multicall3 the reads are separate calls: a transfer mined
+	// between them must not show in the balance unless its nonce shows as
+	// used (else it would be counted twice, once in the balance and once
+	// as held).
+	t.Run("no multicall3, a block mined between the reads", func(t *testing.T) {
+		mb := &mineBetween{Backend: bare.Client}
+		s, err := evm.NewSettler(ctx, mb, bare.RelayerKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := newBuyer(t, 0)
+		b.req.Network = bare.Network
+		if err := bare.Fund(ctx, b.addr, big.NewInt(3*price)); err != nil {
+			t.Fatal(err)
+		}
+		used, mid := b.pay(t), b.pay(t)
+		if rc, err := s.Settle(ctx, used, b.req); err != nil || !rc.Success {
+			t.Fatalf("Settle = %+v, %v", rc, err)
+		}
+		mb.between = func() {
+			if rc, err := s.Settle(ctx, mid, b.req); err != nil || !rc.Success {
+				t.Errorf("Settle between the reads = %+v, %v", rc, err)
+			}
+			for deadline := time.Now().Add(10 * time.Second); ; {
+				if bal, err := s.BalanceOf(ctx, b.req, b.addr); err == nil && bal.Int64() == price {
+					return
+				}
+				if time.Now().After(deadline) {
+					t.Error("the transfer mined between the reads never showed in the latest balance")
+					return
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		bal, shown, err := s.BalanceShowing(ctx, b.req, b.addr, [][32]byte{mid.Authorization.Nonce, used.Authorization.Nonce})
+		if !mb.fired.Load() {
+			t.Fatal("no block was mined between the reads")
+		}
+		// One state: before mid (2 prices left, mid unused) or after it (1
+		// left, mid used); never 1 left with mid unused.
+		ok := (bal.Int64() == 2*price && slices.Equal(shown, []bool{false, true})) ||
+			(bal.Int64() == price && slices.Equal(shown, []bool{true, true}))
+		if err != nil || !ok {
+			t.Fatalf("BalanceShowing = %v, %v, %v; want one chain state", bal, shown, err)
+		}
+	})
+}
+
+// mineBetween is a chain backend that, at the first balanceOf read, runs
+// between (which mines a block) before answering: a block landing between
+// BalanceShowing's reads of the nonces and of the balance.
+type mineBetween struct {
+	evm.Backend
+	between func()
+	fired   atomic.Bool
+}
+
+var balanceOfSelector = crypto.Keccak256([]byte("balanceOf(address)"))[:4]
+
+func (m *mineBetween) CallContract(ctx context.Context, call ethereum.CallMsg, block *big.Int) ([]byte, error) {
+	if m.between != nil && bytes.HasPrefix(call.Data, balanceOfSelector) && m.fired.CompareAndSwap(false, true) {
+		m.between()
+	}
+	return m.Backend.CallContract(ctx, call, block)
 }
 
 // releaseAfterRefusal is holds whose first refusal waits, before it is
