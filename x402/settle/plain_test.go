@@ -103,3 +103,38 @@ func TestUnansweredSettleKeepsThePurchase(t *testing.T) {
 		t.Fatal("the same authorization began a second purchase while the first may still settle")
 	}
 }
+
+// failingFacilitator answers every settle with its own transaction's
+// failure, as the reference facilitator does when its relayer's nonce
+// raced another of its sends: nothing of the payer's doing.
+type failingFacilitator struct{}
+
+func (failingFacilitator) Settle(_ context.Context, p *x402.Payment, _ *x402.Requirement) (*x402.Receipt, error) {
+	xe := &x402.Error{Reason: "invalid_exact_evm_transaction_failed", Message: "the facilitator's transaction failed"}
+	return &x402.Receipt{Payer: p.Authorization.From.Hex(), ErrorReason: xe.Reason}, xe
+}
+
+// A facilitator's failure of its own (its transaction failed, it did not
+// say why) while the model runs does not put an honest payer in debt: the
+// purchase is released, nothing is owed, and the payer's next payment is
+// taken. A refusal that names the payer's doing (insufficient funds) does.
+func TestFacilitatorsOwnFailureIsNoDebt(t *testing.T) {
+	ctx := context.Background()
+	j := settle.NewMemoryJournal(100)
+	e, _ := newEngine(t, settle.Config{Journal: j, Settler: failingFacilitator{}})
+	b := newBuyer(t, price)
+	p, err := e.Begin(ctx, b.purchase(b.pay(t), "facilitator fails"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Running()
+	if _, err := p.Settle(ctx); err == nil || errors.Is(err, settle.ErrUnpaidRun) {
+		t.Fatalf("Settle = %v; want the facilitator's refusal, not an unpaid run", err)
+	}
+	if owed, _, err := e.Debt(ctx, b.addr); err != nil || (owed != nil && owed.Sign() != 0) {
+		t.Fatalf("debt after the facilitator's own failure = %v, %v; want none", owed, err)
+	}
+	if _, err := e.Begin(ctx, b.purchase(b.pay(t), "next call")); err != nil {
+		t.Fatalf("the payer's next payment = %v; want it taken", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -259,16 +260,21 @@ func (p *Purchase) spend(ctx context.Context, err error) bool {
 
 // payersRefusal reports a refusal the payer caused: the chain (or a
 // facilitator) refused the transfer with a reason of the payment's own,
-// not a transport failure or one of farebox's settings.
+// not a transport failure, one of farebox's settings, or a transaction
+// that failed without saying why (a facilitator's relayer racing its own
+// nonces reports that as well as a payer would cause it: an honest payer
+// is not put in debt on a guess).
 func payersRefusal(err error) bool {
 	if errors.Is(err, x402.ErrSettlementPending) {
 		return false
 	}
-	switch reasonOf(err) {
-	case "", x402.ReasonUnexpectedSettleError, x402.ReasonSettlementPending, x402.ReasonInvalidNetwork, x402.ReasonInvalidPayload:
+	switch r := reasonOf(err); r {
+	case "", x402.ReasonUnexpectedSettleError, x402.ReasonUnexpectedVerifyError, x402.ReasonSettlementPending,
+		x402.ReasonInvalidNetwork, x402.ReasonInvalidPayload, x402.ReasonInvalidTxState:
 		return false
+	default:
+		return !strings.HasSuffix(r, "_transaction_failed")
 	}
-	return true
 }
 
 // Release ends a purchase that served nothing: the entry is deleted and the
