@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/farebox/farebox/upstream/pool"
+	"github.com/farebox/farebox/upstream/upstreamhttp"
 	"github.com/labstack/echo/v4"
 )
 
@@ -52,7 +53,7 @@ func (s *Server) handleAdminSuppliers(c echo.Context) error {
 			CooldownSeconds: int64(cooldown / time.Second), Suppliers: []adminSupplier{}, Outcomes: map[string]int64{}}
 		for _, h := range p.Health(c.Request().Context()) {
 			as := adminSupplier{Name: h.Supplier, Weight: h.Weight, Circuit: "closed", Attempts: map[string]int64{},
-				LastFailureKind: string(h.LastFailureKind), LastError: h.LastError}
+				LastFailureKind: string(h.LastFailureKind), LastError: upstreamhttp.Truncate(h.LastError, 300)}
 			if h.Open {
 				as.Circuit = "open"
 			} else {
@@ -64,7 +65,7 @@ func (s *Server) handleAdminSuppliers(c echo.Context) error {
 				switch {
 				case k == pool.KindOK:
 					as.OK += v
-				case k != pool.KindClient && k != pool.KindAbandoned:
+				case k.SuppliersFault():
 					as.Failed += v
 				}
 			}

@@ -33,6 +33,13 @@ func (k Kind) Retried() bool {
 	return false
 }
 
+// SuppliersFault reports whether an outcome of this kind is a failure of
+// the supplier's doing: it counts against the supplier's circuit (and its
+// health), unlike a success, the client's own error or a client that left.
+func (k Kind) SuppliersFault() bool {
+	return k != KindOK && k != KindClient && k != KindAbandoned
+}
+
 // Classify names the outcome of a supplier's Respond. Everything that is
 // the supplier's doing (unreachable, 5xx, 429, a timeout, a payment this
 // server could not make to it) is a supplier failure; a 4xx about the

@@ -17,7 +17,7 @@ type Health struct {
 	Attempts map[Kind]int64
 	// LastOK and LastFailure are when an attempt last answered and last
 	// failed by the supplier's doing (zero: never); LastFailureKind says how,
-	// and LastError the failure's words.
+	// and LastError the failure's words (whole: a reader shortens them).
 	LastOK, LastFailure time.Time
 	LastFailureKind     Kind
 	LastError           string
@@ -48,20 +48,12 @@ func (p *Pool) saw(i int, kind Kind, err error) {
 	switch {
 	case kind == KindOK:
 		s.lastOK = now
-	case kind == KindClient, kind == KindAbandoned:
-	default:
+	case kind.SuppliersFault():
 		s.lastFailure, s.lastKind = now, kind
 		if err != nil {
-			s.lastError = truncate(err.Error(), 300)
+			s.lastError = err.Error()
 		}
 	}
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // Health reports each supplier's health, in the configured order.

@@ -185,9 +185,7 @@ func (p *Pool) attempt(ctx context.Context, i int, key string, req *responses.Re
 	case err == nil:
 		g.flush()
 		p.cfg.Circuits.Success(ctx, key)
-	case kind == KindClient, kind == KindAbandoned:
-		// Not the supplier's fault: its circuit stays as it was.
-	default:
+	case kind.SuppliersFault(): // the client's own error, or a client that left, leaves it as it was
 		p.cfg.Circuits.Failure(ctx, key, p.cfg.Now(), p.cfg.Failures, p.cfg.Cooldown)
 	}
 	if err != nil && g.started {

@@ -30,5 +30,5 @@ func Clean(s string) string {
 	s = cleanHex.ReplaceAllString(s, "[redacted]")
 	s = cleanAddress.ReplaceAllString(s, "[upstream address]")
 	s = strings.Join(strings.Fields(s), " ")
-	return strings.TrimSuffix(truncate(s, maxMessage), ".")
+	return strings.TrimSuffix(Truncate(s, maxMessage), ".")
 }

@@ -40,7 +40,7 @@ const maxMessage = 2000
 // upstream's own for a 4xx; the upstream's message and code are kept in
 // the message, cleaned of secrets and addresses (Clean).
 func FromStatus(status int, h http.Header, body []byte) *responses.Error {
-	cause := fmt.Errorf("upstream answered %d: %s", status, truncate(strings.TrimSpace(string(body)), 500))
+	cause := fmt.Errorf("upstream answered %d: %s", status, Truncate(strings.TrimSpace(string(body)), 500))
 	msg := Clean(errorMessage(body))
 	code := gjson.GetBytes(body, "error.code")
 	switch {
@@ -180,9 +180,9 @@ func Transport(ctx context.Context, err error) error {
 	return Broken(err)
 }
 
-// truncate cuts s to at most n bytes, at a rune boundary so that a valid
-// UTF-8 message stays valid.
-func truncate(s string, n int) string {
+// Truncate cuts s to at most n bytes, at a rune boundary so that a valid
+// UTF-8 message stays valid, marking the cut with "...".
+func Truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
