@@ -15,7 +15,7 @@ import { chromium } from 'playwright-core';
 import { createWalletClient, http, parseAbi, parseUnits } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { devWorld, PAID, FREE } from '../lib/world.js';
-import { startDev } from '../lib/farebox.js';
+import { startDev, startServe } from '../lib/farebox.js';
 import { startBareAnvil } from '../lib/anvil.js';
 import { chainReader, localChain, DEV_RELAYER } from '../lib/chain.js';
 import { payingFetch } from '../lib/paying.js';
@@ -228,4 +228,39 @@ test('the channels show when and why the next claim comes, and Claim now moves e
   assert.equal(dialogs[0], `claimed ${chans.unclaimed} USDC from 1 channels`);
   assert.equal(await chain.balanceOf(dev.payTo) - before, charged, "payTo's on-chain gain is exactly what was unclaimed");
   await page.close();
+});
+
+test('/admin shows each supplier of a pool: the failing one open with its error, the answering one closed', async () => {
+  const token = 'supplier-health-admin-token-01';
+  const srv = await startServe(`admin: {token_env: FAREBOX_ADMIN_TOKEN}
+models:
+  - name: pooled
+    price: "0"
+    suppliers:
+      - {name: down, upstream: chat, base_url: "http://127.0.0.1:1/v1", upstream_model: x}
+      - {name: local, upstream: scripted}
+    routing: {strategy: ordered, circuit: {failures: 2, cooldown: 1h}}
+`, { FAREBOX_ADMIN_TOKEN: token });
+  try {
+    const openai = new OpenAI({ baseURL: srv.baseURL, apiKey: 'free', maxRetries: 0 });
+    for (let i = 0; i < 4; i++) await openai.responses.create({ model: 'pooled', input: `pooled call ${i}` });
+    const page = await browser.newPage({ extraHTTPHeaders: { Authorization: `Bearer ${token}` }, viewport: { width: 1400, height: 1100 } });
+    await page.goto(new URL('/admin', srv.baseURL).href);
+    const row = (name) => page.locator('#health tr', { has: page.locator('td', { hasText: new RegExp(`^${name}$`) }) }).first();
+    await row('local').waitFor({ timeout: 20_000 });
+    const heads = await page.locator('#health th').allTextContents();
+    const down = await row('down').locator('td').allTextContents();
+    const local = await row('local').locator('td').allTextContents();
+    assert.equal(down[heads.indexOf('circuit')], 'open', `the failing supplier's circuit: ${down}`);
+    assert.equal(down[heads.indexOf('failed')], '2');
+    const why = await row('down').locator('td').nth(heads.indexOf('why')).locator('span').getAttribute('title');
+    assert.match(why, /connection refused/, 'the last error, whole on hover');
+    assert.equal(local[heads.indexOf('circuit')], 'closed');
+    assert.equal(local[heads.indexOf('answered')], '4');
+    mkdirSync(artifacts, { recursive: true });
+    await page.locator('#health').screenshot({ path: join(artifacts, 'admin-supplier-health.png') });
+    await page.close();
+  } finally {
+    await srv.stop();
+  }
 });
