@@ -5,7 +5,7 @@
 #     -e OPENAI_API_KEY -e FAREBOX_RELAYER_KEY farebox
 #
 # The build stage runs scripts/build-static.sh, the same command
-# internal/dockerbuild tests outside a container engine. The image is the
+# internal/testkit/dockerbuild tests outside a container engine. The image is the
 # server: its farebox is built with -tags server, without `farebox dev` and
 # the in-process chain, nor the clients `farebox call` and `farebox chat`
 # (run them with `go run ./cmd/farebox ...` from a checkout).

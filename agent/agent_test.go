@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/farebox/farebox/agent"
-	"github.com/farebox/farebox/internal/mcptest"
+	"github.com/farebox/farebox/internal/testkit/mcptest"
 	"github.com/tidwall/gjson"
 )
 

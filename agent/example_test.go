@@ -6,7 +6,7 @@ import (
 	"log"
 
 	"github.com/farebox/farebox/agent"
-	"github.com/farebox/farebox/internal/mcptest"
+	"github.com/farebox/farebox/internal/testkit/mcptest"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/payer"
 )
@@ -50,7 +50,7 @@ func Example_goFunctionTool() {
 // An MCP server's tools (a stdio server the client starts) are function
 // tools too; the two calls of one turn run in parallel.
 func Example_mcpServer() {
-	if err := mcptest.Prepare(); err != nil { // this example's server: internal/mcptest/node/server.js
+	if err := mcptest.Prepare(); err != nil { // this example's server: internal/testkit/mcptest/node/server.js
 		log.Fatal(err)
 	}
 	base, pay := fareboxDev()

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/farebox/farebox/internal/groupcommit"
-	"github.com/farebox/farebox/internal/redistest"
+	"github.com/farebox/farebox/internal/testkit/redistest"
 	"github.com/redis/go-redis/v9"
 	bolt "go.etcd.io/bbolt"
 	"path/filepath"

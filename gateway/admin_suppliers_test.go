@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/farebox/farebox/gateway"
-	"github.com/farebox/farebox/internal/fakeupstream"
+	"github.com/farebox/farebox/internal/testkit/fakeupstream"
 )
 
 // The operator asks "which of my suppliers is failing, and why": after a

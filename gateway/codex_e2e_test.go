@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/farebox/farebox/gateway"
-	"github.com/farebox/farebox/internal/fakeupstream"
-	"github.com/farebox/farebox/internal/requestcases"
+	"github.com/farebox/farebox/internal/testkit/fakeupstream"
+	"github.com/farebox/farebox/internal/testkit/requestcases"
 	"github.com/farebox/farebox/schemas"
 	"github.com/tidwall/gjson"
 )

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/farebox/farebox/gateway"
-	"github.com/farebox/farebox/internal/fakeupstream"
-	"github.com/farebox/farebox/internal/testenv"
+	"github.com/farebox/farebox/internal/testkit/fakeupstream"
+	"github.com/farebox/farebox/internal/testkit/testenv"
 	"github.com/farebox/farebox/schemas"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/payer"

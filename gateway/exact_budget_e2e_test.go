@@ -12,7 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/farebox/farebox/gateway"
-	"github.com/farebox/farebox/internal/redistest"
+	"github.com/farebox/farebox/internal/testkit/redistest"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/evm/devchain"

@@ -21,7 +21,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	gethrpc "github.com/ethereum/go-ethereum/rpc"
 	"github.com/farebox/farebox/gateway"
-	"github.com/farebox/farebox/internal/chaintest"
+	"github.com/farebox/farebox/internal/testkit/chaintest"
 	fb "github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/farebox/farebox/internal/chaintest"
-	"github.com/farebox/farebox/internal/testenv"
+	"github.com/farebox/farebox/internal/testkit/chaintest"
+	"github.com/farebox/farebox/internal/testkit/testenv"
 
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"

@@ -16,7 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/gateway"
-	"github.com/farebox/farebox/internal/testenv"
+	"github.com/farebox/farebox/internal/testkit/testenv"
 	fb "github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/schemas"
 	"github.com/farebox/farebox/x402"

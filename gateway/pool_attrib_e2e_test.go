@@ -15,7 +15,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/gateway"
-	"github.com/farebox/farebox/internal/fakeupstream"
+	"github.com/farebox/farebox/internal/testkit/fakeupstream"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
 	oresponses "github.com/openai/openai-go/v3/responses"

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/farebox/farebox/gateway"
-	"github.com/farebox/farebox/internal/fakeupstream"
+	"github.com/farebox/farebox/internal/testkit/fakeupstream"
 	"github.com/farebox/farebox/schemas"
 	"github.com/openai/openai-go/v3"
 	oresponses "github.com/openai/openai-go/v3/responses"

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/farebox/farebox/gateway"
-	"github.com/farebox/farebox/internal/requestcases"
+	"github.com/farebox/farebox/internal/testkit/requestcases"
 	fb "github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/schemas"
 	"github.com/openai/openai-go/v3"

@@ -12,7 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/farebox/farebox/gateway"
-	"github.com/farebox/farebox/internal/redistest"
+	"github.com/farebox/farebox/internal/testkit/redistest"
 	fb "github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/scripted"
 	"github.com/farebox/farebox/x402"

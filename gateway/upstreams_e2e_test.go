@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/farebox/farebox/gateway"
-	"github.com/farebox/farebox/internal/fakeupstream"
+	"github.com/farebox/farebox/internal/testkit/fakeupstream"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	oresponses "github.com/openai/openai-go/v3/responses"

@@ -3,7 +3,7 @@ package responses_test
 import (
 	"testing"
 
-	"github.com/farebox/farebox/internal/requestcases"
+	"github.com/farebox/farebox/internal/testkit/requestcases"
 	"github.com/farebox/farebox/responses"
 )
 

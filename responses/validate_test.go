@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/farebox/farebox/internal/requestcases"
+	"github.com/farebox/farebox/internal/testkit/requestcases"
 )
 
 // base builds a body from a valid minimal request plus extra top-level

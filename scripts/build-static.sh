@@ -1,6 +1,6 @@
 #!/bin/sh
 # Builds the two binaries of the container image, exactly as the Dockerfile
-# does (it RUNs this script) and as internal/dockerbuild tests it:
+# does (it RUNs this script) and as internal/testkit/dockerbuild tests it:
 #   farebox              cgo on, because go-ethereum's libsecp256k1 recovers
 #                        signatures about 4x faster than the pure-Go fallback,
 #                        linked statically so it runs FROM scratch; tagged

@@ -52,7 +52,7 @@ phase "gofmt" check_gofmt
 phase "go vet" go vet ./...
 phase "staticcheck (checks in staticcheck.conf)" go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
-# The image's binaries, built once here; internal/dockerbuild checks them.
+# The image's binaries, built once here; internal/testkit/dockerbuild checks them.
 export FAREBOX_STATIC_BIN="$TMPDIR/static-bin"
 phase "static build (scripts/build-static.sh, the Dockerfile's)" sh scripts/build-static.sh "$FAREBOX_STATIC_BIN"
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/farebox/farebox/internal/chaintest"
+	"github.com/farebox/farebox/internal/testkit/chaintest"
 	"github.com/farebox/farebox/x402/payer"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/gateway"
-	"github.com/farebox/farebox/internal/fakeupstream"
+	"github.com/farebox/farebox/internal/testkit/fakeupstream"
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/payer"

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/farebox/farebox/internal/fakeupstream"
+	"github.com/farebox/farebox/internal/testkit/fakeupstream"
 )
 
 // settlementNote is printed with every run: how the paid arm settles.

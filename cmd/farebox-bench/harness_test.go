@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/farebox/farebox/internal/fakeupstream"
+	"github.com/farebox/farebox/internal/testkit/fakeupstream"
 )
 
 func TestQuantileAndSpread(t *testing.T) {

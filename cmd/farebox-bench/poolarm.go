@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/farebox/farebox/internal/fakeupstream"
+	"github.com/farebox/farebox/internal/testkit/fakeupstream"
 )
 
 // armPool is farebox-free's model served by a pool of two suppliers

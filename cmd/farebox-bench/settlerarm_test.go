@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/farebox/farebox/internal/testenv"
+	"github.com/farebox/farebox/internal/testkit/testenv"
 )
 
 // TestSettlerArmSettlesAndTheChainAgrees runs the settler arm at smoke size

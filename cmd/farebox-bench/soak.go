@@ -16,8 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/farebox/farebox/internal/chaintest"
-	"github.com/farebox/farebox/internal/fakeupstream"
+	"github.com/farebox/farebox/internal/testkit/chaintest"
+	"github.com/farebox/farebox/internal/testkit/fakeupstream"
 	"github.com/tidwall/gjson"
 )
 

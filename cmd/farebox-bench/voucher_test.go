@@ -12,8 +12,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/gateway"
-	"github.com/farebox/farebox/internal/chaintest"
-	"github.com/farebox/farebox/internal/fakeupstream"
+	"github.com/farebox/farebox/internal/testkit/chaintest"
+	"github.com/farebox/farebox/internal/testkit/fakeupstream"
 	"github.com/farebox/farebox/x402"
 )
 

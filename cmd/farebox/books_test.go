@@ -13,8 +13,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/ethclient"
-	"github.com/farebox/farebox/internal/chaintest"
-	"github.com/farebox/farebox/internal/testenv"
+	"github.com/farebox/farebox/internal/testkit/chaintest"
+	"github.com/farebox/farebox/internal/testkit/testenv"
 )
 
 // booksRange is a fixed window around now, so two reads of the summary

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/farebox/farebox/internal/mcptest"
+	"github.com/farebox/farebox/internal/testkit/mcptest"
 )
 
 // startChatPane builds farebox and runs `farebox chat --base-url base

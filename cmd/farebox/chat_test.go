@@ -11,7 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/ethclient"
-	"github.com/farebox/farebox/internal/mcptest"
+	"github.com/farebox/farebox/internal/testkit/mcptest"
 )
 
 // chatDev is a running `farebox dev` and a reader of its chain.

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/farebox/farebox/internal/mcptest"
-	"github.com/farebox/farebox/internal/testenv"
+	"github.com/farebox/farebox/internal/testkit/mcptest"
+	"github.com/farebox/farebox/internal/testkit/testenv"
 )
 
 // ensureTmux skips under -short; else it fails unless tmux is installed

@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/farebox/farebox/internal/testenv"
+	"github.com/farebox/farebox/internal/testkit/testenv"
 )
 
 // TestDevScriptSaysWhatItBuildsThenRuns runs the README's first command,

@@ -13,7 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
-	"github.com/farebox/farebox/internal/chaintest"
+	"github.com/farebox/farebox/internal/testkit/chaintest"
 	"github.com/farebox/farebox/x402/evm/contracts"
 	"github.com/farebox/farebox/x402/evm/devchain"
 )

@@ -3,7 +3,7 @@ package chat
 import (
 	"testing"
 
-	"github.com/farebox/farebox/internal/upstreamtest"
+	"github.com/farebox/farebox/internal/testkit/upstreamtest"
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/upstreamhttp"
 )

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/farebox/farebox/internal/upstreamtest"
+	"github.com/farebox/farebox/internal/testkit/upstreamtest"
 	"github.com/farebox/farebox/responses"
 )
 

@@ -3,7 +3,7 @@ package chat
 import (
 	"testing"
 
-	"github.com/farebox/farebox/internal/upstreamtest"
+	"github.com/farebox/farebox/internal/testkit/upstreamtest"
 )
 
 // FuzzStream: whatever a Chat Completions server streams, the client sees schema-valid

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/farebox/farebox/internal/upstreamtest"
+	"github.com/farebox/farebox/internal/testkit/upstreamtest"
 	"github.com/tidwall/gjson"
 )
 

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/farebox/farebox/internal/fakeupstream"
-	"github.com/farebox/farebox/internal/upstreamtest"
+	"github.com/farebox/farebox/internal/testkit/fakeupstream"
+	"github.com/farebox/farebox/internal/testkit/upstreamtest"
 	"github.com/tidwall/gjson"
 )
 

@@ -3,7 +3,7 @@ package openai
 import (
 	"testing"
 
-	"github.com/farebox/farebox/internal/upstreamtest"
+	"github.com/farebox/farebox/internal/testkit/upstreamtest"
 )
 
 // FuzzStream: whatever an OpenAI Responses server streams, the client sees schema-valid

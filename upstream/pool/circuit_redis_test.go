@@ -3,7 +3,7 @@ package pool_test
 import (
 	"testing"
 
-	"github.com/farebox/farebox/internal/redistest"
+	"github.com/farebox/farebox/internal/testkit/redistest"
 	"github.com/farebox/farebox/upstream/pool"
 	"github.com/redis/go-redis/v9"
 )

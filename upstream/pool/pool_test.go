@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/farebox/farebox/internal/fakeupstream"
-	"github.com/farebox/farebox/internal/upstreamtest"
+	"github.com/farebox/farebox/internal/testkit/fakeupstream"
+	"github.com/farebox/farebox/internal/testkit/upstreamtest"
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/chat"
 	"github.com/farebox/farebox/upstream/pool"

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/farebox/farebox/internal/fakeupstream"
+	"github.com/farebox/farebox/internal/testkit/fakeupstream"
 	"github.com/farebox/farebox/responses"
 )
 

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/farebox/farebox/internal/chaintest"
+	"github.com/farebox/farebox/internal/testkit/chaintest"
 
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"

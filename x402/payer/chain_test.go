@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/farebox/farebox/internal/testenv"
+	"github.com/farebox/farebox/internal/testkit/testenv"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/evm/devchain"

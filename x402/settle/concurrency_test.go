@@ -9,8 +9,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/farebox/farebox/internal/redistest"
-	"github.com/farebox/farebox/internal/testenv"
+	"github.com/farebox/farebox/internal/testkit/redistest"
+	"github.com/farebox/farebox/internal/testkit/testenv"
 	"github.com/farebox/farebox/x402/settle"
 	"github.com/farebox/farebox/x402/settle/boltjournal"
 	"github.com/farebox/farebox/x402/settle/redisjournal"

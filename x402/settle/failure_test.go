@@ -13,7 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/farebox/farebox/internal/redistest"
+	"github.com/farebox/farebox/internal/testkit/redistest"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/settle"
 	"github.com/farebox/farebox/x402/settle/redisjournal"

@@ -9,8 +9,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/farebox/farebox/internal/redistest"
-	"github.com/farebox/farebox/internal/testenv"
+	"github.com/farebox/farebox/internal/testkit/redistest"
+	"github.com/farebox/farebox/internal/testkit/testenv"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/settle"

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/farebox/farebox/internal/redistest"
+	"github.com/farebox/farebox/internal/testkit/redistest"
 	"github.com/farebox/farebox/x402/channel"
 	"github.com/farebox/farebox/x402/channel/service"
 	"github.com/redis/go-redis/v9"

@@ -7,7 +7,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/farebox/farebox/internal/redistest"
+	"github.com/farebox/farebox/internal/testkit/redistest"
 	"github.com/farebox/farebox/x402/settle"
 	"github.com/farebox/farebox/x402/settle/journaltest"
 	"github.com/farebox/farebox/x402/settle/redisjournal"

@@ -13,7 +13,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/farebox/farebox/internal/testenv"
+	"github.com/farebox/farebox/internal/testkit/testenv"
 )
 
 // Dir is the npm project folder holding server.js and its pins.

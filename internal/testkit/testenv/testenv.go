@@ -49,7 +49,7 @@ func SkipMainShort(m *testing.M, what string) {
 // package.json).
 func Root() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	return filepath.Join(filepath.Dir(file), "..", "..", "..")
 }
 
 // NodeModules is the shared node_modules, installed by scripts/npm-install.sh

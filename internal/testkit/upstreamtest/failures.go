@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/farebox/farebox/internal/fakeupstream"
+	"github.com/farebox/farebox/internal/testkit/fakeupstream"
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/upstreamhttp"
 )

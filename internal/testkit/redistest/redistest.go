@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/farebox/farebox/internal/testenv"
+	"github.com/farebox/farebox/internal/testkit/testenv"
 )
 
 // Start runs a fresh redis-server and returns its "127.0.0.1:port" address.

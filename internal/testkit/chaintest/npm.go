@@ -12,7 +12,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/farebox/farebox/internal/testenv"
+	"github.com/farebox/farebox/internal/testkit/testenv"
 )
 
 // NodeDir is the workspace folder pinning anvil and the FiatToken artifacts.

@@ -15,7 +15,7 @@ import (
 // workspace, so the one `npm ci` of scripts/test.sh installs its clients.
 func TestTestClientFoldersAreWorkspaces(t *testing.T) {
 	t.Parallel()
-	for _, dir := range []string{"interop", "internal/chaintest/node", "internal/chaintest/facilitator",
+	for _, dir := range []string{"interop", "internal/testkit/chaintest/node", "internal/testkit/chaintest/facilitator",
 		"x402/channel/testdata/node", "gateway/testdata/node", "bench/voucher-node"} {
 		if err := isWorkspace(Root(), filepath.Join(Root(), dir)); err != nil {
 			t.Error(err)
@@ -36,7 +36,7 @@ func TestNewcomerInstallsAreTheirOwnProjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, dir := range []string{"internal/mcptest/node", "interop/examples/openai-node", "interop/examples/vercel-ai"} {
+	for _, dir := range []string{"internal/testkit/mcptest/node", "interop/examples/openai-node", "interop/examples/vercel-ai"} {
 		if err := isWorkspace(Root(), filepath.Join(Root(), dir)); err == nil {
 			t.Errorf("%s is a workspace of the root package.json: its npm ci would replace the shared node_modules", dir)
 		}
@@ -44,8 +44,8 @@ func TestNewcomerInstallsAreTheirOwnProjects(t *testing.T) {
 			t.Errorf("%s: %v: a project of its own needs its lockfile", dir, err)
 		}
 	}
-	if !strings.Contains(string(script), "internal/mcptest/node") {
-		t.Error("scripts/npm-install.sh does not install internal/mcptest/node, which the chat and agent tests run")
+	if !strings.Contains(string(script), "internal/testkit/mcptest/node") {
+		t.Error("scripts/npm-install.sh does not install internal/testkit/mcptest/node, which the chat and agent tests run")
 	}
 }
 
