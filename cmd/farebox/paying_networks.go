@@ -8,9 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
@@ -153,26 +150,5 @@ func readToken(ctx context.Context, chain tokenChain, token common.Address, name
 	return d.(uint8), nil
 }
 
-// sellerText is text a seller sent (a receipt's transaction, network or
-// error reason, an error message), made safe to print: control
-// characters (terminal escape sequences, newlines that would forge log
-// lines), bidirectional overrides and invalid UTF-8 are shown escaped,
-// and it is cut at 300 bytes.
-func sellerText(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		if b.Len() > 300 {
-			b.WriteString("...")
-			break
-		}
-		switch {
-		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == '\u2028' || r == '\u2029':
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// sellerText is payer.SellerText: text a seller sent, made safe to print.
+var sellerText = payer.SellerText
