@@ -5,13 +5,11 @@ import (
 	"context"
 	"math/big"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402"
-	"github.com/farebox/farebox/x402/payer"
 	"github.com/farebox/farebox/x402/payer/payertest"
 	"github.com/tidwall/gjson"
 )
@@ -167,32 +165,6 @@ func TestProxyDefaultBudget(t *testing.T) {
 // forged is a seller's receipt text: an escape sequence and a forged log
 // line.
 const forged = "\x1b[2J\x1b[31mok\nfarebox proxy: receipt 99: total=0 USDC\u202e"
-
-// TestSellerTextIsEscaped: receipt fields a seller sends reach the log
-// and the terminal with their control characters escaped.
-func TestSellerTextIsEscaped(t *testing.T) {
-	shop, seller := payertest.NewShop(t, x402.BaseSepolia, 1000, payertest.Charges(1000))
-	shop.Schemes, shop.ReceiptText = []string{x402.SchemeExact}, forged
-	log := &syncBuffer{}
-	p, err := NewProxy(seller.URL+"/v1", payer.NewTransport(payer.NewSigner(devPayerKey(t))), nil, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(p)
-	defer srv.Close()
-	res, err := http.Post(srv.URL+"/v1/responses", "application/json", strings.NewReader(paidBody))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	got := log.String()
-	if strings.ContainsAny(got, "\x1b\u202e") || strings.Count(got, "\n") != 1 || !strings.Contains(got, `tx=\u001b[2J\u001b[31mok\u000afarebox proxy: receipt 99`) {
-		t.Errorf("the receipt line carries the seller's text raw:\n%q", got)
-	}
-	if s := sellerText("\xff\x00ok é"); s != `\xff\u0000ok é` {
-		t.Errorf("sellerText = %q", s)
-	}
-}
 
 // TestCallTrustsNoSellerNetwork: `farebox call` pays a seller's token
 // only where its terms are known. A seller naming another token on Base

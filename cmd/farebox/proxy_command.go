@@ -13,6 +13,7 @@ import (
 
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/payer"
+	"github.com/farebox/farebox/x402/payer/proxy"
 	"github.com/tidwall/gjson"
 )
 
@@ -30,7 +31,7 @@ type ProxyMain struct {
 	allowOrigins   listFlag
 
 	// Proxy and BaseURL are set once Run returns.
-	Proxy   *Proxy
+	Proxy   *proxy.Proxy
 	BaseURL string
 
 	server *http.Server
@@ -106,10 +107,11 @@ func (m *ProxyMain) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if m.Proxy, err = NewProxy(m.upstream, tr, m.budget, m.Stderr); err != nil {
+	m.Proxy, err = proxy.New(proxy.Config{Upstream: m.upstream, Transport: tr, Budget: m.budget, Log: m.Stderr,
+		AllowHosts: m.allowHosts, AllowOrigins: m.allowOrigins})
+	if err != nil {
 		return err
 	}
-	m.Proxy.AllowHosts, m.Proxy.AllowOrigins = m.allowHosts, m.allowOrigins
 	if m.ln, err = net.Listen("tcp", m.addr); err != nil {
 		return listenError(m.addr, "--addr", err)
 	}

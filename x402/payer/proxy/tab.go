@@ -1,4 +1,4 @@
-package main
+package proxy
 
 import (
 	"context"
@@ -65,12 +65,12 @@ func (t *tab) settled(s *payer.Settlement) {
 	p.paidN++
 	n := p.paidN
 	p.mu.Unlock()
-	tx := sellerText(s.Transaction)
+	tx := payer.SellerText(s.Transaction)
 	if tx == "" {
 		tx = "-" // a voucher: claimed on chain later, in batches
 	}
 	line := fmt.Sprintf("farebox proxy: receipt %d: scheme=%s amount=%s USDC tx=%s payer=%s network=%s",
-		n, sellerText(s.Scheme), x402.FormatUSDC(charged), tx, sellerText(s.Payer), sellerText(s.Network))
+		n, payer.SellerText(s.Scheme), x402.FormatUSDC(charged), tx, payer.SellerText(s.Payer), payer.SellerText(s.Network))
 	if s.Deposited != nil {
 		line += " deposited=" + x402.FormatUSDC(s.Deposited) + " USDC channel=" + s.ChannelID.Hex()
 	}
