@@ -3,45 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/farebox/farebox/gateway"
+	"github.com/farebox/farebox/x402/payer/payertest"
 	"gopkg.in/yaml.v3"
 )
-
-// discoveryItem is one resource of a facilitator's catalogue.
-func discoveryItem(url, model, amount string, v1 bool) map[string]any {
-	accept := map[string]any{"scheme": "exact", "network": "eip155:84532", "amount": amount, "payTo": "0x90F79bf6EB2c4f870365E785982E1f101E93b906"}
-	if v1 {
-		accept = map[string]any{"scheme": "exact", "network": "base-sepolia", "maxAmountRequired": amount}
-	}
-	return map[string]any{"resource": url, "type": "http", "x402Version": 2, "accepts": []any{accept},
-		"extensions": map[string]any{"bazaar": map[string]any{"info": map[string]any{"input": map[string]any{
-			"type": "http", "method": "POST", "bodyType": "json", "body": map[string]any{"model": model, "input": "Hello!"}}}}}}
-}
-
-// fakeDiscovery serves items as GET /discovery/resources, paged by
-// limit and offset as facilitators page it.
-func fakeDiscovery(t *testing.T, items []map[string]any) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/discovery/resources" || r.Method != http.MethodGet {
-			http.NotFound(w, r)
-			return
-		}
-		limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
-		offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
-		page := items[min(offset, len(items)):min(offset+limit, len(items))]
-		json.NewEncoder(w).Encode(map[string]any{"x402Version": 2, "items": page,
-			"pagination": map[string]any{"limit": limit, "offset": offset, "total": len(items)}})
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
 
 // `farebox sellers` lists the Responses sellers of the model asked for,
 // over every page of the catalogue, cheapest first, as suppliers that
@@ -49,13 +18,13 @@ func fakeDiscovery(t *testing.T, items []map[string]any) *httptest.Server {
 func TestSellersListsPasteReadySuppliers(t *testing.T) {
 	var items []map[string]any
 	for i := range 150 { // more than a page of other resources
-		items = append(items, discoveryItem("https://other"+strconv.Itoa(i)+".example/v1/responses", "other-model", "1", false))
+		items = append(items, payertest.CatalogueItem("https://other"+strconv.Itoa(i)+".example/v1/responses", "other-model", "1", false))
 	}
 	items = append(items,
-		discoveryItem("https://dear.example/v1/responses", "gpt-4.1-mini", "2500", false),
-		discoveryItem("https://weather.example/forecast", "gpt-4.1-mini", "1", false), // not a Responses endpoint
-		discoveryItem("https://cheap.example/v1/responses", "gpt-4.1-mini", "1000", true))
-	srv := fakeDiscovery(t, items)
+		payertest.CatalogueItem("https://dear.example/v1/responses", "gpt-4.1-mini", "2500", false),
+		payertest.CatalogueItem("https://weather.example/forecast", "gpt-4.1-mini", "1", false), // not a Responses endpoint
+		payertest.CatalogueItem("https://cheap.example/v1/responses", "gpt-4.1-mini", "1000", true))
+	srv := payertest.Catalogue(t, items)
 	var stdout, stderr bytes.Buffer
 	if err := run(context.Background(), []string{"sellers", "--facilitator", srv.URL, "--query", "gpt-4.1-mini"}, &stdout, &stderr, func(string) string { return "" }); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
@@ -85,7 +54,7 @@ func TestSellersListsPasteReadySuppliers(t *testing.T) {
 
 // A catalogue without the model is an error naming it, not an empty list.
 func TestSellersOfAnUnlistedModelIsAnError(t *testing.T) {
-	srv := fakeDiscovery(t, []map[string]any{discoveryItem("https://a.example/v1/responses", "other-model", "1", false)})
+	srv := payertest.Catalogue(t, []map[string]any{payertest.CatalogueItem("https://a.example/v1/responses", "other-model", "1", false)})
 	var stdout, stderr bytes.Buffer
 	err := run(context.Background(), []string{"sellers", "--facilitator", srv.URL, "--query", "gpt-4.1-mini"}, &stdout, &stderr, func(string) string { return "" })
 	if err == nil || !strings.Contains(err.Error(), `"gpt-4.1-mini"`) {
