@@ -10,6 +10,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -70,7 +71,7 @@ func New(cfg Config) (*Proxy, error) {
 		return nil, errors.New("proxy: no paying transport")
 	}
 	p := &Proxy{upstream: u, budget: payer.NewBudget(cfg.Budget), log: cfg.Log,
-		allowHosts: cfg.AllowHosts, allowOrigins: cfg.AllowOrigins}
+		allowHosts: slices.Clone(cfg.AllowHosts), allowOrigins: slices.Clone(cfg.AllowOrigins)}
 	if p.log == nil {
 		p.log = io.Discard
 	}
