@@ -1,21 +1,21 @@
-package redisjournal_test
+package redis_test
 
 import (
 	"context"
+	"github.com/farebox/farebox/store/redis"
 	"strings"
 	"testing"
 
-	"github.com/redis/go-redis/v9"
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/farebox/farebox/internal/testkit/redistest"
 	"github.com/farebox/farebox/x402/settle"
 	"github.com/farebox/farebox/x402/settle/journaltest"
-	"github.com/farebox/farebox/x402/settle/redisjournal"
 )
 
 // client is one real redis-server per test; subtests get their own prefix.
-func client(t *testing.T) *redis.Client {
-	rdb := redis.NewClient(&redis.Options{Addr: redistest.Start(t)})
+func client(t *testing.T) *goredis.Client {
+	rdb := goredis.NewClient(&goredis.Options{Addr: redistest.Start(t)})
 	t.Cleanup(func() { rdb.Close() })
 	return rdb
 }
@@ -26,19 +26,19 @@ func prefix(t *testing.T) string {
 
 func TestJournal(t *testing.T) {
 	rdb := client(t)
-	journaltest.Run(t, func(t *testing.T) settle.Journal { return redisjournal.New(rdb, prefix(t)) })
+	journaltest.Run(t, func(t *testing.T) settle.Journal { return redis.NewJournal(rdb, prefix(t)) })
 }
 
 func TestHolds(t *testing.T) {
 	rdb := client(t)
-	journaltest.RunHolds(t, func(t *testing.T) settle.Holds { return redisjournal.NewHolds(rdb, prefix(t)) })
+	journaltest.RunHolds(t, func(t *testing.T) settle.Holds { return redis.NewHolds(rdb, prefix(t)) })
 }
 
 // The keys are where the package doc says, so operators can find them.
 func TestKeysLiveUnderThePrefix(t *testing.T) {
 	ctx := context.Background()
 	rdb := client(t)
-	j := redisjournal.New(rdb, "ops:")
+	j := redis.NewJournal(rdb, "ops:")
 	e := journaltest.NewEntry([20]byte{7})
 	e.PaymentID = "pay_0123456789abcdef"
 	if _, err := j.Create(ctx, e); err != nil {

@@ -1,4 +1,4 @@
-package service
+package redis
 
 import (
 	"context"
@@ -7,43 +7,44 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/farebox/farebox/x402/channel/service"
 	"sync"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	goredis "github.com/redis/go-redis/v9"
 )
 
-// DefaultRedisPrefix namespaces the Redis store's keys when the operator
+// DefaultChannelsPrefix namespaces the Redis store's keys when the operator
 // sets none.
-const DefaultRedisPrefix = "farebox:channel:"
+const DefaultChannelsPrefix = "farebox:channel:"
 
-// RedisStore is a Store on Redis, shared by replicas: records and
+// Channels is a Store on Redis, shared by replicas: records and
 // in-flight claims are keys under a prefix, writes are compare-and-swap
 // scripts on the revision, locks are SET NX with a token, kept alive while
 // held and lapsing after their ttl when the holder died:
 //
 //	<prefix>c:<channelId>   the record (JSON)
 //	<prefix>channels        set of channel ids
-//	<prefix>claims          hash key -> in-flight ClaimRecord (JSON)
+//	<prefix>claims          hash key -> in-flight service.ClaimRecord (JSON)
 //	<prefix>lock:<name>     a lock's token
-type RedisStore struct {
-	rdb    redis.UniversalClient
+type Channels struct {
+	rdb    goredis.UniversalClient
 	prefix string
 }
 
-// NewRedisStore returns a Store on rdb under prefix (DefaultRedisPrefix when "").
-func NewRedisStore(rdb redis.UniversalClient, prefix string) *RedisStore {
+// NewChannels returns a Store on rdb under prefix (DefaultChannelsPrefix when "").
+func NewChannels(rdb goredis.UniversalClient, prefix string) *Channels {
 	if prefix == "" {
-		prefix = DefaultRedisPrefix
+		prefix = DefaultChannelsPrefix
 	}
-	return &RedisStore{rdb: rdb, prefix: prefix}
+	return &Channels{rdb: rdb, prefix: prefix}
 }
 
-func (s *RedisStore) recKey(id [32]byte) string { return s.prefix + "c:" + channelKey(id) }
-func (s *RedisStore) setKey() string            { return s.prefix + "channels" }
-func (s *RedisStore) claimsKey() string         { return s.prefix + "claims" }
+func (s *Channels) recKey(id [32]byte) string { return s.prefix + "c:" + service.ChannelKey(id) }
+func (s *Channels) setKey() string            { return s.prefix + "channels" }
+func (s *Channels) claimsKey() string         { return s.prefix + "claims" }
 
-var putScript = redis.NewScript(`
+var putScript = goredis.NewScript(`
 local cur = redis.call('GET', KEYS[1])
 local rev = 0
 if cur then rev = cjson.decode(cur)['rev'] end
@@ -53,7 +54,7 @@ redis.call('SADD', KEYS[2], ARGV[3])
 return 1
 `)
 
-var deleteRecScript = redis.NewScript(`
+var deleteRecScript = goredis.NewScript(`
 local cur = redis.call('GET', KEYS[1])
 if not cur then return 1 end
 if tostring(cjson.decode(cur)['rev']) ~= ARGV[1] then return 0 end
@@ -63,51 +64,51 @@ return 1
 `)
 
 // Get implements Store.
-func (s *RedisStore) Get(ctx context.Context, id [32]byte) (*Record, error) {
+func (s *Channels) Get(ctx context.Context, id [32]byte) (*service.Record, error) {
 	b, err := s.rdb.Get(ctx, s.recKey(id)).Bytes()
-	if errors.Is(err, redis.Nil) {
+	if errors.Is(err, goredis.Nil) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("channel store: %w", err)
 	}
-	return decodeRecord(b)
+	return service.DecodeRecord(b)
 }
 
 // Put implements Store.
-func (s *RedisStore) Put(ctx context.Context, rec *Record, prev uint64) error {
+func (s *Channels) Put(ctx context.Context, rec *service.Record, prev uint64) error {
 	next := *rec
 	next.Rev = prev + 1
-	v, err := encodeRecord(&next)
+	v, err := service.EncodeRecord(&next)
 	if err != nil {
 		return err
 	}
 	ok, err := putScript.Run(ctx, s.rdb, []string{s.recKey(rec.State.ChannelID), s.setKey()},
-		fmt.Sprint(prev), v, channelKey(rec.State.ChannelID)).Int()
+		fmt.Sprint(prev), v, service.ChannelKey(rec.State.ChannelID)).Int()
 	if err != nil {
 		return fmt.Errorf("channel store: %w", err)
 	}
 	if ok == 0 {
-		return ErrConflict
+		return service.ErrConflict
 	}
 	rec.Rev = next.Rev
 	return nil
 }
 
 // Delete implements Store.
-func (s *RedisStore) Delete(ctx context.Context, id [32]byte, prev uint64) error {
-	ok, err := deleteRecScript.Run(ctx, s.rdb, []string{s.recKey(id), s.setKey()}, fmt.Sprint(prev), channelKey(id)).Int()
+func (s *Channels) Delete(ctx context.Context, id [32]byte, prev uint64) error {
+	ok, err := deleteRecScript.Run(ctx, s.rdb, []string{s.recKey(id), s.setKey()}, fmt.Sprint(prev), service.ChannelKey(id)).Int()
 	if err != nil {
 		return fmt.Errorf("channel store: %w", err)
 	}
 	if ok == 0 {
-		return ErrConflict
+		return service.ErrConflict
 	}
 	return nil
 }
 
 // List implements Store.
-func (s *RedisStore) List(ctx context.Context) ([]*Record, error) {
+func (s *Channels) List(ctx context.Context) ([]*service.Record, error) {
 	ids, err := s.rdb.SMembers(ctx, s.setKey()).Result()
 	if err != nil {
 		return nil, fmt.Errorf("channel store: %w", err)
@@ -123,13 +124,13 @@ func (s *RedisStore) List(ctx context.Context) ([]*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("channel store: %w", err)
 	}
-	out := make([]*Record, 0, len(vals))
+	out := make([]*service.Record, 0, len(vals))
 	for _, v := range vals {
 		str, ok := v.(string)
 		if !ok {
 			continue // deleted meanwhile
 		}
-		r, err := decodeRecord([]byte(str))
+		r, err := service.DecodeRecord([]byte(str))
 		if err != nil {
 			return nil, err
 		}
@@ -139,7 +140,7 @@ func (s *RedisStore) List(ctx context.Context) ([]*Record, error) {
 }
 
 // PutClaim implements Store.
-func (s *RedisStore) PutClaim(ctx context.Context, c *ClaimRecord) error {
+func (s *Channels) PutClaim(ctx context.Context, c *service.ClaimRecord) error {
 	v, err := json.Marshal(c)
 	if err != nil {
 		return err
@@ -148,14 +149,14 @@ func (s *RedisStore) PutClaim(ctx context.Context, c *ClaimRecord) error {
 }
 
 // Claims implements Store.
-func (s *RedisStore) Claims(ctx context.Context) ([]*ClaimRecord, error) {
+func (s *Channels) Claims(ctx context.Context) ([]*service.ClaimRecord, error) {
 	m, err := s.rdb.HGetAll(ctx, s.claimsKey()).Result()
 	if err != nil {
 		return nil, fmt.Errorf("channel store: %w", err)
 	}
-	out := make([]*ClaimRecord, 0, len(m))
+	out := make([]*service.ClaimRecord, 0, len(m))
 	for _, v := range m {
-		var c ClaimRecord
+		var c service.ClaimRecord
 		if err := json.Unmarshal([]byte(v), &c); err != nil {
 			return nil, err
 		}
@@ -165,23 +166,23 @@ func (s *RedisStore) Claims(ctx context.Context) ([]*ClaimRecord, error) {
 }
 
 // DeleteClaim implements Store.
-func (s *RedisStore) DeleteClaim(ctx context.Context, key string) error {
+func (s *Channels) DeleteClaim(ctx context.Context, key string) error {
 	return s.rdb.HDel(ctx, s.claimsKey(), key).Err()
 }
 
-var unlockScript = redis.NewScript(`
+var unlockScript = goredis.NewScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 `)
 
-var extendScript = redis.NewScript(`
+var extendScript = goredis.NewScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
 `)
 
 // TryLock implements Store: SET NX PX with a random token, extended every
 // ttl/3 while held, so a lock outlives a long answer but not its holder.
-func (s *RedisStore) TryLock(ctx context.Context, name string, ttl time.Duration) (func(), error) {
+func (s *Channels) TryLock(ctx context.Context, name string, ttl time.Duration) (func(), error) {
 	if ttl <= 0 {
 		ttl = 30 * time.Second
 	}
@@ -193,7 +194,7 @@ func (s *RedisStore) TryLock(ctx context.Context, name string, ttl time.Duration
 		return nil, fmt.Errorf("channel store: locking %s: %w", name, err)
 	}
 	if !ok {
-		return nil, ErrLocked
+		return nil, service.ErrLocked
 	}
 	stop := make(chan struct{})
 	done := make(chan struct{})

@@ -1,35 +1,36 @@
-package books
+package redis
 
 import (
 	"context"
+	"github.com/farebox/farebox/books"
 	"strconv"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	goredis "github.com/redis/go-redis/v9"
 )
 
-// RedisStore keeps the books in Redis, shared by every replica: a hash per
+// Books keeps the books in Redis, shared by every replica: a hash per
 // row, a sorted set indexing the rows by period start, and a key per Once
 // mark (expiring after the retention).
-type RedisStore struct {
-	rdb    redis.UniversalClient
+type Books struct {
+	rdb    goredis.UniversalClient
 	prefix string
 	// OnceTTL is how long a Once mark is kept (default 40 days).
 	OnceTTL time.Duration
 }
 
-// NewRedisStore keeps the books under prefix (e.g. "farebox:books:").
-func NewRedisStore(rdb redis.UniversalClient, prefix string) *RedisStore {
-	return &RedisStore{rdb: rdb, prefix: prefix, OnceTTL: 40 * 24 * time.Hour}
+// NewBooks keeps the books under prefix (e.g. "farebox:books:").
+func NewBooks(rdb goredis.UniversalClient, prefix string) *Books {
+	return &Books{rdb: rdb, prefix: prefix, OnceTTL: 40 * 24 * time.Hour}
 }
 
-func (s *RedisStore) index() string             { return s.prefix + "rows" }
-func (s *RedisStore) rowKey(name string) string { return s.prefix + "row:" + name }
+func (s *Books) index() string             { return s.prefix + "rows" }
+func (s *Books) rowKey(name string) string { return s.prefix + "row:" + name }
 
 // applyScript adds one delta atomically: KEYS = once mark (or "" for
 // none), row hash, index; ARGV = once TTL seconds, period start, row
 // name, then field/value pairs.
-var applyScript = redis.NewScript(`
+var applyScript = goredis.NewScript(`
 if ARGV[1] ~= "0" then
   if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then return 0 end
 end
@@ -41,7 +42,7 @@ return 1`)
 // once mark, row hash, source row hash, index; ARGV = once TTL seconds
 // ("0": no mark), period start, row name, source row name, then
 // field/value pairs.
-var moveScript = redis.NewScript(`
+var moveScript = goredis.NewScript(`
 if ARGV[1] ~= "0" then
   if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then return 0 end
 end
@@ -54,18 +55,18 @@ redis.call('ZADD', KEYS[4], ARGV[2], ARGV[4])
 return 1`)
 
 // Apply adds the deltas, each atomically, in one round trip.
-func (s *RedisStore) Apply(ctx context.Context, ds []Delta) error {
+func (s *Books) Apply(ctx context.Context, ds []books.Delta) error {
 	pipe := s.rdb.Pipeline()
 	for i := range ds {
 		d := &ds[i]
-		k := d.key()
+		k := d.Row()
 		name := k.String()
 		once, ttl := s.prefix+"once:"+d.Once, "0"
 		if d.Once != "" {
 			ttl = strconv.FormatInt(int64(s.OnceTTL/time.Second), 10)
 		}
 		if d.Moved {
-			src := d.source().String()
+			src := d.Source().String()
 			args := []any{ttl, k.Start.Unix(), name, src}
 			for f, v := range d.Fields {
 				args = append(args, f, v)
@@ -85,14 +86,14 @@ func (s *RedisStore) Apply(ctx context.Context, ds []Delta) error {
 }
 
 // Rows returns the rows overlapping [from, to).
-func (s *RedisStore) Rows(ctx context.Context, from, to time.Time) ([]Row, error) {
-	names, err := s.rdb.ZRangeByScore(ctx, s.index(), &redis.ZRangeBy{
+func (s *Books) Rows(ctx context.Context, from, to time.Time) ([]books.Row, error) {
+	names, err := s.rdb.ZRangeByScore(ctx, s.index(), &goredis.ZRangeBy{
 		Min: strconv.FormatInt(from.Add(-24*time.Hour).Unix(), 10), Max: "(" + strconv.FormatInt(to.Unix(), 10)}).Result()
 	if err != nil {
 		return nil, err
 	}
 	pipe := s.rdb.Pipeline()
-	cmds := make([]*redis.MapStringStringCmd, len(names))
+	cmds := make([]*goredis.MapStringStringCmd, len(names))
 	for i, n := range names {
 		cmds[i] = pipe.HGetAll(ctx, s.rowKey(n))
 	}
@@ -101,25 +102,25 @@ func (s *RedisStore) Rows(ctx context.Context, from, to time.Time) ([]Row, error
 			return nil, err
 		}
 	}
-	var out []Row
+	var out []books.Row
 	for i, n := range names {
-		k, err := ParseKey(n)
-		if err != nil || !overlaps(k, from, to) {
+		k, err := books.ParseKey(n)
+		if err != nil || !books.Overlaps(k, from, to) {
 			continue
 		}
 		f := map[string]int64{}
 		for name, v := range cmds[i].Val() {
 			f[name], _ = strconv.ParseInt(v, 10, 64)
 		}
-		out = append(out, Row{Key: k, Fields: f})
+		out = append(out, books.Row{Key: k, Fields: f})
 	}
-	sortRows(out)
+	books.SortRows(out)
 	return out, nil
 }
 
 // rollupScript moves one hourly row into its daily row: KEYS = hourly
 // hash, daily hash, index; ARGV = hourly name, daily name, day start.
-var rollupScript = redis.NewScript(`
+var rollupScript = goredis.NewScript(`
 local f = redis.call('HGETALL', KEYS[1])
 for i = 1, #f, 2 do redis.call('HINCRBY', KEYS[2], f[i], f[i+1]) end
 redis.call('DEL', KEYS[1])
@@ -129,18 +130,18 @@ return 1`)
 
 // Rollup merges the hourly rows before cutoff into daily ones (Once marks
 // expire on their own).
-func (s *RedisStore) Rollup(ctx context.Context, cutoff time.Time) error {
-	names, err := s.rdb.ZRangeByScore(ctx, s.index(), &redis.ZRangeBy{
+func (s *Books) Rollup(ctx context.Context, cutoff time.Time) error {
+	names, err := s.rdb.ZRangeByScore(ctx, s.index(), &goredis.ZRangeBy{
 		Min: "-inf", Max: "(" + strconv.FormatInt(cutoff.Unix(), 10)}).Result()
 	if err != nil {
 		return err
 	}
 	for _, n := range names {
-		k, err := ParseKey(n)
+		k, err := books.ParseKey(n)
 		if err != nil || k.Day {
 			continue
 		}
-		d := dayOf(k)
+		d := books.DayOf(k)
 		if err := rollupScript.Run(ctx, s.rdb, []string{s.rowKey(n), s.rowKey(d.String()), s.index()},
 			n, d.String(), d.Start.Unix()).Err(); err != nil {
 			return err

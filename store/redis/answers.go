@@ -1,4 +1,4 @@
-package redisjournal
+package redis
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402/settle"
-	"github.com/redis/go-redis/v9"
+	goredis "github.com/redis/go-redis/v9"
 )
 
 // Answers is the AnswerStore in Redis, shared by replicas, bounded by its
@@ -21,7 +21,7 @@ import (
 // and replay protection's keys, which must never be evicted (run Redis
 // with maxmemory-policy noeviction), keep the rest.
 type Answers struct {
-	rdb           redis.UniversalClient
+	rdb           goredis.UniversalClient
 	prefix        string
 	max, perPayer int64
 }
@@ -31,7 +31,7 @@ var _ settle.AnswerStore = (*Answers)(nil)
 // NewAnswers keeps at most maxBytes of answers on rdb under prefix
 // (DefaultPrefix when empty), at most perPayer of them one payer's
 // (0: settle.DefaultAnswerBytesPerPayer, at most maxBytes).
-func NewAnswers(rdb redis.UniversalClient, prefix string, maxBytes, perPayer int64) *Answers {
+func NewAnswers(rdb goredis.UniversalClient, prefix string, maxBytes, perPayer int64) *Answers {
 	if prefix == "" {
 		prefix = DefaultPrefix
 	}
@@ -136,7 +136,7 @@ func (a *Answers) PutAnswer(ctx context.Context, name string, payer common.Addre
 	if !expires.After(time.Now()) || size > a.perPayer {
 		return nil
 	}
-	_, err := a.rdb.TxPipelined(ctx, func(tx redis.Pipeliner) error {
+	_, err := a.rdb.TxPipelined(ctx, func(tx goredis.Pipeliner) error {
 		tx.Eval(ctx, putAnswerScript, a.keys(), a.prefix, name, strings.ToLower(payer.Hex()),
 			size, expires.UnixMilli(), a.max, a.perPayer)
 		tx.Set(ctx, a.answerKey(name), answer, 0)
@@ -149,7 +149,7 @@ func (a *Answers) PutAnswer(ctx context.Context, name string, payer common.Addre
 // Answer returns the stored answer of name, or settle.ErrNotFound.
 func (a *Answers) Answer(ctx context.Context, name string) ([]byte, error) {
 	b, err := a.rdb.Get(ctx, a.answerKey(name)).Bytes()
-	if errors.Is(err, redis.Nil) {
+	if errors.Is(err, goredis.Nil) {
 		return nil, settle.ErrNotFound
 	}
 	return b, err
@@ -158,7 +158,7 @@ func (a *Answers) Answer(ctx context.Context, name string) ([]byte, error) {
 // Bytes is what the stored answers count against the bounds, in total.
 func (a *Answers) Bytes(ctx context.Context) (int64, error) {
 	n, err := a.rdb.Get(ctx, a.prefix+"answers:bytes").Int64()
-	if errors.Is(err, redis.Nil) {
+	if errors.Is(err, goredis.Nil) {
 		return 0, nil
 	}
 	return n, err

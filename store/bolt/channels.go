@@ -1,6 +1,8 @@
-package service
+package bolt
 
 import (
+	"github.com/farebox/farebox/x402/channel/service"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +13,7 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
-	bolt "go.etcd.io/bbolt"
+	bbolt "go.etcd.io/bbolt"
 
 	"github.com/farebox/farebox/internal/groupcommit"
 )
@@ -23,17 +25,17 @@ var (
 	bucketClaims   = []byte("channel_claims")
 )
 
-// BoltStore is a Store in a bbolt file: durable (every write is on disk
+// Channels is a Store in a bbolt file: durable (every write is on disk
 // when it returns), one process at a time. Locks are in-process. Writes
 // from concurrent calls (vouchers on different channels) share commits and
 // so fsyncs (groupcommit). The records are also kept decoded in memory
-// (the file is this store's alone: open one BoltStore per file), so a
+// (the file is this store's alone: open one Channels per file), so a
 // paid request reads its channel without decoding it.
-type BoltStore struct {
-	db      *bolt.DB
+type Channels struct {
+	db      *bbolt.DB
 	commits *groupcommit.Committer
 	own     bool
-	locks   locks
+	locks   service.Locks
 	cache   recordCache
 	logged  *channelLog // nil: each write is a commit of its own (see store_log.go)
 }
@@ -46,7 +48,7 @@ type BoltStore struct {
 // ran while it read the file.
 type recordCache struct {
 	mu       sync.Mutex
-	recs     map[[32]byte]*Record
+	recs     map[[32]byte]*service.Record
 	started  map[[32]byte]uint64 // writes started, per channel
 	inflight map[[32]byte]int
 }
@@ -55,28 +57,28 @@ type recordCache struct {
 const maxCachedRecords = 1 << 16
 
 // get returns a copy of the cached record, or the write count to pass to fill.
-func (c *recordCache) get(id [32]byte) (*Record, uint64, bool) {
+func (c *recordCache) get(id [32]byte) (*service.Record, uint64, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if r := c.recs[id]; r != nil {
-		return r.clone(), 0, true
+		return r.Clone(), 0, true
 	}
 	return nil, c.started[id], false
 }
 
 // fill caches rec, read from the file when started writes had begun.
-func (c *recordCache) fill(id [32]byte, rec *Record, started uint64) {
+func (c *recordCache) fill(id [32]byte, rec *service.Record, started uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if rec == nil || c.started[id] != started || c.inflight[id] > 0 {
 		return
 	}
-	c.put(id, rec.clone())
+	c.put(id, rec.Clone())
 }
 
-func (c *recordCache) put(id [32]byte, rec *Record) {
+func (c *recordCache) put(id [32]byte, rec *service.Record) {
 	if c.recs == nil || len(c.recs) >= maxCachedRecords {
-		c.recs = map[[32]byte]*Record{}
+		c.recs = map[[32]byte]*service.Record{}
 	}
 	c.recs[id] = rec
 }
@@ -96,7 +98,7 @@ func (c *recordCache) begin(id [32]byte) uint64 {
 
 // end records the outcome of write n of id: rec committed (nil: deleted,
 // or failed).
-func (c *recordCache) end(id [32]byte, n uint64, rec *Record) {
+func (c *recordCache) end(id [32]byte, n uint64, rec *service.Record) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.inflight[id]--; c.inflight[id] == 0 {
@@ -109,19 +111,19 @@ func (c *recordCache) end(id [32]byte, n uint64, rec *Record) {
 	}
 }
 
-// NewBoltStore keeps channels in db (typically the settlement journal's,
+// NewChannels keeps channels in db (typically the settlement journal's,
 // boltjournal.Journal.DB, so one data directory holds both), in buckets of
 // its own. Closing the store leaves db open.
-func NewBoltStore(db *bolt.DB) (*BoltStore, error) {
-	return NewBoltStoreSharing(groupcommit.New(db))
+func NewChannels(db *bbolt.DB) (*Channels, error) {
+	return NewChannelsSharing(groupcommit.New(db))
 }
 
-// NewBoltStoreSharing is NewBoltStore on c's file, its writes sharing
+// NewChannelsSharing is NewChannels on c's file, its writes sharing
 // commits with c's other writers (boltjournal.Journal.Committer: the
 // settlement journal's).
-func NewBoltStoreSharing(c *groupcommit.Committer) (*BoltStore, error) {
+func NewChannelsSharing(c *groupcommit.Committer) (*Channels, error) {
 	db := c.DB()
-	err := db.Update(func(tx *bolt.Tx) error {
+	err := db.Update(func(tx *bbolt.Tx) error {
 		for _, b := range [][]byte{bucketChannels, bucketClaims} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
@@ -132,15 +134,15 @@ func NewBoltStoreSharing(c *groupcommit.Committer) (*BoltStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("channel store: %w", err)
 	}
-	return &BoltStore{db: db, commits: c}, nil
+	return &Channels{db: db, commits: c}, nil
 }
 
-// NewBoltStoreLogged is NewBoltStoreSharing with a write-ahead log in dir
+// NewChannelsLogged is NewChannelsSharing with a write-ahead log in dir
 // (segments named name.1, name.2, ...): a write is durable in the log when
 // it returns and reaches c's file with the next flush (see store_log.go).
 // The log is replayed into the file first. Close the store before the file.
-func NewBoltStoreLogged(c *groupcommit.Committer, dir, name string) (*BoltStore, error) {
-	s, err := NewBoltStoreSharing(c)
+func NewChannelsLogged(c *groupcommit.Committer, dir, name string) (*Channels, error) {
+	s, err := NewChannelsSharing(c)
 	if err != nil {
 		return nil, err
 	}
@@ -150,18 +152,18 @@ func NewBoltStoreLogged(c *groupcommit.Committer, dir, name string) (*BoltStore,
 	return s, nil
 }
 
-// OpenBoltStore opens (creating it) a bbolt file of its own at path, for a
+// OpenChannels opens (creating it) a bbolt file of its own at path, for a
 // process without a bbolt settlement journal, with its write-ahead log
 // beside it (path.wal.1, ...).
-func OpenBoltStore(path string) (*BoltStore, error) {
+func OpenChannels(path string) (*Channels, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("channel store: %w", err)
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 5 * time.Second})
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: 5 * time.Second})
 	if err != nil {
 		return nil, fmt.Errorf("channel store: opening %s: %w", path, err)
 	}
-	s, err := NewBoltStoreLogged(groupcommit.New(db), filepath.Dir(path), filepath.Base(path)+".wal")
+	s, err := NewChannelsLogged(groupcommit.New(db), filepath.Dir(path), filepath.Base(path)+".wal")
 	if err != nil {
 		_ = db.Close()
 		return nil, err
@@ -172,7 +174,7 @@ func OpenBoltStore(path string) (*BoltStore, error) {
 
 // Close writes what only the log holds to the file and closes the log,
 // then the file when the store opened it.
-func (s *BoltStore) Close() error {
+func (s *Channels) Close() error {
 	var err error
 	if s.logged != nil {
 		err = s.logged.close()
@@ -186,7 +188,7 @@ func (s *BoltStore) Close() error {
 }
 
 // Get implements Store.
-func (s *BoltStore) Get(_ context.Context, id [32]byte) (*Record, error) {
+func (s *Channels) Get(_ context.Context, id [32]byte) (*service.Record, error) {
 	rec, started, ok := s.cache.get(id)
 	if ok {
 		return rec, nil
@@ -199,20 +201,20 @@ func (s *BoltStore) Get(_ context.Context, id [32]byte) (*Record, error) {
 }
 
 // read reads the channel's record from the log's pending writes or the file.
-func (s *BoltStore) read(id [32]byte) (*Record, error) {
+func (s *Channels) read(id [32]byte) (*service.Record, error) {
 	if s.logged != nil {
 		if rec, found, err := s.pendingRecord(id); found || err != nil {
 			return rec, err
 		}
 	}
-	var rec *Record
-	err := s.db.View(func(tx *bolt.Tx) error {
+	var rec *service.Record
+	err := s.db.View(func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucketChannels).Get(id[:])
 		if b == nil {
 			return nil
 		}
 		var err error
-		rec, err = decodeRecord(b)
+		rec, err = service.DecodeRecord(b)
 		return err
 	})
 	return rec, err
@@ -220,7 +222,7 @@ func (s *BoltStore) read(id [32]byte) (*Record, error) {
 
 // storedRev is the revision of the stored record, 0 without one: its
 // "rev" field alone is read.
-func storedRev(b *bolt.Bucket, key []byte) (uint64, error) {
+func storedRev(b *bbolt.Bucket, key []byte) (uint64, error) {
 	v := b.Get(key)
 	if v == nil {
 		return 0, nil
@@ -233,10 +235,10 @@ func storedRev(b *bolt.Bucket, key []byte) (uint64, error) {
 }
 
 // Put implements Store.
-func (s *BoltStore) Put(_ context.Context, rec *Record, prev uint64) error {
+func (s *Channels) Put(_ context.Context, rec *service.Record, prev uint64) error {
 	next := *rec
 	next.Rev = prev + 1
-	v, err := encodeRecord(&next) // outside the shared transaction: it holds the writer lock
+	v, err := service.EncodeRecord(&next) // outside the shared transaction: it holds the writer lock
 	if err != nil {
 		return err
 	}
@@ -248,15 +250,15 @@ func (s *BoltStore) Put(_ context.Context, rec *Record, prev uint64) error {
 			return err
 		}
 		rec.Rev = next.Rev
-		s.cache.end(id, n, next.clone())
+		s.cache.end(id, n, next.Clone())
 		return nil
 	}
-	if err := s.update(func(tx *bolt.Tx) (error, error) {
+	if err := s.update(func(tx *bbolt.Tx) (error, error) {
 		b := tx.Bucket(bucketChannels)
 		if rev, err := storedRev(b, id[:]); err != nil {
 			return nil, err
 		} else if rev != prev {
-			return ErrConflict, nil
+			return service.ErrConflict, nil
 		}
 		return nil, b.Put(id[:], v)
 	}); err != nil {
@@ -264,13 +266,13 @@ func (s *BoltStore) Put(_ context.Context, rec *Record, prev uint64) error {
 		return err
 	}
 	rec.Rev = next.Rev
-	s.cache.end(id, n, next.clone())
+	s.cache.end(id, n, next.Clone())
 	return nil
 }
 
 // update runs fn in a commit shared with the file's other writers: fn's
 // refusal or the error that kept its change from the disk.
-func (s *BoltStore) update(fn groupcommit.Func) error {
+func (s *Channels) update(fn groupcommit.Func) error {
 	refusal, err := s.commits.Update(fn)
 	if err != nil {
 		return err
@@ -279,25 +281,25 @@ func (s *BoltStore) update(fn groupcommit.Func) error {
 }
 
 // Delete implements Store.
-func (s *BoltStore) Delete(_ context.Context, id [32]byte, prev uint64) error {
+func (s *Channels) Delete(_ context.Context, id [32]byte, prev uint64) error {
 	n := s.cache.begin(id)
 	defer s.cache.end(id, n, nil)
 	if s.logged != nil {
 		return s.write(id, prev, nil)
 	}
-	return s.update(func(tx *bolt.Tx) (error, error) {
+	return s.update(func(tx *bbolt.Tx) (error, error) {
 		b := tx.Bucket(bucketChannels)
 		if rev, err := storedRev(b, id[:]); err != nil {
 			return nil, err
 		} else if rev != prev {
-			return ErrConflict, nil
+			return service.ErrConflict, nil
 		}
 		return nil, b.Delete(id[:])
 	})
 }
 
 // List implements Store.
-func (s *BoltStore) List(context.Context) ([]*Record, error) {
+func (s *Channels) List(context.Context) ([]*service.Record, error) {
 	// The log's pending versions replace the file's.
 	pending := map[[32]byte]*pendingWrite{}
 	if s.logged != nil {
@@ -307,15 +309,15 @@ func (s *BoltStore) List(context.Context) ([]*Record, error) {
 		}
 		s.logged.mu.Unlock()
 	}
-	var out []*Record
+	var out []*service.Record
 	add := func(v []byte) error {
-		r, err := decodeRecord(v)
+		r, err := service.DecodeRecord(v)
 		if err == nil {
 			out = append(out, r)
 		}
 		return err
 	}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.db.View(func(tx *bbolt.Tx) error {
 		return tx.Bucket(bucketChannels).ForEach(func(k, v []byte) error {
 			if len(k) == 32 {
 				if _, ok := pending[[32]byte(k)]; ok {
@@ -339,20 +341,20 @@ func (s *BoltStore) List(context.Context) ([]*Record, error) {
 }
 
 // PutClaim implements Store.
-func (s *BoltStore) PutClaim(_ context.Context, c *ClaimRecord) error {
+func (s *Channels) PutClaim(_ context.Context, c *service.ClaimRecord) error {
 	v, err := json.Marshal(c)
 	if err != nil {
 		return err
 	}
-	return s.update(func(tx *bolt.Tx) (error, error) { return nil, tx.Bucket(bucketClaims).Put([]byte(c.Key), v) })
+	return s.update(func(tx *bbolt.Tx) (error, error) { return nil, tx.Bucket(bucketClaims).Put([]byte(c.Key), v) })
 }
 
 // Claims implements Store.
-func (s *BoltStore) Claims(context.Context) ([]*ClaimRecord, error) {
-	var out []*ClaimRecord
-	err := s.db.View(func(tx *bolt.Tx) error {
+func (s *Channels) Claims(context.Context) ([]*service.ClaimRecord, error) {
+	var out []*service.ClaimRecord
+	err := s.db.View(func(tx *bbolt.Tx) error {
 		return tx.Bucket(bucketClaims).ForEach(func(_, v []byte) error {
-			var c ClaimRecord
+			var c service.ClaimRecord
 			if err := json.Unmarshal(v, &c); err != nil {
 				return err
 			}
@@ -364,11 +366,11 @@ func (s *BoltStore) Claims(context.Context) ([]*ClaimRecord, error) {
 }
 
 // DeleteClaim implements Store.
-func (s *BoltStore) DeleteClaim(_ context.Context, key string) error {
-	return s.update(func(tx *bolt.Tx) (error, error) { return nil, tx.Bucket(bucketClaims).Delete([]byte(key)) })
+func (s *Channels) DeleteClaim(_ context.Context, key string) error {
+	return s.update(func(tx *bbolt.Tx) (error, error) { return nil, tx.Bucket(bucketClaims).Delete([]byte(key)) })
 }
 
 // TryLock implements Store (in-process: bbolt is one process's file).
-func (s *BoltStore) TryLock(_ context.Context, name string, _ time.Duration) (func(), error) {
-	return s.locks.tryLock(name)
+func (s *Channels) TryLock(_ context.Context, name string, _ time.Duration) (func(), error) {
+	return s.locks.TryLock(name)
 }

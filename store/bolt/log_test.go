@@ -1,4 +1,4 @@
-package boltjournal
+package bolt
 
 import (
 	"context"
@@ -58,7 +58,7 @@ func appendLog(t *testing.T, dir string, recs map[uint64]*settle.Entry, order []
 func TestReplayAppliesNewerRecordsOnly(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	j, err := Open(dir, 0)
+	j, err := OpenJournal(dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestReplayAppliesNewerRecordsOnly(t *testing.T) {
 	appendLog(t, dir, map[uint64]*settle.Entry{treeSeq + 5: broadcast, 1: older, treeSeq + 100: b},
 		[]uint64{treeSeq + 5, 1, treeSeq + 100})
 
-	j, err = Open(dir, 0)
+	j, err = OpenJournal(dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestReplayAppliesNewerRecordsOnly(t *testing.T) {
 func TestReplayDoesNotBringBackADeletedEntry(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	j, err := Open(dir, 0)
+	j, err := OpenJournal(dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestReplayDoesNotBringBackADeletedEntry(t *testing.T) {
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if j, err = Open(dir, 0); err != nil {
+	if j, err = OpenJournal(dir, 0); err != nil {
 		t.Fatal(err)
 	}
 	if err := j.Delete(ctx, c.Key(), settle.Settling); err != nil {
@@ -119,7 +119,7 @@ func TestReplayDoesNotBringBackADeletedEntry(t *testing.T) {
 	}
 	j.Close()
 	appendLog(t, dir, map[uint64]*settle.Entry{logged: c}, []uint64{logged})
-	if j, err = Open(dir, 0); err != nil {
+	if j, err = OpenJournal(dir, 0); err != nil {
 		t.Fatal(err)
 	}
 	defer j.Close()
@@ -133,7 +133,7 @@ func TestReplayDoesNotBringBackADeletedEntry(t *testing.T) {
 func TestUpdateIsDurableBeforeTheFlush(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	j, err := Open(dir, 0)
+	j, err := OpenJournal(dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestUpdateIsDurableBeforeTheFlush(t *testing.T) {
 	if err := j.db.Close(); err != nil { // a crash: nothing flushed, nothing closed in order
 		t.Fatal(err)
 	}
-	j2, err := Open(dir, 0)
+	j2, err := OpenJournal(dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestUpdateIsDurableBeforeTheFlush(t *testing.T) {
 func TestTheLogIsTrimmedAfterTheTreeHoldsIt(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	j, err := Open(dir, 0)
+	j, err := OpenJournal(dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestTheLogIsTrimmedAfterTheTreeHoldsIt(t *testing.T) {
 	e3 := settling(t, j, journaltest.NewEntry(logPayer)) // logged, never written to the tree
 	j.log.Close()
 	j.db.Close()
-	if j, err = Open(dir, 0); err != nil {
+	if j, err = OpenJournal(dir, 0); err != nil {
 		t.Fatal(err)
 	}
 	defer j.Close()

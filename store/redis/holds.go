@@ -1,4 +1,4 @@
-package redisjournal
+package redis
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/farebox/farebox/x402/settle"
 )
@@ -22,7 +22,7 @@ var maxExact = new(big.Int).Lsh(big.NewInt(1), 53)
 // shared by replicas), returns 1 when the id is already held, else adds it
 // if balance - sum(live holds not named in ARGV[5...]) >= amount; the hash
 // lives as long as its latest hold.
-var holdScript = redis.NewScript(`
+var holdScript = goredis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local all = redis.call('HGETALL', KEYS[1])
@@ -50,14 +50,14 @@ return 1
 // Holds is settle.Holds in Redis, shared by replicas: one hash per account,
 // checked and changed by one script so concurrent holds never overspend.
 type Holds struct {
-	rdb    redis.UniversalClient
+	rdb    goredis.UniversalClient
 	prefix string
 }
 
 var _ settle.Holds = (*Holds)(nil)
 
 // NewHolds returns holds on rdb under prefix (DefaultPrefix when empty).
-func NewHolds(rdb redis.UniversalClient, prefix string) *Holds {
+func NewHolds(rdb goredis.UniversalClient, prefix string) *Holds {
 	if prefix == "" {
 		prefix = DefaultPrefix
 	}

@@ -1,9 +1,10 @@
-package boltjournal_test
+package bolt_test
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/farebox/farebox/store/bolt"
 	"math/big"
 	"os"
 	"os/exec"
@@ -16,13 +17,12 @@ import (
 
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/settle"
-	"github.com/farebox/farebox/x402/settle/boltjournal"
 	"github.com/farebox/farebox/x402/settle/journaltest"
 )
 
 func TestJournal(t *testing.T) {
 	journaltest.Run(t, func(t *testing.T) settle.Journal {
-		j, err := boltjournal.Open(t.TempDir(), 0)
+		j, err := bolt.OpenJournal(t.TempDir(), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,7 +40,7 @@ var payer = common.HexToAddress("0x00000000000000000000000000000000000000c0")
 // them on stdout and kills itself with SIGKILL: no Close, no shutdown path.
 func crashChild(dir string) {
 	ctx := context.Background()
-	j, err := boltjournal.Open(dir, 0)
+	j, err := bolt.OpenJournal(dir, 0)
 	if err != nil {
 		panic(err)
 	}
@@ -99,12 +99,12 @@ func TestSurvivesSIGKILL(t *testing.T) {
 	if err := json.Unmarshal(stdout, &written); err != nil || len(written) != 5 {
 		t.Fatalf("child output %q: %v", stdout, err)
 	}
-	j, err := boltjournal.Open(dir, 0)
+	j, err := bolt.OpenJournal(dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	if j.Path() != filepath.Join(dir, boltjournal.FileName) {
+	if j.Path() != filepath.Join(dir, bolt.FileName) {
 		t.Fatalf("Path = %s", j.Path())
 	}
 	for _, w := range written {
@@ -145,12 +145,12 @@ func TestSurvivesSIGKILL(t *testing.T) {
 // The file is the process's own: a second Open waits, then gives up.
 func TestOneProcessAtATime(t *testing.T) {
 	dir := t.TempDir()
-	j, err := boltjournal.Open(dir, 0)
+	j, err := bolt.OpenJournal(dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	if j2, err := boltjournal.Open(dir, 50*time.Millisecond); err == nil {
+	if j2, err := bolt.OpenJournal(dir, 50*time.Millisecond); err == nil {
 		j2.Close()
 		t.Fatal("a second Open of a journal in use succeeded")
 	}
@@ -161,7 +161,7 @@ func TestOneProcessAtATime(t *testing.T) {
 func TestUpdateSoonReachesTheDisk(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	j, err := boltjournal.Open(dir, 0)
+	j, err := bolt.OpenJournal(dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestUpdateSoonReachesTheDisk(t *testing.T) {
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}
-	j, err = boltjournal.Open(dir, 0)
+	j, err = bolt.OpenJournal(dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

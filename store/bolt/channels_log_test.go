@@ -1,6 +1,8 @@
-package service
+package bolt
 
 import (
+	"github.com/farebox/farebox/x402/channel/service"
+
 	"context"
 	"math/big"
 	"path/filepath"
@@ -12,15 +14,15 @@ import (
 	"github.com/farebox/farebox/x402/channel"
 )
 
-func logTestRecord(id byte, charged int64) *Record {
+func logTestRecord(id byte, charged int64) *service.Record {
 	st := channel.NewState([32]byte{id}, channel.Config{Payer: common.Address{1}, WithdrawDelay: 900},
 		channel.Onchain{Balance: big.NewInt(10_000)}, time.UnixMilli(1_700_000_000_000))
 	st.Charged = big.NewInt(charged)
-	return &Record{State: st}
+	return &service.Record{State: st}
 }
 
 // crash closes s's files without flushing, as a killed process leaves them.
-func crash(t *testing.T, s *BoltStore) {
+func crash(t *testing.T, s *Channels) {
 	t.Helper()
 	if err := s.logged.log.Close(); err != nil {
 		t.Fatal(err)
@@ -31,7 +33,7 @@ func crash(t *testing.T, s *BoltStore) {
 }
 
 // stopFlusher keeps s's log from reaching the file (a process about to die).
-func stopFlusher(s *BoltStore) {
+func stopFlusher(s *Channels) {
 	s.logged.mu.Lock()
 	s.logged.flushing = true
 	s.logged.mu.Unlock()
@@ -43,7 +45,7 @@ func stopFlusher(s *BoltStore) {
 func TestALoggedWriteSurvivesACrashBeforeTheFlush(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "channels.db")
-	s, err := OpenBoltStore(path)
+	s, err := OpenChannels(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +67,7 @@ func TestALoggedWriteSurvivesACrashBeforeTheFlush(t *testing.T) {
 	}
 	crash(t, s)
 
-	s, err = OpenBoltStore(path)
+	s, err = OpenChannels(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,8 +79,8 @@ func TestALoggedWriteSurvivesACrashBeforeTheFlush(t *testing.T) {
 	if got, err := s.Get(ctx, [32]byte{2}); got != nil || err != nil {
 		t.Fatalf("deleted channel 2 after the crash = %+v, %v", got, err)
 	}
-	if err := s.Put(ctx, logTestRecord(1, 300), 1); err != ErrConflict {
-		t.Fatalf("a write against the revision before the crash = %v, want ErrConflict", err)
+	if err := s.Put(ctx, logTestRecord(1, 300), 1); err != service.ErrConflict {
+		t.Fatalf("a write against the revision before the crash = %v, want service.ErrConflict", err)
 	}
 	if err := s.Put(ctx, logTestRecord(1, 300), 2); err != nil {
 		t.Fatalf("the next write: %v", err)
@@ -92,7 +94,7 @@ func TestReplaySkipsWhatTheFileHoldsNewer(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "channels.db")
-	s, err := OpenBoltStore(path)
+	s, err := OpenChannels(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,8 +105,8 @@ func TestReplaySkipsWhatTheFileHoldsNewer(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The records as logged, before the next writes.
-	old1, _ := encodeRecord(&Record{State: logTestRecord(1, 100).State, Rev: 1})
-	old2, _ := encodeRecord(&Record{State: logTestRecord(2, 10).State, Rev: 1})
+	old1, _ := service.EncodeRecord(&service.Record{State: logTestRecord(1, 100).State, Rev: 1})
+	old2, _ := service.EncodeRecord(&service.Record{State: logTestRecord(2, 10).State, Rev: 1})
 	if err := s.Put(ctx, logTestRecord(1, 900), 1); err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +117,7 @@ func TestReplaySkipsWhatTheFileHoldsNewer(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Put the old records back in a log, with their old sequences (1, 2).
-	s2, err := OpenBoltStore(path)
+	s2, err := OpenChannels(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,13 +127,13 @@ func TestReplaySkipsWhatTheFileHoldsNewer(t *testing.T) {
 		seq uint64
 		v   []byte
 	}{{1, 1, old1}, {2, 2, old2}} {
-		if err := s2.logged.log.Append(logRecord([32]byte{r.id}, &pendingWrite{seq: r.seq, rev: 1, value: r.v})); err != nil {
+		if err := s2.logged.log.Append(channelLogRecord([32]byte{r.id}, &pendingWrite{seq: r.seq, rev: 1, value: r.v})); err != nil {
 			t.Fatal(err)
 		}
 	}
 	crash(t, s2)
 
-	s3, err := OpenBoltStore(path)
+	s3, err := OpenChannels(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,15 +1,16 @@
-package books
+package bolt
 
 import (
 	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"github.com/farebox/farebox/books"
 	"strconv"
 	"time"
 
 	"github.com/farebox/farebox/internal/groupcommit"
-	bolt "go.etcd.io/bbolt"
+	bbolt "go.etcd.io/bbolt"
 )
 
 var (
@@ -17,15 +18,15 @@ var (
 	bucketOnce = []byte("books.once")
 )
 
-// BoltStore keeps the books in the settlement journal's bbolt file,
+// Books keeps the books in the settlement journal's bbolt file,
 // committing with the journal's group commits (one fsync for both).
-type BoltStore struct {
+type Books struct {
 	c *groupcommit.Committer
 }
 
-// NewBoltStore opens the books' buckets in the file c commits to.
-func NewBoltStore(c *groupcommit.Committer) (*BoltStore, error) {
-	err := c.DB().Update(func(tx *bolt.Tx) error {
+// NewBooks opens the books' buckets in the file c commits to.
+func NewBooks(c *groupcommit.Committer) (*Books, error) {
+	err := c.DB().Update(func(tx *bbolt.Tx) error {
 		for _, b := range [][]byte{bucketRows, bucketOnce} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
@@ -36,12 +37,12 @@ func NewBoltStore(c *groupcommit.Committer) (*BoltStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &BoltStore{c: c}, nil
+	return &Books{c: c}, nil
 }
 
 // Apply adds the deltas in one transaction.
-func (s *BoltStore) Apply(_ context.Context, ds []Delta) error {
-	_, err := s.c.Update(func(tx *bolt.Tx) (error, error) {
+func (s *Books) Apply(_ context.Context, ds []books.Delta) error {
+	_, err := s.c.Update(func(tx *bbolt.Tx) (error, error) {
 		rows, once := tx.Bucket(bucketRows), tx.Bucket(bucketOnce)
 		for i := range ds {
 			d := &ds[i]
@@ -54,11 +55,11 @@ func (s *BoltStore) Apply(_ context.Context, ds []Delta) error {
 				}
 			}
 			if d.Moved {
-				if err := addBolt(rows, d.source(), negated(d.Fields)); err != nil {
+				if err := addBolt(rows, d.Source(), books.Negated(d.Fields)); err != nil {
 					return nil, err
 				}
 			}
-			if err := addBolt(rows, d.key(), d.Fields); err != nil {
+			if err := addBolt(rows, d.Row(), d.Fields); err != nil {
 				return nil, err
 			}
 		}
@@ -67,7 +68,7 @@ func (s *BoltStore) Apply(_ context.Context, ds []Delta) error {
 	return err
 }
 
-func addBolt(b *bolt.Bucket, k Key, fields map[string]int64) error {
+func addBolt(b *bbolt.Bucket, k books.Key, fields map[string]int64) error {
 	name := []byte(k.String())
 	cur := map[string]int64{}
 	if v := b.Get(name); v != nil {
@@ -88,9 +89,9 @@ func addBolt(b *bolt.Bucket, k Key, fields map[string]int64) error {
 // Rows returns the rows overlapping [from, to). Names start with the
 // period's kind and its start in unix seconds (ten digits until 2286), so
 // each kind's rows of the range are one cursor walk, not a scan.
-func (s *BoltStore) Rows(_ context.Context, from, to time.Time) ([]Row, error) {
-	var out []Row
-	err := s.c.DB().View(func(tx *bolt.Tx) error {
+func (s *Books) Rows(_ context.Context, from, to time.Time) ([]books.Row, error) {
+	var out []books.Row
+	err := s.c.DB().View(func(tx *bbolt.Tx) error {
 		cur := tx.Bucket(bucketRows).Cursor()
 		for _, kind := range []struct {
 			prefix string
@@ -99,35 +100,35 @@ func (s *BoltStore) Rows(_ context.Context, from, to time.Time) ([]Row, error) {
 			seek := []byte(kind.prefix + strconv.FormatInt(from.Add(-kind.span).Unix(), 10))
 			end := []byte(kind.prefix + strconv.FormatInt(to.Unix(), 10) + "|")
 			for name, v := cur.Seek(seek); name != nil && bytes.HasPrefix(name, []byte(kind.prefix)) && bytes.Compare(name, end) < 0; name, v = cur.Next() {
-				k, err := ParseKey(string(name))
-				if err != nil || !overlaps(k, from, to) {
+				k, err := books.ParseKey(string(name))
+				if err != nil || !books.Overlaps(k, from, to) {
 					continue // a row of a later format is not this version's to read
 				}
 				f := map[string]int64{}
 				if err := json.Unmarshal(v, &f); err != nil {
 					return err
 				}
-				out = append(out, Row{Key: k, Fields: f})
+				out = append(out, books.Row{Key: k, Fields: f})
 			}
 		}
 		return nil
 	})
-	sortRows(out)
+	books.SortRows(out)
 	return out, err
 }
 
 // Rollup merges old hourly rows into daily ones in one transaction.
-func (s *BoltStore) Rollup(_ context.Context, cutoff time.Time) error {
-	_, err := s.c.Update(func(tx *bolt.Tx) (error, error) {
+func (s *Books) Rollup(_ context.Context, cutoff time.Time) error {
+	_, err := s.c.Update(func(tx *bbolt.Tx) (error, error) {
 		rows := tx.Bucket(bucketRows)
 		type old struct {
 			name []byte
-			key  Key
+			key  books.Key
 			f    map[string]int64
 		}
 		var olds []old
 		err := rows.ForEach(func(name, v []byte) error {
-			k, err := ParseKey(string(name))
+			k, err := books.ParseKey(string(name))
 			if err != nil || k.Day || !k.Start.Before(cutoff) {
 				return nil
 			}
@@ -145,7 +146,7 @@ func (s *BoltStore) Rollup(_ context.Context, cutoff time.Time) error {
 			if err := rows.Delete(o.name); err != nil {
 				return nil, err
 			}
-			if err := addBolt(rows, dayOf(o.key), o.f); err != nil {
+			if err := addBolt(rows, books.DayOf(o.key), o.f); err != nil {
 				return nil, err
 			}
 		}

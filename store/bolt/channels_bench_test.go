@@ -1,17 +1,18 @@
-package service_test
+package bolt_test
 
 import (
 	"context"
 	"fmt"
+	"github.com/farebox/farebox/internal/testkit/channelstoretest"
+	"github.com/farebox/farebox/store/bolt"
 	"math/big"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
 
-	bolt "go.etcd.io/bbolt"
+	bbolt "go.etcd.io/bbolt"
 
 	"github.com/farebox/farebox/internal/groupcommit"
-	"github.com/farebox/farebox/x402/channel/service"
 )
 
 // BenchmarkBoltStoreVoucher is one voucher's state write (Put with the
@@ -21,13 +22,13 @@ import (
 func BenchmarkBoltStoreVoucher(b *testing.B) {
 	for _, par := range []int{1, 16} {
 		b.Run(fmt.Sprintf("parallelism=%d", par), func(b *testing.B) {
-			db, err := bolt.Open(filepath.Join(b.TempDir(), "channels.db"), 0o600, nil)
+			db, err := bbolt.Open(filepath.Join(b.TempDir(), "channels.db"), 0o600, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer db.Close()
 			c := groupcommit.New(db)
-			s, err := service.NewBoltStoreSharing(c)
+			s, err := bolt.NewChannelsSharing(c)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -35,7 +36,7 @@ func BenchmarkBoltStoreVoucher(b *testing.B) {
 			var channels atomic.Int32
 			b.SetParallelism(par)
 			b.RunParallel(func(pb *testing.PB) {
-				rec := record(byte(channels.Add(1)), 0)
+				rec := channelstoretest.Record(byte(channels.Add(1)), 0)
 				for pb.Next() {
 					rec.State.Charged.Add(rec.State.Charged, big.NewInt(1))
 					if err := s.Put(ctx, rec, rec.Rev); err != nil {

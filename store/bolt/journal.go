@@ -12,7 +12,7 @@
 // paid call was most of the journal's CPU. Open replays the log into the
 // B+tree; every entry version carries a sequence (bucket revs), so a
 // record the B+tree already holds a newer version of is skipped.
-package boltjournal
+package bolt
 
 import (
 	"context"
@@ -27,7 +27,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	bolt "go.etcd.io/bbolt"
+	bbolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/farebox/farebox/internal/groupcommit"
@@ -67,7 +67,7 @@ var (
 // fsync off the path before the model; the write-ahead step (Settling, with
 // the transaction hash) is the first that reaches the disk.
 type Journal struct {
-	db       *bolt.DB
+	db       *bbolt.DB
 	commits  *groupcommit.Committer
 	log      *wal.Log
 	rotateAt int64 // rotateBytes
@@ -103,9 +103,9 @@ type memEntry struct {
 
 var _ settle.Journal = (*Journal)(nil)
 
-// Open opens (creating it and dir when missing) dir/journal.db. It waits at
+// OpenJournal opens (creating it and dir when missing) dir/journal.db. It waits at
 // most timeout for another process holding the file (0: 5 s).
-func Open(dir string, timeout time.Duration) (*Journal, error) {
+func OpenJournal(dir string, timeout time.Duration) (*Journal, error) {
 	if timeout == 0 {
 		timeout = 5 * time.Second
 	}
@@ -115,12 +115,12 @@ func Open(dir string, timeout time.Duration) (*Journal, error) {
 	path := filepath.Join(dir, FileName)
 	// The freelist is rebuilt on open instead of written with every commit
 	// (as etcd runs bbolt): less to write before each fsync.
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: timeout, NoFreelistSync: true, FreelistType: bbolt.FreelistMapType})
 	if err != nil {
 		return nil, fmt.Errorf("boltjournal: opening %s: %w", path, err)
 	}
 	debtors := map[common.Address]struct{}{}
-	err = db.Update(func(tx *bolt.Tx) error {
+	err = db.Update(func(tx *bbolt.Tx) error {
 		for _, b := range [][]byte{bucketEntries, bucketIDs, bucketOpen, bucketDebts, bucketRevs, bucketMeta} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
@@ -180,7 +180,7 @@ func (j *Journal) replay() error {
 	if err != nil {
 		return err
 	}
-	err = j.db.Update(func(tx *bolt.Tx) error {
+	err = j.db.Update(func(tx *bbolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		if v := meta.Get(keySeq); len(v) == 8 {
 			j.seq = binary.BigEndian.Uint64(v)
@@ -210,7 +210,7 @@ func (j *Journal) Path() string { return j.db.Path() }
 // DB is the open bbolt file, for other durable state that shares the data
 // directory's one file (bbolt locks it per process): the channel store
 // keeps its own buckets in it.
-func (j *Journal) DB() *bolt.DB { return j.db }
+func (j *Journal) DB() *bbolt.DB { return j.db }
 
 // Committer shares the journal's commits with other writers of DB (the
 // channel store), so their writes and the journal's go to disk together.
@@ -236,7 +236,7 @@ func decode(b []byte) (*settle.Entry, error) {
 }
 
 // put writes e, version seq, to the tree.
-func put(tx *bolt.Tx, e *settle.Entry, seq uint64) error {
+func put(tx *bbolt.Tx, e *settle.Entry, seq uint64) error {
 	// A fresh buffer each time: bbolt keeps the value until the commit.
 	b, err := e.AppendJSON(nil)
 	if err != nil {
@@ -285,7 +285,7 @@ func (j *Journal) AddDebt(ctx context.Context, payer common.Address, item settle
 	j.mu.Lock()
 	j.debtors[payer] = struct{}{} // before the write: a reader in between looks on disk
 	j.mu.Unlock()
-	return j.db.Update(func(tx *bolt.Tx) error {
+	return j.db.Update(func(tx *bbolt.Tx) error {
 		pb, err := tx.Bucket(bucketDebts).CreateBucketIfNotExists(payer.Bytes())
 		if err != nil {
 			return err
@@ -303,7 +303,7 @@ func (j *Journal) Debts(ctx context.Context, payer common.Address) ([]settle.Deb
 		return nil, nil
 	}
 	var out []settle.DebtItem
-	err := j.db.View(func(tx *bolt.Tx) error {
+	err := j.db.View(func(tx *bbolt.Tx) error {
 		pb := tx.Bucket(bucketDebts).Bucket(payer.Bytes())
 		if pb == nil {
 			return nil
@@ -325,7 +325,7 @@ func (j *Journal) ClearDebts(ctx context.Context, payer common.Address) ([]settl
 	j.debtMu.Lock()
 	defer j.debtMu.Unlock()
 	var out []settle.DebtItem
-	err := j.db.Update(func(tx *bolt.Tx) error {
+	err := j.db.Update(func(tx *bbolt.Tx) error {
 		out = nil
 		if pb := tx.Bucket(bucketDebts).Bucket(payer.Bytes()); pb != nil {
 			if err := pb.ForEach(func(_, v []byte) error {

@@ -14,7 +14,7 @@
 // Settled entries are never deleted: size Redis for them (about 1 KiB per
 // purchase) and give it persistence (AOF), or the journal is only as
 // durable as the Redis server.
-package redisjournal
+package redis
 
 import (
 	"context"
@@ -24,7 +24,7 @@ import (
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/redis/go-redis/v9"
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/settle"
@@ -33,7 +33,7 @@ import (
 // DefaultPrefix namespaces the keys when the operator sets none.
 const DefaultPrefix = "farebox:settle:"
 
-var createScript = redis.NewScript(`
+var createScript = goredis.NewScript(`
 local cur = redis.call('GET', KEYS[1])
 if cur then return {1, cur} end
 if ARGV[3] == '1' then
@@ -46,7 +46,7 @@ redis.call('SADD', KEYS[3], ARGV[2])
 return {0}
 `)
 
-var updateScript = redis.NewScript(`
+var updateScript = goredis.NewScript(`
 local cur = redis.call('GET', KEYS[1])
 if not cur then return -1 end
 if cjson.decode(cur)['state'] ~= ARGV[1] then return 0 end
@@ -59,7 +59,7 @@ end
 return 1
 `)
 
-var deleteScript = redis.NewScript(`
+var deleteScript = goredis.NewScript(`
 local cur = redis.call('GET', KEYS[1])
 if not cur then return 1 end
 if cjson.decode(cur)['state'] ~= ARGV[1] then return 0 end
@@ -73,16 +73,16 @@ return 1
 
 // Journal is a settle.Journal whose state lives in Redis.
 type Journal struct {
-	rdb    redis.UniversalClient
+	rdb    goredis.UniversalClient
 	prefix string
 }
 
 var _ settle.Journal = (*Journal)(nil)
 
-// New returns a journal on rdb under prefix (DefaultPrefix when empty);
+// NewJournal returns a journal on rdb under prefix (DefaultPrefix when empty);
 // replicas that share purchases use the same prefix. Close does not close
 // rdb.
-func New(rdb redis.UniversalClient, prefix string) *Journal {
+func NewJournal(rdb goredis.UniversalClient, prefix string) *Journal {
 	if prefix == "" {
 		prefix = DefaultPrefix
 	}
@@ -144,7 +144,7 @@ func (j *Journal) Create(ctx context.Context, e *settle.Entry) (*settle.Entry, e
 
 func (j *Journal) get(ctx context.Context, name string) (*settle.Entry, error) {
 	s, err := j.rdb.Get(ctx, j.entryKey(name)).Result()
-	if errors.Is(err, redis.Nil) {
+	if errors.Is(err, goredis.Nil) {
 		return nil, settle.ErrNotFound
 	}
 	if err != nil {
@@ -271,8 +271,8 @@ func (j *Journal) Debts(ctx context.Context, payer common.Address) ([]settle.Deb
 // ClearDebts deletes payer's debt hash and returns its items, read and
 // deleted in one MULTI so a debt added meanwhile is not lost unseen.
 func (j *Journal) ClearDebts(ctx context.Context, payer common.Address) ([]settle.DebtItem, error) {
-	var all *redis.MapStringStringCmd
-	_, err := j.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+	var all *goredis.MapStringStringCmd
+	_, err := j.rdb.TxPipelined(ctx, func(p goredis.Pipeliner) error {
 		all = p.HGetAll(ctx, j.debtKey(payer))
 		p.Del(ctx, j.debtKey(payer))
 		return nil

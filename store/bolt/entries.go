@@ -1,4 +1,4 @@
-package boltjournal
+package bolt
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	bbolt "go.etcd.io/bbolt"
 
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/settle"
@@ -38,7 +38,7 @@ func (j *Journal) Create(ctx context.Context, e *settle.Entry) (*settle.Entry, e
 	}
 	var in *settle.Entry
 	var refusal error
-	err := j.db.View(func(tx *bolt.Tx) error {
+	err := j.db.View(func(tx *bbolt.Tx) error {
 		entries := tx.Bucket(bucketEntries)
 		b := entries.Get([]byte(name))
 		refusal = settle.ErrExists
@@ -74,7 +74,7 @@ func (j *Journal) current(name string) (*settle.Entry, error) {
 		return m.e, nil
 	}
 	var out *settle.Entry
-	err := j.db.View(func(tx *bolt.Tx) error {
+	err := j.db.View(func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucketEntries).Get([]byte(name))
 		if b == nil {
 			return settle.ErrNotFound
@@ -210,7 +210,7 @@ func (j *Journal) flush() {
 // newer version replaced meanwhile.
 func (j *Journal) persist(names []string) error {
 	written := make([]*memEntry, len(names))
-	err := j.write(func(tx *bolt.Tx) (error, error) {
+	err := j.write(func(tx *bbolt.Tx) (error, error) {
 		j.mu.Lock()
 		for i, n := range names {
 			written[i] = nil
@@ -284,7 +284,7 @@ func (j *Journal) Delete(ctx context.Context, k x402.Key, from settle.State) err
 	if inMem && !m.onDisk && !m.dirty {
 		return nil // only ever in memory (a dirty one may be being written: delete it on disk too)
 	}
-	return j.write(func(tx *bolt.Tx) (error, error) {
+	return j.write(func(tx *bbolt.Tx) (error, error) {
 		// The sequence stays: a logged version older than the deletion
 		// must not bring the entry back on replay.
 		if err := tx.Bucket(bucketRevs).Put([]byte(name), binary.BigEndian.AppendUint64(nil, seq)); err != nil {
@@ -319,7 +319,7 @@ func (j *Journal) Unfinished(ctx context.Context) ([]*settle.Entry, error) {
 			out = append(out, m.e.Clone())
 		}
 	}
-	err := j.db.View(func(tx *bolt.Tx) error {
+	err := j.db.View(func(tx *bbolt.Tx) error {
 		entries := tx.Bucket(bucketEntries)
 		return tx.Bucket(bucketOpen).ForEach(func(name, _ []byte) error {
 			if _, ok := j.mem[string(name)]; ok {
@@ -342,7 +342,7 @@ func (j *Journal) Unfinished(ctx context.Context) ([]*settle.Entry, error) {
 
 // putSeq records seq as handed out, unless a later one is recorded: Open
 // starts counting after it.
-func putSeq(tx *bolt.Tx, seq uint64) error {
+func putSeq(tx *bbolt.Tx, seq uint64) error {
 	meta := tx.Bucket(bucketMeta)
 	if v := meta.Get(keySeq); len(v) == 8 && binary.BigEndian.Uint64(v) >= seq {
 		return nil

@@ -1,6 +1,8 @@
-package service
+package bolt
 
 import (
+	"github.com/farebox/farebox/x402/channel/service"
+
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -8,12 +10,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	bbolt "go.etcd.io/bbolt"
 
 	"github.com/farebox/farebox/internal/wal"
 )
 
-// A logged BoltStore makes a channel write durable in a write-ahead log
+// A logged Channels makes a channel write durable in a write-ahead log
 // (internal/wal: one write and one fdatasync, shared by concurrent writes)
 // and writes the bbolt file later, every pending write in one commit. A
 // voucher's state write is on every paid request's path, and a bbolt commit
@@ -45,7 +47,7 @@ type pendingWrite struct {
 	deleted bool
 }
 
-// channelLog is a BoltStore's write-ahead log and what it holds that the
+// channelLog is a Channels's write-ahead log and what it holds that the
 // file may not.
 type channelLog struct {
 	log *wal.Log
@@ -58,9 +60,9 @@ type channelLog struct {
 	closing  atomic.Bool
 }
 
-// logRecord frames a write: sequence (8 bytes), channel id (32), 1 for a
+// channelLogRecord frames a write: sequence (8 bytes), channel id (32), 1 for a
 // deletion else 0, then the record's JSON.
-func logRecord(id [32]byte, w *pendingWrite) []byte {
+func channelLogRecord(id [32]byte, w *pendingWrite) []byte {
 	b := make([]byte, 0, 41+len(w.value))
 	b = binary.BigEndian.AppendUint64(b, w.seq)
 	b = append(b, id[:]...)
@@ -71,8 +73,8 @@ func logRecord(id [32]byte, w *pendingWrite) []byte {
 }
 
 // openLog opens the store's log in dir and replays it into the file.
-func (s *BoltStore) openLog(dir, name string) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+func (s *Channels) openLog(dir, name string) error {
+	err := s.db.Update(func(tx *bbolt.Tx) error {
 		for _, b := range [][]byte{bucketChannelRevs, bucketChannelMeta} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
@@ -98,7 +100,7 @@ func (s *BoltStore) openLog(dir, name string) error {
 
 // replay writes the log's records into the file, each unless the file holds
 // that channel at a later sequence, in one commit; the replayed segments go.
-func (s *BoltStore) replay(cl *channelLog) error {
+func (s *Channels) replay(cl *channelLog) error {
 	type rec struct {
 		id [32]byte
 		w  pendingWrite
@@ -119,7 +121,7 @@ func (s *BoltStore) replay(cl *channelLog) error {
 	if err != nil {
 		return err
 	}
-	err = s.db.Update(func(tx *bolt.Tx) error {
+	err = s.db.Update(func(tx *bbolt.Tx) error {
 		if v := tx.Bucket(bucketChannelMeta).Get(keyChannelSeq); len(v) == 8 {
 			cl.seq = binary.BigEndian.Uint64(v)
 		}
@@ -141,7 +143,7 @@ func (s *BoltStore) replay(cl *channelLog) error {
 }
 
 // writeChannel writes w to the file with its sequence.
-func writeChannel(tx *bolt.Tx, id [32]byte, w *pendingWrite) error {
+func writeChannel(tx *bbolt.Tx, id [32]byte, w *pendingWrite) error {
 	var err error
 	if w.deleted {
 		err = tx.Bucket(bucketChannels).Delete(id[:])
@@ -154,7 +156,7 @@ func writeChannel(tx *bolt.Tx, id [32]byte, w *pendingWrite) error {
 	return tx.Bucket(bucketChannelRevs).Put(id[:], binary.BigEndian.AppendUint64(nil, w.seq))
 }
 
-func putChannelSeq(tx *bolt.Tx, seq uint64) error {
+func putChannelSeq(tx *bbolt.Tx, seq uint64) error {
 	meta := tx.Bucket(bucketChannelMeta)
 	if v := meta.Get(keyChannelSeq); len(v) == 8 && binary.BigEndian.Uint64(v) >= seq {
 		return nil
@@ -164,7 +166,7 @@ func putChannelSeq(tx *bolt.Tx, seq uint64) error {
 
 // write stages a channel's next version if the current revision is still
 // prev, then logs it: durable when it returns nil.
-func (s *BoltStore) write(id [32]byte, prev uint64, value []byte) error {
+func (s *Channels) write(id [32]byte, prev uint64, value []byte) error {
 	cl := s.logged
 	cl.mu.Lock()
 	cur, err := s.currentRev(id)
@@ -174,7 +176,7 @@ func (s *BoltStore) write(id [32]byte, prev uint64, value []byte) error {
 	}
 	if cur != prev {
 		cl.mu.Unlock()
-		return ErrConflict
+		return service.ErrConflict
 	}
 	cl.seq++
 	w := &pendingWrite{seq: cl.seq, value: value, deleted: value == nil}
@@ -190,17 +192,17 @@ func (s *BoltStore) write(id [32]byte, prev uint64, value []byte) error {
 		go s.flush()
 	}
 	cl.mu.Unlock()
-	return cl.log.Append(logRecord(id, w))
+	return cl.log.Append(channelLogRecord(id, w))
 }
 
 // currentRev is the channel's revision, pending or in the file; caller
 // holds the log's mu.
-func (s *BoltStore) currentRev(id [32]byte) (uint64, error) {
+func (s *Channels) currentRev(id [32]byte) (uint64, error) {
 	if w, ok := s.logged.pending[id]; ok {
 		return w.rev, nil
 	}
 	var rev uint64
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.db.View(func(tx *bbolt.Tx) error {
 		var err error
 		rev, err = storedRev(tx.Bucket(bucketChannels), id[:])
 		return err
@@ -210,7 +212,7 @@ func (s *BoltStore) currentRev(id [32]byte) (uint64, error) {
 
 // pendingRecord is the channel's version the file may not hold yet: found
 // reports one, rec nil for a deletion.
-func (s *BoltStore) pendingRecord(id [32]byte) (rec *Record, found bool, err error) {
+func (s *Channels) pendingRecord(id [32]byte) (rec *service.Record, found bool, err error) {
 	cl := s.logged
 	cl.mu.Lock()
 	w, ok := cl.pending[id]
@@ -218,13 +220,13 @@ func (s *BoltStore) pendingRecord(id [32]byte) (rec *Record, found bool, err err
 	if !ok || w.deleted {
 		return nil, ok, nil
 	}
-	rec, err = decodeRecord(w.value)
+	rec, err = service.DecodeRecord(w.value)
 	return rec, true, err
 }
 
 // flush writes the pending versions to the file until none is left, then
 // trims the log.
-func (s *BoltStore) flush() {
+func (s *Channels) flush() {
 	cl := s.logged
 	defer cl.flushed.Done()
 	for {
@@ -244,7 +246,7 @@ func (s *BoltStore) flush() {
 			return
 		}
 		cl.mu.Unlock()
-		err := s.update(func(tx *bolt.Tx) (error, error) {
+		err := s.update(func(tx *bbolt.Tx) (error, error) {
 			for id, w := range batch {
 				if err := writeChannel(tx, id, w); err != nil {
 					return nil, err

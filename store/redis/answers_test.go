@@ -1,20 +1,20 @@
-package redisjournal_test
+package redis_test
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/farebox/farebox/store/redis"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/redis/go-redis/v9"
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/farebox/farebox/x402/settle"
-	"github.com/farebox/farebox/x402/settle/redisjournal"
 )
 
 // A paid answer stored by one replica is read by another sharing the
@@ -23,7 +23,7 @@ func TestAnswersAreSharedByReplicas(t *testing.T) {
 	ctx := context.Background()
 	rdb := client(t)
 	p := prefix(t)
-	a, b := redisjournal.New(rdb, p), redisjournal.New(rdb, p)
+	a, b := redis.NewJournal(rdb, p), redis.NewJournal(rdb, p)
 	answer := []byte("j{\"id\":\"resp_1\"}")
 	if err := a.PutAnswer(ctx, "k", common.Address{1}, answer, time.Now().Add(time.Minute)); err != nil {
 		t.Fatal(err)
@@ -40,7 +40,7 @@ func TestAnswersAreSharedByReplicas(t *testing.T) {
 }
 
 // usedMemory is the Redis server's used_memory.
-func usedMemory(t *testing.T, rdb *redis.Client) int64 {
+func usedMemory(t *testing.T, rdb *goredis.Client) int64 {
 	t.Helper()
 	info, err := rdb.Info(context.Background(), "memory").Result()
 	if err != nil {
@@ -64,9 +64,9 @@ func usedMemory(t *testing.T, rdb *redis.Client) int64 {
 func TestRedisAnswersAreBoundedPerPayerAndInTotal(t *testing.T) {
 	ctx := context.Background()
 	rdb := client(t)
-	writer := redis.NewClient(&redis.Options{Addr: rdb.Options().Addr})
+	writer := goredis.NewClient(&goredis.Options{Addr: rdb.Options().Addr})
 	const bound, share = 8 << 20, 3 << 20
-	a := redisjournal.NewAnswers(writer, prefix(t), bound, share)
+	a := redis.NewAnswers(writer, prefix(t), bound, share)
 	exp := time.Now().Add(time.Minute)
 	victim, flooder := common.Address{1}, common.Address{2}
 	// The baseline is a Redis that has carried a large command: the
@@ -100,10 +100,10 @@ func TestRedisAnswersAreBoundedPerPayerAndInTotal(t *testing.T) {
 	if grew := usedMemory(t, rdb) - before; grew > bound {
 		t.Errorf("Redis grew by %d bytes, more than the answers' bound %d", grew, bound)
 	}
-	if n, _ := redisjournal.NewAnswers(rdb, prefix(t), bound, share).Bytes(ctx); n > bound {
+	if n, _ := redis.NewAnswers(rdb, prefix(t), bound, share).Bytes(ctx); n > bound {
 		t.Errorf("the answers count %d bytes, more than the bound %d", n, bound)
 	}
-	if got, err := redisjournal.NewAnswers(rdb, prefix(t), bound, share).Answer(ctx, "victim"); err != nil || string(got) != "a small paid answer" {
+	if got, err := redis.NewAnswers(rdb, prefix(t), bound, share).Answer(ctx, "victim"); err != nil || string(got) != "a small paid answer" {
 		t.Errorf("the other payer's answer after the flood: %q, %v", got, err)
 	}
 }

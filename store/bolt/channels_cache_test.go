@@ -1,8 +1,10 @@
-package service_test
+package bolt_test
 
 import (
 	"context"
 	"errors"
+	"github.com/farebox/farebox/internal/testkit/channelstoretest"
+	"github.com/farebox/farebox/store/bolt"
 	"math/big"
 	"path/filepath"
 	"sync"
@@ -18,12 +20,12 @@ import (
 func TestBoltStoreMemoryIsTheFile(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "channels.db")
-	s, err := service.OpenBoltStore(path)
+	s, err := bolt.OpenChannels(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := [32]byte{7}
-	a := record(7, 100)
+	a := channelstoretest.Record(7, 100)
 	if err := s.Put(ctx, a, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +39,7 @@ func TestBoltStoreMemoryIsTheFile(t *testing.T) {
 	if again, _ := s.Get(ctx, id); again.State.Charged.Int64() != 100 || again.State.Balance.Int64() != 10_000 {
 		t.Fatalf("a reader's change reached the store: %+v", again.State)
 	}
-	if err := s.Put(ctx, record(7, 555), 0); !errors.Is(err, service.ErrConflict) {
+	if err := s.Put(ctx, channelstoretest.Record(7, 555), 0); !errors.Is(err, service.ErrConflict) {
 		t.Fatalf("stale write: %v", err)
 	}
 	if again, _ := s.Get(ctx, id); again.State.Charged.Int64() != 100 || again.Rev != 1 {
@@ -52,7 +54,7 @@ func TestBoltStoreMemoryIsTheFile(t *testing.T) {
 
 	// Writers racing on one channel, each reading, adding one and writing
 	// with the revision it read (the service's save), retrying on conflicts.
-	if err := s.Put(ctx, record(7, 0), 0); err != nil {
+	if err := s.Put(ctx, channelstoretest.Record(7, 0), 0); err != nil {
 		t.Fatal(err)
 	}
 	const writers, adds = 4, 25
@@ -81,7 +83,7 @@ func TestBoltStoreMemoryIsTheFile(t *testing.T) {
 	wg.Wait()
 	mem, _ := s.Get(ctx, id)
 	s.Close()
-	fresh, err := service.OpenBoltStore(path)
+	fresh, err := bolt.OpenChannels(path)
 	if err != nil {
 		t.Fatal(err)
 	}

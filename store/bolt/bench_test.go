@@ -1,14 +1,14 @@
-package boltjournal_test
+package bolt_test
 
 import (
 	"context"
 	"fmt"
+	"github.com/farebox/farebox/store/bolt"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/farebox/farebox/x402/settle"
-	"github.com/farebox/farebox/x402/settle/boltjournal"
 	"github.com/farebox/farebox/x402/settle/journaltest"
 )
 
@@ -26,7 +26,7 @@ func BenchmarkPurchase(b *testing.B) {
 }
 
 func benchPurchase(b *testing.B, par int) {
-	j, err := boltjournal.Open(b.TempDir(), 0)
+	j, err := bolt.OpenJournal(b.TempDir(), 0)
 	if err != nil {
 		b.Fatal(err)
 	}
