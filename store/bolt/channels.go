@@ -112,14 +112,14 @@ func (c *recordCache) end(id [32]byte, n uint64, rec *service.Record) {
 }
 
 // NewChannels keeps channels in db (typically the settlement journal's,
-// boltjournal.Journal.DB, so one data directory holds both), in buckets of
+// Journal.DB, so one data directory holds both), in buckets of
 // its own. Closing the store leaves db open.
 func NewChannels(db *bbolt.DB) (*Channels, error) {
 	return NewChannelsSharing(groupcommit.New(db))
 }
 
 // NewChannelsSharing is NewChannels on c's file, its writes sharing
-// commits with c's other writers (boltjournal.Journal.Committer: the
+// commits with c's other writers (Journal.Committer: the
 // settlement journal's).
 func NewChannelsSharing(c *groupcommit.Committer) (*Channels, error) {
 	db := c.DB()
@@ -187,7 +187,7 @@ func (s *Channels) Close() error {
 	return err
 }
 
-// Get implements Store.
+// Get implements service.Store.
 func (s *Channels) Get(_ context.Context, id [32]byte) (*service.Record, error) {
 	rec, started, ok := s.cache.get(id)
 	if ok {
@@ -234,7 +234,7 @@ func storedRev(b *bbolt.Bucket, key []byte) (uint64, error) {
 	return r.Uint(), nil
 }
 
-// Put implements Store.
+// Put implements service.Store.
 func (s *Channels) Put(_ context.Context, rec *service.Record, prev uint64) error {
 	next := *rec
 	next.Rev = prev + 1
@@ -280,7 +280,7 @@ func (s *Channels) update(fn groupcommit.Func) error {
 	return refusal
 }
 
-// Delete implements Store.
+// Delete implements service.Store.
 func (s *Channels) Delete(_ context.Context, id [32]byte, prev uint64) error {
 	n := s.cache.begin(id)
 	defer s.cache.end(id, n, nil)
@@ -298,7 +298,7 @@ func (s *Channels) Delete(_ context.Context, id [32]byte, prev uint64) error {
 	})
 }
 
-// List implements Store.
+// List implements service.Store.
 func (s *Channels) List(context.Context) ([]*service.Record, error) {
 	// The log's pending versions replace the file's.
 	pending := map[[32]byte]*pendingWrite{}
@@ -340,7 +340,7 @@ func (s *Channels) List(context.Context) ([]*service.Record, error) {
 	return out, nil
 }
 
-// PutClaim implements Store.
+// PutClaim implements service.Store.
 func (s *Channels) PutClaim(_ context.Context, c *service.ClaimRecord) error {
 	v, err := json.Marshal(c)
 	if err != nil {
@@ -349,7 +349,7 @@ func (s *Channels) PutClaim(_ context.Context, c *service.ClaimRecord) error {
 	return s.update(func(tx *bbolt.Tx) (error, error) { return nil, tx.Bucket(bucketClaims).Put([]byte(c.Key), v) })
 }
 
-// Claims implements Store.
+// Claims implements service.Store.
 func (s *Channels) Claims(context.Context) ([]*service.ClaimRecord, error) {
 	var out []*service.ClaimRecord
 	err := s.db.View(func(tx *bbolt.Tx) error {
@@ -365,12 +365,12 @@ func (s *Channels) Claims(context.Context) ([]*service.ClaimRecord, error) {
 	return out, err
 }
 
-// DeleteClaim implements Store.
+// DeleteClaim implements service.Store.
 func (s *Channels) DeleteClaim(_ context.Context, key string) error {
 	return s.update(func(tx *bbolt.Tx) (error, error) { return nil, tx.Bucket(bucketClaims).Delete([]byte(key)) })
 }
 
-// TryLock implements Store (in-process: bbolt is one process's file).
+// TryLock implements service.Store (in-process: bbolt is one process's file).
 func (s *Channels) TryLock(_ context.Context, name string, _ time.Duration) (func(), error) {
 	return s.locks.TryLock(name)
 }

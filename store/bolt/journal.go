@@ -1,8 +1,11 @@
-// Package boltjournal is the embedded, durable settle.Journal: one bbolt
-// file in farebox's data directory and a write-ahead log beside it. bbolt
-// is a single-file B+tree with serializable read-write transactions that
-// fsync on commit; bbolt locks the file: one process at a time, which is
-// what an embedded journal means (replicas use redisjournal).
+// Package bolt is every store of farebox in one bbolt file of a data
+// directory (registered as the bolt:DIR setting, which data_dir means):
+// the journal, the payment channels and the books share the file and its
+// commits; see Set. The journal is the embedded, durable settle.Journal:
+// the file and a write-ahead log beside it. bbolt is a single-file B+tree
+// with serializable read-write transactions that fsync on commit; bbolt
+// locks the file: one process at a time, which is what an embedded journal
+// means (replicas use store/redis).
 //
 // The durable step (Update: the write-ahead Settling entry, before the
 // engine sends anything) is on disk when it returns: it is appended to the

@@ -63,7 +63,7 @@ redis.call('SREM', KEYS[2], ARGV[2])
 return 1
 `)
 
-// Get implements Store.
+// Get implements service.Store.
 func (s *Channels) Get(ctx context.Context, id [32]byte) (*service.Record, error) {
 	b, err := s.rdb.Get(ctx, s.recKey(id)).Bytes()
 	if errors.Is(err, goredis.Nil) {
@@ -75,7 +75,7 @@ func (s *Channels) Get(ctx context.Context, id [32]byte) (*service.Record, error
 	return service.DecodeRecord(b)
 }
 
-// Put implements Store.
+// Put implements service.Store.
 func (s *Channels) Put(ctx context.Context, rec *service.Record, prev uint64) error {
 	next := *rec
 	next.Rev = prev + 1
@@ -95,7 +95,7 @@ func (s *Channels) Put(ctx context.Context, rec *service.Record, prev uint64) er
 	return nil
 }
 
-// Delete implements Store.
+// Delete implements service.Store.
 func (s *Channels) Delete(ctx context.Context, id [32]byte, prev uint64) error {
 	ok, err := deleteRecScript.Run(ctx, s.rdb, []string{s.recKey(id), s.setKey()}, fmt.Sprint(prev), service.ChannelKey(id)).Int()
 	if err != nil {
@@ -107,7 +107,7 @@ func (s *Channels) Delete(ctx context.Context, id [32]byte, prev uint64) error {
 	return nil
 }
 
-// List implements Store.
+// List implements service.Store.
 func (s *Channels) List(ctx context.Context) ([]*service.Record, error) {
 	ids, err := s.rdb.SMembers(ctx, s.setKey()).Result()
 	if err != nil {
@@ -139,7 +139,7 @@ func (s *Channels) List(ctx context.Context) ([]*service.Record, error) {
 	return out, nil
 }
 
-// PutClaim implements Store.
+// PutClaim implements service.Store.
 func (s *Channels) PutClaim(ctx context.Context, c *service.ClaimRecord) error {
 	v, err := json.Marshal(c)
 	if err != nil {
@@ -148,7 +148,7 @@ func (s *Channels) PutClaim(ctx context.Context, c *service.ClaimRecord) error {
 	return s.rdb.HSet(ctx, s.claimsKey(), c.Key, v).Err()
 }
 
-// Claims implements Store.
+// Claims implements service.Store.
 func (s *Channels) Claims(ctx context.Context) ([]*service.ClaimRecord, error) {
 	m, err := s.rdb.HGetAll(ctx, s.claimsKey()).Result()
 	if err != nil {
@@ -165,7 +165,7 @@ func (s *Channels) Claims(ctx context.Context) ([]*service.ClaimRecord, error) {
 	return out, nil
 }
 
-// DeleteClaim implements Store.
+// DeleteClaim implements service.Store.
 func (s *Channels) DeleteClaim(ctx context.Context, key string) error {
 	return s.rdb.HDel(ctx, s.claimsKey(), key).Err()
 }
@@ -180,7 +180,7 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[
 return 0
 `)
 
-// TryLock implements Store: SET NX PX with a random token, extended every
+// TryLock implements service.Store: SET NX PX with a random token, extended every
 // ttl/3 while held, so a lock outlives a long answer but not its holder.
 func (s *Channels) TryLock(ctx context.Context, name string, ttl time.Duration) (func(), error) {
 	if ttl <= 0 {

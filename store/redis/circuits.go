@@ -42,24 +42,24 @@ return f`)
 
 func (r *Circuits) key(k string) string { return r.prefix + k }
 
-// Allow implements Circuits.
+// Allow implements pool.Circuits.
 func (r *Circuits) Allow(ctx context.Context, key string, now time.Time, failures int, cooldown time.Duration) bool {
 	v, err := allowScript.Run(context.WithoutCancel(ctx), r.rdb, []string{r.key(key)}, failures, now.UnixMilli(), cooldown.Milliseconds()).Int()
 	return err != nil || v == 1
 }
 
-// Success implements Circuits.
+// Success implements pool.Circuits.
 func (r *Circuits) Success(ctx context.Context, key string) {
 	r.rdb.Del(context.WithoutCancel(ctx), r.key(key))
 }
 
-// Failure implements Circuits.
+// Failure implements pool.Circuits.
 func (r *Circuits) Failure(ctx context.Context, key string, now time.Time, failures int, cooldown time.Duration) {
 	failureScript.Run(context.WithoutCancel(ctx), r.rdb, []string{r.key(key)}, failures, now.UnixMilli(),
 		cooldown.Milliseconds(), stateTTL.Milliseconds())
 }
 
-// Open implements Circuits.
+// Open implements pool.Circuits.
 func (r *Circuits) Open(ctx context.Context, key string, now time.Time, failures int) bool {
 	vals, err := r.rdb.HMGet(ctx, r.key(key), "f", "u").Result()
 	if err != nil || vals[0] == nil {

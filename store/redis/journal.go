@@ -1,6 +1,9 @@
-// Package redisjournal is the settle.Journal and settle.Holds on Redis, for
-// several farebox replicas behind a load balancer: every replica sees every
-// entry, hold and debt. Creation is one atomic script (create-if-absent on
+// Package redis is every store of farebox on Redis (registered as
+// redis://, rediss:// and unix:// settings), for several farebox replicas
+// behind a load balancer: the journal, holds and stored answers, the
+// payment channels, the books and the pools' circuits, all on one client
+// (see Set). The journal and holds: every replica sees every entry, hold
+// and debt. Creation is one atomic script (create-if-absent on
 // both the authorization and its payment id), state changes are
 // compare-and-swap scripts on the stored state. Keys live under a prefix:
 //
