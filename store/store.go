@@ -48,8 +48,6 @@ type Set interface {
 	// Instance names this process among replicas sharing the stores ("":
 	// the stores are this process's alone).
 	Instance() string
-	// Durable says whether the journal outlives the process.
-	Durable() bool
 	// Close closes what was opened, in the order the stores need.
 	Close() error
 }

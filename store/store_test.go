@@ -17,8 +17,8 @@ func TestOpenDefaultsToMemory(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", setting, err)
 		}
-		if set.Instance() != "" || set.Holds() != nil || set.Durable() {
-			t.Errorf("%q: instance %q, holds %v, durable %v: want a process's own stores", setting, set.Instance(), set.Holds(), set.Durable())
+		if set.Instance() != "" || set.Holds() != nil {
+			t.Errorf("%q: instance %q, holds %v: want a process's own stores", setting, set.Instance(), set.Holds())
 		}
 		if err := set.Ready(context.Background()); err != nil {
 			t.Errorf("%q: not ready: %v", setting, err)

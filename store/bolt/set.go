@@ -153,9 +153,6 @@ func (s *Set) Ready(context.Context) error { return nil }
 // Instance is "": the file is one process's.
 func (s *Set) Instance() string { return "" }
 
-// Durable is true.
-func (s *Set) Durable() bool { return true }
-
 // Close flushes the channels' log into the file, then closes the file.
 func (s *Set) Close() error {
 	s.mu.Lock()

@@ -44,7 +44,7 @@ func (s *Set) init() {
 // Journal is a bounded memory journal.
 func (s *Set) Journal() (settle.Journal, error) {
 	s.init()
-	s.log.Debug("settlement journal in memory: set data_dir to keep it across restarts")
+	s.log.Debug("settlement journal in memory: set store (bolt:DIR, or a Redis URL) to keep it across restarts")
 	return s.journal, nil
 }
 
@@ -70,9 +70,6 @@ func (s *Set) Ready(context.Context) error { return nil }
 
 // Instance is "": nothing is shared.
 func (s *Set) Instance() string { return "" }
-
-// Durable is false.
-func (s *Set) Durable() bool { return false }
 
 // Close has nothing to close.
 func (s *Set) Close() error { return nil }

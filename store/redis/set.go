@@ -115,9 +115,6 @@ func (s *Set) Ready(ctx context.Context) error { return s.rdb.Ping(ctx).Err() }
 // Instance is host:pid, naming this replica among those sharing Redis.
 func (s *Set) Instance() string { return s.instance }
 
-// Durable is true: Redis outlives the process.
-func (s *Set) Durable() bool { return true }
-
 // Close closes the client.
 func (s *Set) Close() error { return s.rdb.Close() }
 
