@@ -218,7 +218,7 @@ func (b *Books) Summary(ctx context.Context, from, to time.Time, model string) (
 		sum.Totals.add(r.Fields)
 		start := r.Start
 		if sum.By == "day" {
-			start = dayOf(r.Key).Start
+			start = DayOf(r.Key).Start
 		}
 		k := pk{start, r.Model}
 		if series[k] == nil {

@@ -88,19 +88,21 @@ type Delta struct {
 	Moved bool
 }
 
-func (d *Delta) key() Key {
+// Row is the hourly row the delta adds to; every store keys it the same.
+func (d *Delta) Row() Key {
 	return Key{Start: d.At.UTC().Truncate(time.Hour), Model: d.Model, Supplier: d.Supplier, Payer: d.Payer}
 }
 
-// source is the row a Moved delta takes its fields from.
-func (d *Delta) source() Key {
-	k := d.key()
+// Source is the row a Moved delta takes its fields from.
+func (d *Delta) Source() Key {
+	k := d.Row()
 	k.Supplier = ""
 	return k
 }
 
-// negated is fields with every value's sign turned.
-func negated(fields map[string]int64) map[string]int64 {
+// Negated is fields with every value's sign turned: what a Moved delta
+// takes from its Source row.
+func Negated(fields map[string]int64) map[string]int64 {
 	out := make(map[string]int64, len(fields))
 	for f, v := range fields {
 		out[f] = -v
@@ -108,8 +110,9 @@ func negated(fields map[string]int64) map[string]int64 {
 	return out
 }
 
-// Store keeps the books' rows. Implementations: MemoryStore, BoltStore
-// (the journal's bbolt file) and RedisStore (shared by replicas).
+// Store keeps the books' rows. Implementations: MemoryStore here, and one
+// per storage technology under store/ (the journal's bbolt file, Redis
+// shared by replicas).
 type Store interface {
 	// Apply adds each delta to its hourly row, skipping a delta whose Once
 	// was applied before.
@@ -147,9 +150,9 @@ func (m *MemoryStore) Apply(_ context.Context, ds []Delta) error {
 			m.once[d.Once] = d.At
 		}
 		if d.Moved {
-			addInto(m.rows, d.source(), negated(d.Fields))
+			addInto(m.rows, d.Source(), Negated(d.Fields))
 		}
-		addInto(m.rows, d.key(), d.Fields)
+		addInto(m.rows, d.Row(), d.Fields)
 	}
 	return nil
 }
@@ -171,11 +174,11 @@ func (m *MemoryStore) Rows(_ context.Context, from, to time.Time) ([]Row, error)
 	defer m.mu.Unlock()
 	var out []Row
 	for k, f := range m.rows {
-		if overlaps(k, from, to) {
+		if Overlaps(k, from, to) {
 			out = append(out, Row{Key: k, Fields: maps.Clone(f)})
 		}
 	}
-	sortRows(out)
+	SortRows(out)
 	return out, nil
 }
 
@@ -186,7 +189,7 @@ func (m *MemoryStore) Rollup(_ context.Context, cutoff time.Time) error {
 	for k, f := range m.rows {
 		if !k.Day && k.Start.Before(cutoff) {
 			delete(m.rows, k)
-			addInto(m.rows, dayOf(k), f)
+			addInto(m.rows, DayOf(k), f)
 		}
 	}
 	for id, at := range m.once {
@@ -197,21 +200,23 @@ func (m *MemoryStore) Rollup(_ context.Context, cutoff time.Time) error {
 	return nil
 }
 
-// dayOf is the daily row an hourly row rolls into.
-func dayOf(k Key) Key {
+// DayOf is the daily row an hourly row rolls into.
+func DayOf(k Key) Key {
 	d := k
 	d.Day = true
 	d.Start = time.Date(k.Start.Year(), k.Start.Month(), k.Start.Day(), 0, 0, 0, 0, time.UTC)
 	return d
 }
 
-func overlaps(k Key, from, to time.Time) bool {
+// Overlaps says whether k's period overlaps [from, to), as Store.Rows
+// selects rows.
+func Overlaps(k Key, from, to time.Time) bool {
 	return k.End().After(from) && k.Start.Before(to)
 }
 
-// sortRows orders rows by period, then dimensions, so reports and exports
+// SortRows orders rows by period, then dimensions, so reports and exports
 // are stable.
-func sortRows(rows []Row) {
+func SortRows(rows []Row) {
 	sort.Slice(rows, func(i, j int) bool {
 		a, b := rows[i].Key, rows[j].Key
 		if !a.Start.Equal(b.Start) {

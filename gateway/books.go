@@ -22,9 +22,6 @@ const (
 	usageKey   = "farebox.usage"   // responses.Usage: what the model's answer used
 )
 
-// booksPrefix namespaces the books' keys in Redis.
-const booksPrefix = "farebox:books:"
-
 // onEvent is the settlement engine's listener: the metrics' counts, and
 // the books, which turn mined and failed transfers into revenue.
 func (p *payments) onEvent(ev settle.Event) {

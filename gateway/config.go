@@ -34,6 +34,10 @@ type Config struct {
 	LogLevel string `yaml:"log_level"`
 	// DataDir is the directory for durable state: the settlement journal.
 	DataDir string `yaml:"data_dir"`
+	// Store is where farebox keeps every store (journal, channels, books,
+	// circuits): memory (default), bolt:DIR or a Redis URL. data_dir and
+	// payments.redis_url are older names of the last two.
+	Store string `yaml:"store"`
 	// Keepalive is how often a waiting stream gets an SSE comment line
 	// (default 15 s), so proxies with idle timeouts do not cut it.
 	Keepalive Duration `yaml:"keepalive"`

@@ -1,13 +1,5 @@
 package gateway
 
-import (
-	"context"
-	"log/slog"
-	"strconv"
-
-	"github.com/redis/go-redis/v9"
-)
-
 // StoredAnswersConfig bounds the answers farebox keeps for paid retries
 // (a retry with the same authorization and body gets the answer it paid
 // for instead of another model run), in every store: the process's
@@ -51,27 +43,5 @@ func (v *validation) storedAnswers(a StoredAnswersConfig) {
 	case a.MaxBytesPerPayer < 0 || a.MaxBytesPerPayer > a.MaxBytes:
 		v.add("stored_answers.max_bytes_per_payer", "%d: want a number of bytes above 0, at most stored_answers.max_bytes (%d)",
 			a.MaxBytesPerPayer, a.MaxBytes)
-	}
-}
-
-// checkRedisMemory warns when Redis may evict keys: the journal's and
-// replay protection's keys must never go (a replay would be accepted), so
-// Redis must run with maxmemory-policy noeviction; the answers keep
-// within their own bound instead. A Redis that hides CONFIG (some managed
-// ones) is not asked.
-func checkRedisMemory(ctx context.Context, rdb *redis.Client, answers int64, log *slog.Logger) {
-	cfg, err := rdb.ConfigGet(ctx, "maxmemory*").Result()
-	if err != nil {
-		return
-	}
-	if p := cfg["maxmemory-policy"]; p != "" && p != "noeviction" {
-		log.Warn("Redis may evict farebox's replay protection: set maxmemory-policy noeviction",
-			"maxmemory-policy", p, "key", "payments.redis_url")
-	}
-	if m := cfg["maxmemory"]; m != "" && m != "0" {
-		if n, err := strconv.ParseInt(m, 10, 64); err == nil && n < 2*answers {
-			log.Warn("Redis's maxmemory leaves the journal little room beside the stored answers",
-				"maxmemory", n, "stored_answers.max_bytes", answers)
-		}
 	}
 }

@@ -8,8 +8,8 @@ import (
 
 	"github.com/farebox/farebox/responses"
 	"github.com/labstack/echo/v4"
-	"github.com/redis/go-redis/v9"
 
+	"github.com/farebox/farebox/store"
 	"github.com/farebox/farebox/upstream/pool"
 )
 
@@ -214,27 +214,23 @@ func (s *Server) newModel(mc ModelConfig, opts Options) (responses.Model, error)
 	return p, nil
 }
 
-// poolCircuitsPrefix namespaces the circuits' keys in Redis.
-const poolCircuitsPrefix = "farebox:pool:"
-
-// poolCircuits is the circuits every pool shares: in Redis when
-// payments.redis_url is set (replicas agree on which supplier is failing),
-// else in this process.
+// poolCircuits is the circuits every pool shares, from the same stores
+// as the journal (in Redis, replicas agree on which supplier is failing;
+// else in this process). Without payments the stores are opened here.
 func (s *Server) poolCircuits() (pool.Circuits, error) {
 	if s.circuits != nil {
 		return s.circuits, nil
 	}
-	if url := s.cfg.Payments.RedisURL; url != "" {
-		opt, err := redis.ParseURL(url)
-		if err != nil {
-			return nil, fmt.Errorf("payments.redis_url: %w", err)
+	set := s.pay.stores
+	if set == nil {
+		var err error
+		if set, _, err = openStores(s.cfg, store.Options{Log: s.log}); err != nil {
+			return nil, err
 		}
-		rdb := redis.NewClient(opt)
-		s.pay.closers = append(s.pay.closers, func() { rdb.Close() })
-		s.circuits = pool.NewRedisCircuits(rdb, poolCircuitsPrefix)
-	} else {
-		s.circuits = pool.NewMemoryCircuits()
+		s.pay.stores = set
+		s.pay.closers = append(s.pay.closers, func() { set.Close() })
 	}
+	s.circuits = set.Circuits()
 	return s.circuits, nil
 }
 

@@ -3,31 +3,16 @@ package gateway
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
-	"github.com/farebox/farebox/books"
+	"github.com/farebox/farebox/store"
 	"github.com/farebox/farebox/x402"
-	"github.com/farebox/farebox/x402/channel/service"
 	"github.com/farebox/farebox/x402/settle"
-	"github.com/farebox/farebox/x402/settle/boltjournal"
-	"github.com/farebox/farebox/x402/settle/redisjournal"
-	"github.com/redis/go-redis/v9"
 )
 
-// redisPrefix namespaces the journal's and the holds' keys in Redis,
-// channelsPrefix the payment channels'.
-const (
-	redisPrefix    = "farebox:settle:"
-	channelsPrefix = "farebox:channels:"
-	// ChannelLogName names the channel store's write-ahead log segments in
-	// the data directory.
-	ChannelLogName = "channels.wal"
-)
-
-// buildEngine opens the settlement journal and starts the engine that
-// owns every purchase: a bbolt file under data_dir (durable, one process),
-// else Redis (shared by replicas), else memory (bounded, lost on exit).
+// buildEngine opens the stores the configuration chooses (storeSetting:
+// memory, a bbolt file in a data directory, or Redis shared by replicas)
+// and starts the engine that owns every purchase, its journal there.
 // Entries a previous run left in flight are resumed (resume) once the
 // schemes are registered, before traffic comes.
 func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
@@ -37,62 +22,32 @@ func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
 	if p.chain != nil {
 		ec.Settler = schemeChain{chainSettler: p.chain, schemes: &p.schemes}
 	}
-	var bookStore books.Store // the books live where the journal does
-	switch {
-	case cfg.DataDir != "":
-		j, err := boltjournal.Open(cfg.DataDir, 5*time.Second)
-		if err != nil {
-			return fmt.Errorf("data_dir: %w", err)
-		}
-		ec.Journal = j
-		// The channels live in the journal's file and share its commits
-		// (unused buckets when no batch-settlement is offered), with a
-		// write-ahead log of their own beside it.
-		store, err := service.NewBoltStoreLogged(j.Committer(), cfg.DataDir, ChannelLogName)
-		if err != nil {
-			_ = j.Close()
-			return fmt.Errorf("data_dir: %w", err)
-		}
-		p.chanStore = store
-		bs, err := books.NewBoltStore(j.Committer())
-		if err != nil {
-			_ = j.Close()
-			return fmt.Errorf("data_dir: %w", err)
-		}
-		bookStore = bs
-		// The store flushes its log into the file before the journal closes it.
-		p.closers = append(p.closers, func() { store.Close() }, func() { j.Close() })
-	case pc.RedisURL != "":
-		opt, err := redis.ParseURL(pc.RedisURL)
-		if err != nil {
-			return fmt.Errorf("payments.redis_url: %w", err)
-		}
-		rdb := redis.NewClient(opt)
-		p.closers = append(p.closers, func() { rdb.Close() })
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := rdb.Ping(ctx).Err(); err != nil {
-			return fmt.Errorf("payments.redis_url: %w", err)
-		}
-		p.readiness = append(p.readiness, func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
-		ec.Journal, ec.Holds = redisjournal.New(rdb, redisPrefix), redisjournal.NewHolds(rdb, redisPrefix)
-		sa := cfg.StoredAnswers.withDefaults()
-		ec.Answers = redisjournal.NewAnswers(rdb, redisPrefix, sa.MaxBytes, sa.MaxBytesPerPayer)
-		checkRedisMemory(ctx, rdb, sa.MaxBytes, p.log)
-		p.chanStore = service.NewRedisStore(rdb, channelsPrefix)
-		bookStore = books.NewRedisStore(rdb, booksPrefix)
-		host, _ := os.Hostname()
-		ec.Instance = fmt.Sprintf("%s:%d", host, os.Getpid())
-	default:
-		ec.Journal = settle.NewMemoryJournal(1 << 20)
-		p.chanStore = service.NewMemoryStore()
-		bookStore = books.NewMemoryStore()
-		p.log.Debug("settlement journal in memory: set data_dir to keep it across restarts")
+	set, key, err := openStores(cfg, store.Options{Log: p.log})
+	if err != nil {
+		return err
 	}
-	if ec.Answers == nil {
-		sa := cfg.StoredAnswers.withDefaults()
-		ec.Answers = settle.NewMemoryAnswers(int(sa.MaxBytes), int(sa.MaxBytesPerPayer))
+	p.stores = set
+	// The stores close after everything that writes to them (closers
+	// run in order; those added later go first).
+	p.closers = append(p.closers, func() { set.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := set.Ready(ctx); err != nil {
+		return fmt.Errorf("%s: %w", key, err)
 	}
+	p.readiness = append(p.readiness, set.Ready)
+	if ec.Journal, err = set.Journal(); err != nil {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	if p.chanStore, err = set.Channels(); err != nil {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	bookStore, err := set.Books() // the books live where the journal does
+	if err != nil {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	sa := cfg.StoredAnswers.withDefaults()
+	ec.Holds, ec.Answers, ec.Instance = set.Holds(), set.Answers(sa.MaxBytes, sa.MaxBytesPerPayer), set.Instance()
 	e, err := settle.NewEngine(ec)
 	if err != nil {
 		return fmt.Errorf("payments.confirm: %w", err)

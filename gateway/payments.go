@@ -15,6 +15,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/books"
+	"github.com/farebox/farebox/store"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/settle"
 )
@@ -34,6 +35,7 @@ type payments struct {
 	schemes    x402.Schemes   // the schemes taken, in offer order (see buildSchemes)
 	refunder   x402.Refunder  // the scheme that serves refunds, nil when none does
 	engine     *settle.Engine // the journal of every purchase: replay protection, holds, confirmation
+	stores     store.Set      // where the journal, channels, books and circuits live (openStores)
 	books      *books.Books   // revenue and cost, counted from the journal's events in its store
 	ethPrice   *big.Int       // books.eth_price_usdc in atomic USDC per ETH, nil when unpriced
 	replicas   bool           // the journal is shared (Redis): orphans of dead replicas are adopted

@@ -54,6 +54,9 @@ func New(cfg Config, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, _, err := cfg.storeSetting(); err != nil {
+		return nil, err
+	}
 	s := &Server{cfg: cfg, hosted: hosted, log: opts.logger(cfg.LogLevel), metrics: newMetrics()}
 	pay, err := newPayments(cfg, opts, s.log)
 	if err != nil {

@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"encoding/base64"
+	storebolt "github.com/farebox/farebox/store/bolt"
 	"math/big"
 	"net/http"
 	"strings"
@@ -13,7 +14,6 @@ import (
 	fb "github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/settle"
-	"github.com/farebox/farebox/x402/settle/boltjournal"
 	"github.com/tidwall/gjson"
 )
 
@@ -157,7 +157,7 @@ func TestUptoPurchaseSurvivesARestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	entry := func() *settle.Entry {
-		j, err := boltjournal.Open(dir, 5*time.Second)
+		j, err := storebolt.OpenJournal(dir, 5*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}

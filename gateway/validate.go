@@ -30,6 +30,7 @@ func (c Config) Validate(getenv func(string) string) error {
 	priced := v.models(c)
 	v.payments(c.Payments, priced)
 	v.storedAnswers(c.StoredAnswers)
+	v.store(c)
 	return errors.Join(v.errs...)
 }
 

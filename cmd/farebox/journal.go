@@ -9,13 +9,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"time"
 
-	"github.com/farebox/farebox/gateway"
 	"github.com/farebox/farebox/internal/wal"
-	"github.com/farebox/farebox/x402/settle/boltjournal"
-	bolt "go.etcd.io/bbolt"
-	berrors "go.etcd.io/bbolt/errors"
+	"github.com/farebox/farebox/store/bolt"
 )
 
 const journalUsage = `Usage:
@@ -31,10 +27,10 @@ and says what was dropped. Stop farebox before repair.
 // logMeaning says, per write-ahead log in a data directory, what its
 // records are, so a report can say what a dropped one may have held.
 var logMeaning = map[string]string{
-	boltjournal.LogName: "the settlement journal: a payment's state (a transfer about to be sent, sent, settled); " +
+	bolt.LogName: "the settlement journal: a payment's state (a transfer about to be sent, sent, settled); " +
 		"farebox may no longer resume that payment or know its authorization was used, and its transfer may be on chain without farebox knowing: " +
 		"look the payers named below up on chain",
-	gateway.ChannelLogName: "the payment channels: a channel's latest voucher or claim; farebox may claim less than it was paid: " +
+	bolt.ChannelLogName: "the payment channels: a channel's latest voucher or claim; farebox may claim less than it was paid: " +
 		"check the channels of the payers named below",
 }
 
@@ -76,7 +72,7 @@ func dataLogs(dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []string{boltjournal.LogName, gateway.ChannelLogName}
+	out := []string{bolt.LogName, bolt.ChannelLogName}
 	for _, n := range names {
 		if strings.HasSuffix(n, ".wal") && n != out[0] && n != out[1] {
 			out = append(out, n)
@@ -215,18 +211,10 @@ func namedIn(b []byte) string {
 // notInUse refuses to repair a directory whose journal a farebox holds
 // open (bbolt locks its file).
 func notInUse(dir string) error {
-	path := filepath.Join(dir, boltjournal.FileName)
-	if _, err := os.Stat(path); err != nil {
-		return nil
-	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
-	if errors.Is(err, berrors.ErrTimeout) {
-		return fmt.Errorf("journal repair: %s is in use: stop the farebox that holds it first", path)
-	}
-	if err != nil {
+	if err := bolt.NotInUse(dir); err != nil {
 		return fmt.Errorf("journal repair: %w", err)
 	}
-	return db.Close()
+	return nil
 }
 
 // corruptLogAdvice adds to a start-up failure over a corrupt log what

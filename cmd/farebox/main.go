@@ -19,6 +19,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	_ "github.com/farebox/farebox/builtin" // the implementations farebox ships with
 	"github.com/redis/go-redis/v9"
 )
 

@@ -65,22 +65,28 @@ func newReplicaSet(t *testing.T, n int) *replicaSet {
 		r := &crashRig{a: a, base: "http://" + addr + "/v1", payTo: s.payTo,
 			env:    []string{"REPLICA_RELAYER_KEY=" + hexutil.Encode(crypto.FromECDSA(relayer)), "REPLICA_ADMIN_TOKEN=" + replicaAdminToken},
 			config: filepath.Join(dir, fmt.Sprintf("replica%d.yaml", i))}
+		// The first replica names Redis with the older payments.redis_url,
+		// the others with store: both keys reach the same data.
+		url := fmt.Sprintf("%q", "redis://"+redisAddr+"/0")
+		storeKey, redisURL := "store: "+url+"\n", ""
+		if i == 0 {
+			storeKey, redisURL = "", "  redis_url: "+url+"\n"
+		}
 		yaml := fmt.Sprintf(`addr: %s
 log_level: warn
-admin: {token_env: REPLICA_ADMIN_TOKEN}
+%sadmin: {token_env: REPLICA_ADMIN_TOKEN}
 payments:
   pay_to: %q
   networks: ["eip155:84532"]
   settler: chain
-  redis_url: "redis://%s/0"
-  chain:
+%s  chain:
     rpc_url: %q
     relayer_key_env: REPLICA_RELAYER_KEY
   custom_networks:
     - {caip2: "eip155:84532", v1_name: base-sepolia, chain_id: 84532, asset: %q, name: USDC, version: "2"}
 models:
   - {name: paced, upstream: scripted, price: "0.001", pace: 100ms}
-`, addr, s.payTo.Hex(), redisAddr, a.RPCURL, a.Network.Asset.Hex())
+`, addr, storeKey, s.payTo.Hex(), redisURL, a.RPCURL, a.Network.Asset.Hex())
 		if err := os.WriteFile(r.config, []byte(yaml), 0o600); err != nil {
 			t.Fatal(err)
 		}

@@ -5,11 +5,10 @@ import (
 	"errors"
 	"math/big"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/farebox/farebox/internal/testkit/circuittest"
 	"github.com/farebox/farebox/internal/testkit/fakeupstream"
 	"github.com/farebox/farebox/internal/testkit/upstreamtest"
 	"github.com/farebox/farebox/responses"
@@ -159,77 +158,8 @@ func TestMaxAttemptsBoundsTheTries(t *testing.T) {
 	}
 }
 
-// flaky is a supplier that fails while fail is set: a provider having an
-// outage, then recovering.
-type flaky struct {
-	fail  atomic.Bool
-	calls atomic.Int64
-	next  responses.Model
-}
-
-func (f *flaky) Respond(ctx context.Context, req *responses.Request, out responses.Output) error {
-	f.calls.Add(1)
-	if f.fail.Load() {
-		return upstreamhttp.FromStatus(500, nil, nil)
-	}
-	return f.next.Respond(ctx, req, out)
-}
-
-// clock is a settable time for the circuits.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
-
-// circuitOpensAndCloses drives one circuit through its life: failures in a
-// row open it, it is skipped during the cooldown, a failed probe opens it
-// again, a good probe closes it.
-func circuitOpensAndCloses(t *testing.T, circuits func() pool.Circuits) {
-	up := fake(t)
-	first := &flaky{next: supplier(t, "", up.URL(), "echo").Model}
-	first.fail.Store(true)
-	clk := &clock{t: time.Unix(1_700_000_000, 0)}
-	mk := func() *pool.Pool {
-		return newPool(t, pool.Config{Model: t.Name(), Failures: 3, Cooldown: time.Minute, Now: clk.now, Circuits: circuits(),
-			Suppliers: []pool.Supplier{{Name: "first", Model: first}, supplier(t, "second", up.URL(), "echo")}})
-	}
-	// Two pools on the same circuits: two replicas.
-	a, b := mk(), mk()
-	for i := range 20 {
-		if _, _, err := call(t, []*pool.Pool{a, b}[i%2], false); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got := first.calls.Load(); got != 3 {
-		t.Fatalf("the failing supplier got %d calls, want 3 (then its circuit is open)", got)
-	}
-	if !a.Open(context.Background())["first"] {
-		t.Error("the circuit does not report open")
-	}
-	clk.add(time.Minute)
-	call(t, b, false) // the probe: fails, the circuit opens again
-	call(t, a, false)
-	if got := first.calls.Load(); got != 4 {
-		t.Fatalf("after the cooldown the supplier got %d calls, want 3 + one probe", got)
-	}
-	first.fail.Store(false)
-	clk.add(time.Minute)
-	for range 5 {
-		call(t, a, false)
-	}
-	if got := first.calls.Load(); got != 9 {
-		t.Errorf("after a good probe the supplier got %d calls, want 4 + 5 (closed again)", got)
-	}
-	if a.Open(context.Background())["first"] {
-		t.Error("the circuit still reports open")
-	}
-}
-
 func TestCircuitOpensAndCloses(t *testing.T) {
-	circuitOpensAndCloses(t, func() pool.Circuits { return sharedMemory })
+	circuittest.OpensAndCloses(t, func() pool.Circuits { return sharedMemory })
 }
 
 var sharedMemory = pool.NewMemoryCircuits()

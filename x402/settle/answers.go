@@ -15,7 +15,7 @@ import (
 // (or buying an upstream) again. Implementations bound the bytes they hold
 // in total and per payer, and make room by dropping the payer's own
 // oldest answers first, then those of the payer holding the most:
-// MemoryAnswers (one process), redisjournal.Answers (shared by replicas).
+// MemoryAnswers (one process), store/redis's (shared by replicas).
 type AnswerStore interface {
 	// PutAnswer stores payer's answer under name until expires; an answer
 	// larger than a payer's share is not kept.

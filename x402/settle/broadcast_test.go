@@ -3,6 +3,7 @@ package settle_test
 import (
 	"context"
 	"errors"
+	storebolt "github.com/farebox/farebox/store/bolt"
 	"math/big"
 	"testing"
 
@@ -11,7 +12,6 @@ import (
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/settle"
-	"github.com/farebox/farebox/x402/settle/boltjournal"
 )
 
 // With the real chain settler the write-ahead entry is journaled while the
@@ -33,7 +33,7 @@ func TestARefusedTransferJournaledDuringTheSimulationIsReleased(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := boltjournal.Open(t.TempDir(), 0)
+	j, err := storebolt.OpenJournal(t.TempDir(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	storebolt "github.com/farebox/farebox/store/bolt"
+	storeredis "github.com/farebox/farebox/store/redis"
 	"sync"
 	"testing"
 
@@ -12,8 +14,6 @@ import (
 	"github.com/farebox/farebox/internal/testkit/redistest"
 	"github.com/farebox/farebox/internal/testkit/testenv"
 	"github.com/farebox/farebox/x402/settle"
-	"github.com/farebox/farebox/x402/settle/boltjournal"
-	"github.com/farebox/farebox/x402/settle/redisjournal"
 )
 
 // stores are the journal and holds implementations the engine runs on; the
@@ -25,7 +25,7 @@ func stores(parent *testing.T) map[string]func(t *testing.T) (settle.Journal, se
 			return settle.NewMemoryJournal(10_000), settle.NewMemoryHolds()
 		},
 		"bolt": func(t *testing.T) (settle.Journal, settle.Holds) {
-			j, err := boltjournal.Open(t.TempDir(), 0)
+			j, err := storebolt.OpenJournal(t.TempDir(), 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -39,7 +39,7 @@ func stores(parent *testing.T) map[string]func(t *testing.T) (settle.Journal, se
 				parent.Cleanup(func() { rdb.Close() })
 			}
 			prefix := "test:" + t.Name() + ":"
-			return redisjournal.New(rdb, prefix), redisjournal.NewHolds(rdb, prefix)
+			return storeredis.NewJournal(rdb, prefix), storeredis.NewHolds(rdb, prefix)
 		},
 	}
 }

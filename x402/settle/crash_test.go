@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	storebolt "github.com/farebox/farebox/store/bolt"
 	"math/big"
 	"os"
 	"os/exec"
@@ -21,7 +22,6 @@ import (
 
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/settle"
-	"github.com/farebox/farebox/x402/settle/boltjournal"
 )
 
 // crashEnv carries a crashOrder to the test binary run as a child process.
@@ -116,7 +116,7 @@ func crashChild(raw string) {
 	if err != nil {
 		panic(err)
 	}
-	j, err := boltjournal.Open(o.Dir, 0)
+	j, err := storebolt.OpenJournal(o.Dir, 0)
 	if err != nil {
 		panic(err)
 	}
@@ -169,7 +169,7 @@ func TestSIGKILLInsideSettle(t *testing.T) {
 				t.Fatalf("the child did not die by SIGKILL: %v %v\n%s", cmd.ProcessState, err, out)
 			}
 
-			j, err := boltjournal.Open(dir, 0)
+			j, err := storebolt.OpenJournal(dir, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -34,7 +34,7 @@
 // # Paid answers
 //
 // A paid purchase's answer is kept (Purchase.Keep, in the AnswerStore:
-// MemoryAnswers, or redisjournal.Answers, shared; both bounded in total and
+// MemoryAnswers, or store/redis's, shared; both bounded in total and
 // per payer, a payer's own oldest answers going first) until its authorization
 // expires, and a replay is answered with it (Purchase.Answer): one payment
 // buys one model run, whatever the number of retries. Engine.BeginWait
@@ -98,11 +98,11 @@
 // journal refuses a second use of an authorization and never forgets a
 // settled one.
 //
-// Journals: MemoryJournal (bounded, not durable), boltjournal (a file in the
+// Journals: MemoryJournal (bounded, not durable), store/bolt (a file in the
 // data directory: Reserved entries in memory only, the write-ahead Settling
 // entry fsynced before the transfer is sent, the later steps through
-// SoonJournal within ~250 ms, off the answer's path), redisjournal (shared
-// by replicas). Holds: MemoryHolds, redisjournal.Holds. With the in-process
+// SoonJournal within ~250 ms, off the answer's path), store/redis (shared
+// by replicas). Holds: MemoryHolds, store/redis's. With the in-process
 // holds a payer's balance read counts for its calls of the next
 // Config.BalanceMaxAge (1 s), kept exact by the holds (see balanceCache).
 // A refusal is counted again on a balance read with the payer's exact

@@ -118,7 +118,7 @@ type Config struct {
 	// does not keep costing gas.
 	MaxResubmits int
 	// Answers keeps paid answers for retries; nil: the Journal when it is
-	// an AnswerStore (redisjournal), else NewMemoryAnswers with the
+	// an AnswerStore (store/redis), else NewMemoryAnswers with the
 	// default bounds.
 	Answers AnswerStore
 	// AnswerWait bounds how long a request waits for another replica to

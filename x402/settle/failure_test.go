@@ -3,6 +3,7 @@ package settle_test
 import (
 	"context"
 	"errors"
+	storeredis "github.com/farebox/farebox/store/redis"
 	"math/big"
 	"testing"
 	"time"
@@ -16,7 +17,6 @@ import (
 	"github.com/farebox/farebox/internal/testkit/redistest"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/settle"
-	"github.com/farebox/farebox/x402/settle/redisjournal"
 )
 
 // entryOf is the journal entry Begin would write for pu.
@@ -128,8 +128,8 @@ func TestReplicasResumeTheirOwnAndAdoptOrphans(t *testing.T) {
 	ctx := context.Background()
 	rdb := redis.NewClient(&redis.Options{Addr: redistest.Start(t)})
 	defer rdb.Close()
-	j := redisjournal.New(rdb, "replicas:")
-	h := redisjournal.NewHolds(rdb, "replicas:")
+	j := storeredis.NewJournal(rdb, "replicas:")
+	h := storeredis.NewHolds(rdb, "replicas:")
 	b := newBuyer(t, 10*price)
 	a, _ := newEngine(t, settle.Config{Journal: j, Holds: h, Instance: "a"})
 	pa, err := a.Begin(ctx, b.purchase(b.pay(t), "a"))

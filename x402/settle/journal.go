@@ -11,7 +11,7 @@ import (
 
 // Journal is the write-ahead record of every authorization that may move
 // money. Implementations: MemoryJournal (bounded, not durable),
-// boltjournal (a file, fsync on every change) and redisjournal (shared by
+// store/bolt (a file, fsync on every change) and store/redis (shared by
 // replicas). Every method is safe for concurrent use; entries passed in and
 // returned are copies.
 type Journal interface {
@@ -46,7 +46,7 @@ type Journal interface {
 }
 
 // SoonJournal is a Journal that can record a change its readers see at
-// once and its store a moment later (boltjournal: an fsync off the answer's
+// once and its store a moment later (store/bolt: an fsync off the answer's
 // path). The engine uses it for the steps after the write-ahead one
 // (Broadcast, Confirmed): a crash may lose them, and Resume finds their
 // outcome on chain from the write-ahead entry.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"crypto/sha256"
+	storebolt "github.com/farebox/farebox/store/bolt"
 	"io"
 	"log/slog"
 	"math/big"
@@ -23,7 +24,6 @@ import (
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/payer"
 	"github.com/farebox/farebox/x402/settle"
-	"github.com/farebox/farebox/x402/settle/boltjournal"
 )
 
 // BenchmarkPaidPath is the gateway's paid path without HTTP and model, on
@@ -73,7 +73,7 @@ func runPaidPath(b *testing.B, a *chaintest.Anvil, payers []*ecdsa.PrivateKey, c
 	if err != nil {
 		b.Fatal(err)
 	}
-	j, err := boltjournal.Open(b.TempDir(), 0)
+	j, err := storebolt.OpenJournal(b.TempDir(), 0)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	storebolt "github.com/farebox/farebox/store/bolt"
 	"testing"
 	"time"
 
@@ -11,7 +12,6 @@ import (
 
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/settle"
-	"github.com/farebox/farebox/x402/settle/boltjournal"
 )
 
 // A process dies with purchases at every step; the next one resumes them
@@ -29,7 +29,7 @@ func TestResumeOnChain(t *testing.T) {
 	b, late := newBuyer(t, 10*price), newBuyer(t, 2*price)
 	late.signer.Now = func() time.Time { return time.Now().Add(-time.Hour) } // validBefore long past
 
-	j1, err := boltjournal.Open(dir, 0)
+	j1, err := storebolt.OpenJournal(dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestResumeOnChain(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	j2, err := boltjournal.Open(dir, 0)
+	j2, err := storebolt.OpenJournal(dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestResumeFindsTheTransactionOfAUsedAuthorization(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	b := newBuyer(t, 10*price)
-	j1, err := boltjournal.Open(dir, 0)
+	j1, err := storebolt.OpenJournal(dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestResumeFindsTheTransactionOfAUsedAuthorization(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	j2, err := boltjournal.Open(dir, 0)
+	j2, err := storebolt.OpenJournal(dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package settle_test
 import (
 	"context"
 	"fmt"
+	storebolt "github.com/farebox/farebox/store/bolt"
+	storeredis "github.com/farebox/farebox/store/redis"
 	"math/big"
 	"testing"
 
@@ -14,8 +16,6 @@ import (
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/settle"
-	"github.com/farebox/farebox/x402/settle/boltjournal"
-	"github.com/farebox/farebox/x402/settle/redisjournal"
 )
 
 // unconfirmed is the dev chain's settler whose Await waits for release
@@ -222,7 +222,7 @@ func TestServedSurvivesARestart(t *testing.T) {
 	var rdb *redis.Client
 	reopen := map[string]func(t *testing.T) settle.Journal{
 		"bolt": func(t *testing.T) settle.Journal {
-			j, err := boltjournal.Open(dir, 0)
+			j, err := storebolt.OpenJournal(dir, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -234,7 +234,7 @@ func TestServedSurvivesARestart(t *testing.T) {
 				rdb = redis.NewClient(&redis.Options{Addr: redistest.Start(t)})
 				t.Cleanup(func() { rdb.Close() })
 			}
-			return redisjournal.New(rdb, "served:")
+			return storeredis.NewJournal(rdb, "served:")
 		},
 	}
 	for name, open := range reopen {

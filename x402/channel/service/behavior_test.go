@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	storeredis "github.com/farebox/farebox/store/redis"
 	"math/big"
 	"sync"
 	"testing"
@@ -176,11 +177,11 @@ func TestRedisStoreSharedByReplicas(t *testing.T) {
 	ctx := withTimeout(t, 4*time.Minute)
 	r := newRig(t, ctx)
 	addr := redistest.Start(t)
-	var store *service.RedisStore
+	var store *storeredis.Channels
 	replica := func() *service.Service {
 		rdb := redis.NewClient(&redis.Options{Addr: addr})
 		t.Cleanup(func() { rdb.Close() })
-		store = service.NewRedisStore(rdb, "test:")
+		store = storeredis.NewChannels(rdb, "test:")
 		return r.service(t, store, nil)
 	}
 	a, b := replica(), replica()

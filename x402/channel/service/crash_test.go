@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	storebolt "github.com/farebox/farebox/store/bolt"
 	"math/big"
 	"path/filepath"
 	"testing"
@@ -22,7 +23,7 @@ func TestJournaledDepositFoundAfterCrash(t *testing.T) {
 	const funds = 1_000_000
 	key := r.payer(t, ctx, funds)
 	path := filepath.Join(t.TempDir(), "channels.db")
-	store, err := service.OpenBoltStore(path)
+	store, err := storebolt.OpenChannels(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func TestJournaledDepositFoundAfterCrash(t *testing.T) {
 	if err := store.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if store, err = service.OpenBoltStore(path); err != nil {
+	if store, err = storebolt.OpenChannels(path); err != nil {
 		t.Fatal(err)
 	}
 	defer store.Close()

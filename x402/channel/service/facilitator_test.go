@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	storebolt "github.com/farebox/farebox/store/bolt"
 	"testing"
 	"time"
 
@@ -10,7 +11,6 @@ import (
 	"github.com/farebox/farebox/x402/channel"
 	"github.com/farebox/farebox/x402/channel/service"
 	"github.com/farebox/farebox/x402/facilitator"
-	"github.com/farebox/farebox/x402/settle/boltjournal"
 )
 
 // TestDelegatedToReferenceFacilitator runs channels whose receiver
@@ -57,13 +57,13 @@ func delegatedFlow(t *testing.T, ownKey bool) {
 		fb.Key = authKey
 	}
 	dir := t.TempDir()
-	var j *boltjournal.Journal
+	var j *storebolt.Journal
 	open := func() *service.Service {
 		var err error
-		if j, err = boltjournal.Open(dir, 0); err != nil {
+		if j, err = storebolt.OpenJournal(dir, 0); err != nil {
 			t.Fatal(err)
 		}
-		store, err := service.NewBoltStore(j.DB())
+		store, err := storebolt.NewChannels(j.DB())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	storebolt "github.com/farebox/farebox/store/bolt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -10,7 +11,6 @@ import (
 	"github.com/farebox/farebox/internal/testkit/chaintest"
 	"github.com/farebox/farebox/x402/channel"
 	"github.com/farebox/farebox/x402/channel/service"
-	"github.com/farebox/farebox/x402/settle/boltjournal"
 )
 
 // TestTwelveCallsOneDeposit is the proof on anvil mining every
@@ -27,12 +27,12 @@ func TestTwelveCallsOneDeposit(t *testing.T) {
 	key := r.payer(t, ctx, funds)
 	payer := crypto.PubkeyToAddress(key.PublicKey)
 	dir := t.TempDir()
-	open := func() (*boltjournal.Journal, *service.Service) {
-		j, err := boltjournal.Open(dir, 0)
+	open := func() (*storebolt.Journal, *service.Service) {
+		j, err := storebolt.OpenJournal(dir, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		store, err := service.NewBoltStore(j.DB())
+		store, err := storebolt.NewChannels(j.DB())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +53,7 @@ func TestTwelveCallsOneDeposit(t *testing.T) {
 				t.Fatal(err)
 			}
 			j, s = open()
-			if filepath.Base(j.Path()) != boltjournal.FileName {
+			if filepath.Base(j.Path()) != storebolt.FileName {
 				t.Fatalf("the store is not in the journal's file: %s", j.Path())
 			}
 		}

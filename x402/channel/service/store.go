@@ -89,12 +89,16 @@ type Store interface {
 	TryLock(ctx context.Context, name string, ttl time.Duration) (unlock func(), err error)
 }
 
-// channelKey names a channel in stores and locks.
-func channelKey(id [32]byte) string { return common.Hash(id).Hex() }
+// ChannelKey names a channel in stores and locks (its id in hex): every
+// store keys its records by it, so the data a store wrote stays readable.
+func ChannelKey(id [32]byte) string { return common.Hash(id).Hex() }
 
-// encodeRecord writes rec as encoding/json would (its tags), without
-// reflection for the state: one record is written per paid request.
-func encodeRecord(rec *Record) ([]byte, error) {
+func channelKey(id [32]byte) string { return ChannelKey(id) }
+
+// EncodeRecord writes rec as encoding/json would (its tags), without
+// reflection for the state: one record is written per paid request, in
+// every store.
+func EncodeRecord(rec *Record) ([]byte, error) {
 	if rec.State == nil {
 		return nil, errors.New("channel store: record without state")
 	}
@@ -125,8 +129,9 @@ func encodeRecord(rec *Record) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// clone is a deep copy of the record.
-func (r *Record) clone() *Record {
+// Clone is a deep copy of the record, for a store that keeps records
+// decoded and must not share them with its callers.
+func (r *Record) Clone() *Record {
 	n := *r
 	n.State = r.State.Clone()
 	if r.Deposit != nil {
@@ -140,7 +145,9 @@ func (r *Record) clone() *Record {
 	return &n
 }
 
-func decodeRecord(b []byte) (*Record, error) {
+// DecodeRecord reads a record EncodeRecord wrote, refusing one without a
+// state (every store reads its records through it).
+func DecodeRecord(b []byte) (*Record, error) {
 	var r Record
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, err
@@ -151,13 +158,16 @@ func decodeRecord(b []byte) (*Record, error) {
 	return &r, nil
 }
 
-// locks is the in-process lock table of the memory and bbolt stores.
-type locks struct {
+// Locks is the in-process lock table of the stores whose locks are one
+// process's (memory, bbolt): the zero value holds no lock.
+type Locks struct {
 	mu   sync.Mutex
 	held map[string]struct{}
 }
 
-func (l *locks) tryLock(name string) (func(), error) {
+// TryLock takes the named lock or returns ErrLocked at once; the returned
+// unlock is idempotent.
+func (l *Locks) TryLock(name string) (func(), error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.held == nil {
@@ -184,7 +194,7 @@ type MemoryStore struct {
 	mu     sync.Mutex
 	recs   map[string][]byte
 	claims map[string]*ClaimRecord
-	locks  locks
+	locks  Locks
 }
 
 // NewMemoryStore returns an empty MemoryStore.
@@ -200,7 +210,7 @@ func (m *MemoryStore) Get(_ context.Context, id [32]byte) (*Record, error) {
 	if !ok {
 		return nil, nil
 	}
-	return decodeRecord(b)
+	return DecodeRecord(b)
 }
 
 func (m *MemoryStore) rev(key string) uint64 {
@@ -208,7 +218,7 @@ func (m *MemoryStore) rev(key string) uint64 {
 	if !ok {
 		return 0
 	}
-	r, err := decodeRecord(b)
+	r, err := DecodeRecord(b)
 	if err != nil {
 		return 0
 	}
@@ -224,7 +234,7 @@ func (m *MemoryStore) Put(_ context.Context, rec *Record, prev uint64) error {
 		return ErrConflict
 	}
 	rec.Rev = prev + 1
-	b, err := encodeRecord(rec)
+	b, err := EncodeRecord(rec)
 	if err != nil {
 		return err
 	}
@@ -250,7 +260,7 @@ func (m *MemoryStore) List(context.Context) ([]*Record, error) {
 	defer m.mu.Unlock()
 	out := make([]*Record, 0, len(m.recs))
 	for _, b := range m.recs {
-		r, err := decodeRecord(b)
+		r, err := DecodeRecord(b)
 		if err != nil {
 			return nil, err
 		}
@@ -290,5 +300,5 @@ func (m *MemoryStore) DeleteClaim(_ context.Context, key string) error {
 
 // TryLock implements Store (in-process only).
 func (m *MemoryStore) TryLock(_ context.Context, name string, _ time.Duration) (func(), error) {
-	return m.locks.tryLock(name)
+	return m.locks.TryLock(name)
 }

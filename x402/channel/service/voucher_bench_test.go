@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	storebolt "github.com/farebox/farebox/store/bolt"
 	"math/big"
 	"path/filepath"
 	"syscall"
@@ -77,11 +78,11 @@ func benchVoucherCall(b *testing.B, mode string) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	var store *service.BoltStore
+	var store *storebolt.Channels
 	if mode == "logged" {
-		store, err = service.NewBoltStoreLogged(groupcommit.New(db), dir, "channels.wal")
+		store, err = storebolt.NewChannelsLogged(groupcommit.New(db), dir, "channels.wal")
 	} else {
-		store, err = service.NewBoltStoreSharing(groupcommit.New(db))
+		store, err = storebolt.NewChannelsSharing(groupcommit.New(db))
 	}
 	if err != nil {
 		b.Fatal(err)

@@ -1,0 +1,4 @@
+package payer_test
+
+// A whole gateway is built here: its stores are the ones farebox ships with.
+import _ "github.com/farebox/farebox/builtin"
