@@ -127,10 +127,10 @@ func errSettleFailedAfterAnswer(reason string) *responses.Error {
 		Message: messageSettleFailedAt + reason}
 }
 
-// ErrUpstream is the client's view of a model failure: the spec's
+// errUpstream is the client's view of a model failure: the spec's
 // server_error, with the model's own reason cleaned of secrets and
 // addresses.
-func ErrUpstream(err error) *responses.Error {
+func errUpstream(err error) *responses.Error {
 	var e *responses.Error
 	if errors.As(err, &e) {
 		return e

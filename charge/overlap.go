@@ -109,7 +109,7 @@ func (g *gatedSink) refusal(event bool) error {
 // gate's refusal as its terminal event: no content passed the gate.
 func (g *gatedSink) failInBand(em *responses.Emitter, refused error) error {
 	g.open.Store(true)
-	e := ErrUpstream(refused)
+	e := errUpstream(refused)
 	var r *Refusal
 	if errors.As(refused, &r) {
 		e = r.Err

@@ -1,6 +1,7 @@
 package charge
 
 import (
+	"context"
 	"encoding/json"
 	"math/big"
 	"sync/atomic"
@@ -29,9 +30,11 @@ type Product struct {
 	// Resold: the model buys its answer from a paid upstream, so the
 	// client's transfer goes right before that purchase (see paidCommit).
 	Resold bool
-	// Pooled: the model is a pool, whose serving supplier the call names
-	// in its purchase (for the books) and reports in its Sale.
-	Pooled bool
+	// Served, for a model of several suppliers (a pool), is the model's
+	// context under which it reports each supplier it calls to served, the
+	// last being the one that answered: the call names it in its purchase
+	// (for the books) and in its Sale. Nil: one upstream.
+	Served func(ctx context.Context, served func(supplier string)) context.Context
 
 	offer   atomic.Pointer[Offer] // the last computed offer, by resource URL
 	charged atomic.Int64          // atomic units settled for this model's answers

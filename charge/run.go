@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/farebox/farebox/responses"
-	"github.com/farebox/farebox/upstream/pool"
 )
 
 // run is one model run for a fare: the model writes through one emitter
@@ -41,8 +40,8 @@ func (s *Seller) run(ctx context.Context, c *Call, f *Fare, out Output, sale *Sa
 	r := &run{s: s, c: c, f: f, out: out, sale: sale, ctx: ctx, stopKeepAlive: func() {}}
 	r.mctx, r.stopModel, r.committed = modelContext(ctx)
 	defer r.stopModel()
-	if c.Product.Pooled {
-		r.mctx = pool.WithServed(r.mctx, func(name string) { sale.Supplier = name })
+	if c.Product.Served != nil {
+		r.mctx = c.Product.Served(r.mctx, func(name string) { sale.Supplier = name })
 	}
 	if f.check != nil {
 		defer stopOnRefusal(f.check, r.stopModel)()
@@ -202,12 +201,12 @@ func (r *run) end(err error) error {
 		}
 		return nil // nobody to tell; a stream's charge is settled above
 	case err != nil && (!started || !d.stream):
-		return ErrUpstream(err)
+		return errUpstream(err)
 	case denied != nil && (!started || !d.stream):
 		return denied
 	case err != nil:
 		r.m.failed(bodyLen)
-		em.Fail(ErrUpstream(err), f.receiptField()) // the upstream broke mid-stream
+		em.Fail(errUpstream(err), f.receiptField()) // the upstream broke mid-stream
 		return r.stream.Done()
 	case denied != nil:
 		em.Fail(denied, nil) // the stream's headers went out with a keep-alive

@@ -46,7 +46,9 @@ func (rt *route) newProduct() *charge.Product {
 		p.PerToken = rt.perToken
 	}
 	_, p.Resold = rt.model.(reseller)
-	_, p.Pooled = rt.model.(*pool.Pool)
+	if _, pooled := rt.model.(*pool.Pool); pooled {
+		p.Served = pool.WithServed
+	}
 	return p
 }
 
