@@ -37,7 +37,7 @@ func running(ch *Fare) {
 	}
 }
 
-// transfer is a charge's settlement running alongside its model.
+// transfer is a fare's settlement running alongside its model.
 type transfer struct {
 	ch   *Fare
 	done chan struct{}

@@ -88,7 +88,7 @@ func (g *gatedSink) Event(typ string, data []byte) error {
 
 // refusal waits for the gate once and is its refusal: asked by the first
 // event, and once the model returned (a model may end before any event).
-// The transfer (settle) is awaited here only for an event; serve awaits
+// The transfer (settle) is awaited here only for an event; the run awaits
 // it once the model returned in any case.
 func (g *gatedSink) refusal(event bool) error {
 	g.once.Do(func() {
