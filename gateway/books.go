@@ -1,26 +1,22 @@
 package gateway
 
 import (
-	"context"
 	"math/big"
 	"strings"
 	"time"
 
 	"github.com/farebox/farebox/books"
+	"github.com/farebox/farebox/charge"
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/pool"
-	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/settle"
 	"github.com/labstack/echo/v4"
 )
 
-// Context keys of what the books read from a finished request.
-const (
-	codeKey    = "farebox.code"    // the error code answered, if any
-	reachedKey = "farebox.reached" // *firstToken: the model was called
-	usageKey   = "farebox.usage"   // responses.Usage: what the model's answer used
-)
+// codeKey holds, on a finished request, the error code answered, if any
+// (the books read it; the call itself is its *charge.Sale under chargeKey).
+const codeKey = "farebox.code"
 
 // onEvent is the settlement engine's listener: the metrics' counts, and
 // the books, which turn mined and failed transfers into revenue.
@@ -46,12 +42,6 @@ func (p *payments) startBooks(store books.Store, journal settle.Journal) {
 			b.RecordGas(books.Gas{Model: g.Label, Wei: g.Wei, Once: g.Tx.Hex()})
 		})
 	}
-}
-
-// gasFor labels ctx with rt's model for the relayer's calls made under it
-// (a deposit, a metered settlement), so their gas is booked under it.
-func gasFor(ctx context.Context, rt *route) context.Context {
-	return evm.WithGasLabel(ctx, rt.name)
 }
 
 // costSampleEvery is how often a resold model's upstream payments are
@@ -114,65 +104,12 @@ func (s *Server) startCostSampler() {
 	s.pay.closers = append([]func(){func() { close(stop); <-done }}, s.pay.closers...)
 }
 
-// attribute names, in ch's purchase, the supplier of a pooled model that
-// served the call, so the books count what it settles (mined before, while
-// or after the model ran) under that supplier. A payment whose scheme
-// keeps no journal entry (batch-settlement vouchers) has nothing to name.
-func (s *Server) attribute(c echo.Context, ch *charge) {
-	sup, _ := c.Get(supplierKey).(string)
-	if ch == nil || sup == "" {
-		return
-	}
-	if h, ok := ch.pay.(x402.ServedHold); ok {
-		if err := h.Served(c.Request().Context(), sup); err != nil {
-			s.log.Warn("books: naming the supplier of a purchase failed; its revenue stays on the model", "supplier", sup, "err", err)
-		}
-	}
-}
-
 // bookRefund books a deposit returned to its payer (not revenue: the
 // payer had not spent it).
 func (s *Server) bookRefund(payer string, amount *big.Int) {
 	if s.pay.books != nil && amount.IsInt64() {
 		s.pay.books.Record(books.Delta{Payer: strings.ToLower(payer), Fields: map[string]int64{books.FRefunded: amount.Int64()}})
 	}
-}
-
-// firstToken is the model's output with the time of its first item
-// stamped: the time to first token of the books.
-type firstToken struct {
-	responses.Output
-	start time.Time
-	first time.Duration
-}
-
-func (f *firstToken) stamp() {
-	if f.first == 0 {
-		f.first = max(time.Since(f.start), time.Nanosecond)
-	}
-}
-
-func (f *firstToken) Text(delta string) error { f.stamp(); return f.Output.Text(delta) }
-func (f *firstToken) StartCall(callID, name string) error {
-	f.stamp()
-	return f.Output.StartCall(callID, name)
-}
-func (f *firstToken) StartCustomCall(callID, name string) error {
-	f.stamp()
-	return f.Output.StartCustomCall(callID, name)
-}
-func (f *firstToken) StartReasoning() error { f.stamp(); return f.Output.StartReasoning() }
-func (f *firstToken) ClientCall(wire, callID string, fields []byte) error {
-	f.stamp()
-	return f.Output.ClientCall(wire, callID, fields)
-}
-
-// timeFirst wraps out to time its first item and marks the request as
-// having reached the model.
-func timeFirst(c echo.Context, out responses.Output) *firstToken {
-	f := &firstToken{Output: out, start: time.Now()}
-	c.Set(reachedKey, f)
-	return f
 }
 
 // bookCall books one finished call: calls, charges, refusals by status
@@ -192,25 +129,23 @@ func (s *Server) bookCall(c echo.Context, rt *route, status int) {
 		return
 	}
 	call := books.Call{Model: rt.name, Free: rt.free(), Status: status, Code: code}
-	if f, ok := c.Get(reachedKey).(*firstToken); ok {
-		call.Reached, call.TTFT = true, f.first
-		call.Supplier, _ = c.Get(supplierKey).(string)
+	sale, ok := c.Get(chargeKey).(*charge.Sale)
+	if !ok {
+		b.RecordCall(call)
+		return
+	}
+	if sale.Reached {
+		call.Reached, call.TTFT = true, sale.TTFT
+		call.Supplier = sale.Supplier
 		if uc := rt.costs[call.Supplier]; uc != nil {
-			u, _ := c.Get(usageKey).(responses.Usage)
-			if cost := uc.of(u); cost.IsInt64() {
+			if cost := uc.of(sale.Usage); cost.IsInt64() {
 				call.Cost = cost.Int64()
 			}
 		}
 	}
-	if ch, ok := c.Get(chargeKey).(*charge); ok {
-		if ch.receipt != nil && ch.receipt.Payer != "" {
-			call.Payer = ch.receipt.Payer
-		} else if ch.payment != nil {
-			call.Payer = ch.payment.Authorization.From.Hex()
-		}
-		if ch.outcome == settled && ch.charged().IsInt64() {
-			call.Paid, call.Charged = true, ch.charged().Int64()
-		}
+	call.Payer = sale.Payer()
+	if charged := sale.Charged(); charged != nil && charged.IsInt64() {
+		call.Paid, call.Charged = true, charged.Int64()
 	}
 	b.RecordCall(call)
 }

@@ -1,13 +1,11 @@
 package gateway
 
 import (
-	"context"
 	"fmt"
 	"reflect"
 	"time"
 
 	"github.com/farebox/farebox/responses"
-	"github.com/labstack/echo/v4"
 
 	"github.com/farebox/farebox/store"
 	"github.com/farebox/farebox/upstream/pool"
@@ -236,12 +234,3 @@ func (s *Server) poolCircuits() (pool.Circuits, error) {
 
 // supplierKey holds, on a pooled call, the supplier that served it.
 const supplierKey = "farebox.supplier"
-
-// servedBy is the model context of a call to rt: for a pool, one that
-// records the supplier serving the call for the call's log line.
-func servedBy(c echo.Context, rt *route, mctx context.Context) context.Context {
-	if _, ok := rt.model.(*pool.Pool); !ok {
-		return mctx
-	}
-	return pool.WithServed(mctx, func(name string) { c.Set(supplierKey, name) })
-}

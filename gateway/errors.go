@@ -1,39 +1,21 @@
 package gateway
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
 
+	"github.com/farebox/farebox/charge"
 	"github.com/farebox/farebox/responses"
-	"github.com/farebox/farebox/x402"
 	"github.com/labstack/echo/v4"
 )
-
-// refusal is a payment refusal: it is answered as a 402 offer (the v2
-// PAYMENT-REQUIRED header, the v1 body with accepts, and the OpenAI error
-// object, all three at once) so every kind of client can pay again.
-type refusal struct {
-	err   *responses.Error
-	offer *offer
-	// charge, when the refusal comes after a settlement attempt, carries the
-	// receipt the client gets in the payment response header.
-	charge *charge
-}
-
-// declaredExtensions are the x402 extensions every offer declares.
-var declaredExtensions = map[string]json.RawMessage{"payment-identifier": x402.PaymentIdentifierExtension}
-
-func (r *refusal) Error() string { return r.err.Error() }
-func (r *refusal) Unwrap() error { return r.err }
 
 // writeError is the one place an error becomes an HTTP response: a
 // refusal becomes a 402 offer, anything else the OpenAI error object of
 // its client-safe form. Internal causes are logged by the request logger,
 // never sent.
 func (s *Server) writeError(c echo.Context, err error) error {
-	var r *refusal
+	var r *charge.Refusal
 	if errors.As(err, &r) {
 		return s.writeRefusal(c, r)
 	}
@@ -54,30 +36,26 @@ func (s *Server) writeError(c echo.Context, err error) error {
 	return c.Blob(e.Status, echo.MIMEApplicationJSON, errorBody(e))
 }
 
-func (s *Server) writeRefusal(c echo.Context, r *refusal) error {
-	h := c.Response().Header()
-	if r.charge != nil && r.charge.receipt != nil {
-		receiptHeader(h, r.charge)
-	}
-	if r.offer.refundOnly {
-		h.Set(x402.HeaderPaymentRequired, refundRequiredHeader(r.offer, r.err.Code))
-	} else {
-		h.Set(x402.HeaderPaymentRequired, x402.PaymentRequiredHeaderOffer(r.offer.reqs, r.offer.others, r.err.Code, r.offer.extensions))
-	}
-	h.Set("X-Should-Retry", "false")
-	if r.err.Code != codePaymentRequired {
+// writeRefusal answers a payment refusal as a 402 offer: the x402
+// headers (PAYMENT-REQUIRED, a failed receipt), the v1 body's accepts and
+// the OpenAI error object, all at once, so every kind of client can pay
+// again.
+func (s *Server) writeRefusal(c echo.Context, r *charge.Refusal) error {
+	r.SetHeaders(c.Response().Header())
+	if r.Err.Code != charge.CodePaymentRequired {
 		s.pay.counts.refused.Add(1)
-		s.metrics.payment("refused", r.err.Code)
+		s.metrics.payment("refused", r.Err.Code)
 	} else {
 		s.metrics.payment("offered", "")
 	}
-	b := append(make([]byte, 0, 512+len(r.offer.v1)), `{"error":`...)
-	b = appendErrorObject(b, r.err)
+	v1 := r.V1Accepts()
+	b := append(make([]byte, 0, 512+len(v1)), `{"error":`...)
+	b = appendErrorObject(b, r.Err)
 	b = append(b, `,"x402Version":1,"accepts":`...)
-	b = append(b, r.offer.v1...)
+	b = append(b, v1...)
 	b = append(b, '}')
-	setCause(c, r.err)
-	return c.Blob(r.err.Status, echo.MIMEApplicationJSON, b)
+	setCause(c, r.Err)
+	return c.Blob(r.Err.Status, echo.MIMEApplicationJSON, b)
 }
 
 // errorBody renders the OpenAI error object. Every error farebox sends has

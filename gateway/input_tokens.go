@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"github.com/farebox/farebox/charge"
 	"math/big"
 	"net/http"
 	"strings"
@@ -69,8 +70,8 @@ func (s *Server) handleInputTokens(c echo.Context) error {
 	}
 	resource := s.responsesURL(c)
 	if !rt.free() {
-		o := s.pay.requirements(rt, resource)
-		c.Response().Header().Set(x402.HeaderPaymentRequired, x402.PaymentRequiredHeaderOffer(o.reqs, o.others, codePaymentRequired, o.extensions))
+		o := s.pay.seller.Offer(rt.product, resource)
+		c.Response().Header().Set(x402.HeaderPaymentRequired, o.RequiredHeader(charge.CodePaymentRequired))
 	}
 	b := append(make([]byte, 0, 256), `{"object":"response.input_tokens","input_tokens":`...)
 	b = append(b, itoa(count)...)

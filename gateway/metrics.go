@@ -3,6 +3,7 @@ package gateway
 import (
 	"crypto/subtle"
 	"fmt"
+	"github.com/farebox/farebox/charge"
 	"github.com/farebox/farebox/x402/settle"
 	"net"
 	"net/http"
@@ -123,7 +124,7 @@ func (m *metrics) registerServer(s *Server) {
 	} {
 		f.counterFunc(c.name, c.help, nil, func() float64 { return float64(c.v()) })
 	}
-	for o := settled; o <= replayed; o++ {
+	for o := charge.Settled; o <= charge.Replayed; o++ {
 		f.counterFunc("farebox_charges_total", "Paid calls by the outcome of their charge.",
 			prometheus.Labels{"outcome": o.String()}, func() float64 { return float64(pc.outcomes[o].Load()) })
 	}
@@ -214,7 +215,7 @@ func (m *metrics) registerMargins(s *Server) {
 		rt := s.routes[name]
 		model := prometheus.Labels{"model": name}
 		f.counterFunc("farebox_charged_atomic_total", "USDC (atomic units) settled for each model's answers.", model,
-			func() float64 { return float64(rt.charged.Load()) })
+			func() float64 { return float64(rt.product.Charged()) })
 		r, ok := rt.model.(reseller)
 		if !ok {
 			continue

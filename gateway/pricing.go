@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 
+	"github.com/farebox/farebox/charge"
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/x402"
 )
@@ -71,10 +72,10 @@ func parseTokenPrice(c *TokenPriceConfig) (*tokenPrice, error) {
 	return tp, nil
 }
 
-// charge is what a call with this usage costs: ceil((in*input +
+// Cost is what a call with this usage costs: ceil((in*input +
 // cacheWrite*cache_write + out*output) / 1e6) atomic units, capped at the
 // ceiling, where in excludes the cache writes (they are input tokens).
-func (tp *tokenPrice) charge(u responses.Usage) *big.Int {
+func (tp *tokenPrice) Cost(u responses.Usage) *big.Int {
 	written := min(max(u.CacheWriteTokens, 0), max(u.InputTokens, 0))
 	sum := new(big.Int).Mul(big.NewInt(max(u.InputTokens, 0)-written), tp.input)
 	sum.Add(sum, new(big.Int).Mul(big.NewInt(written), tp.cacheWrite))
@@ -90,22 +91,19 @@ func (tp *tokenPrice) charge(u responses.Usage) *big.Int {
 	return sum
 }
 
-// bytesPerToken is the documented count for upstreams that report no
-// usage: a token per 4 bytes (rounded up) of the request body (input) and
-// of the text, call names and arguments produced (output).
-const bytesPerToken = 4
-
-func countTokens(n int) int64 { return int64((n + bytesPerToken - 1) / bytesPerToken) }
+// countTokens is the documented count of n bytes of an upstream that
+// reports no usage (charge.CountTokens).
+func countTokens(n int) int64 { return charge.CountTokens(n) }
 
 // minOutputTokens is the smallest max_output_tokens OpenAI accepts.
 const minOutputTokens = 16
 
-// boundOutput bounds req.MaxOutputTokens so the call's cost stays under the
+// BoundOutput bounds req.MaxOutputTokens so the call's cost stays under the
 // ceiling, counting the input as the documented count of the body; an
 // answer is then never cut by the ceiling, only by this bound, which the
 // response echoes. A body whose input alone leaves fewer than 16 output
 // tokens is a 400.
-func (tp *tokenPrice) boundOutput(req *responses.Request, bodyLen int) error {
+func (tp *tokenPrice) BoundOutput(req *responses.Request, bodyLen int) error {
 	if tp.output.Sign() == 0 {
 		return nil
 	}
@@ -125,70 +123,5 @@ func (tp *tokenPrice) boundOutput(req *responses.Request, bodyLen int) error {
 	return nil
 }
 
-// meter is the model's output as the gateway sees it for a per-token
-// price: the usage it reports and, for upstreams that report none, the
-// bytes it produced.
-type meter struct {
-	responses.Output
-	usage    responses.Usage
-	reported bool
-	outBytes int
-}
-
-func (m *meter) Text(delta string) error {
-	m.outBytes += len(delta)
-	return m.Output.Text(delta)
-}
-
-func (m *meter) Refusal(delta string) error {
-	m.outBytes += len(delta)
-	return m.Output.Refusal(delta)
-}
-
-func (m *meter) StartCall(callID, name string) error {
-	m.outBytes += len(name)
-	return m.Output.StartCall(callID, name)
-}
-
-func (m *meter) Arguments(delta string) error {
-	m.outBytes += len(delta)
-	return m.Output.Arguments(delta)
-}
-
-func (m *meter) StartCustomCall(callID, name string) error {
-	m.outBytes += len(name)
-	return m.Output.StartCustomCall(callID, name)
-}
-
-func (m *meter) ReasoningSummary(index int, delta string) error {
-	m.outBytes += len(delta)
-	return m.Output.ReasoningSummary(index, delta)
-}
-
-func (m *meter) ClientCall(wire, callID string, fields []byte) error {
-	m.outBytes += len(fields)
-	return m.Output.ClientCall(wire, callID, fields)
-}
-
-func (m *meter) SetUsage(u responses.Usage) {
-	m.usage, m.reported = u, true
-	m.Output.SetUsage(u)
-}
-
-// failed records, on a failure, the usage produced so far when the
-// upstream reported none: the documented count, so the failed response
-// says what was produced (and what a per-token price charged).
-func (m *meter) failed(bodyLen int) {
-	if !m.reported {
-		m.Output.SetUsage(m.used(bodyLen))
-	}
-}
-
-// used is the usage to charge: the upstream's report, else the documented
-// count of the request body and of the output.
-func (m *meter) used(bodyLen int) responses.Usage {
-	if m.reported {
-		return m.usage
-	}
-	return responses.Usage{InputTokens: countTokens(bodyLen), OutputTokens: countTokens(m.outBytes)}
-}
+// Rates are the prices per million input and output tokens.
+func (tp *tokenPrice) Rates() (input, output *big.Int) { return tp.input, tp.output }

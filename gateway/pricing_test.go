@@ -25,7 +25,7 @@ func TestTokenPriceChargeRoundsUpAndCaps(t *testing.T) {
 		{-5, 3, 2},                            // a negative report counts as none: 1.8 -> 2
 	}
 	for _, c := range cases {
-		if got := tp.charge(responses.Usage{InputTokens: c.in, OutputTokens: c.out}); got.Int64() != c.want {
+		if got := tp.Cost(responses.Usage{InputTokens: c.in, OutputTokens: c.out}); got.Int64() != c.want {
 			t.Errorf("charge(%d in, %d out) = %s, want %d", c.in, c.out, got, c.want)
 		}
 	}
@@ -39,10 +39,10 @@ func TestTokenPriceChargesReasoningAsOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := tp.charge(responses.Usage{OutputTokens: 1000, ReasoningTokens: 900}); got.Int64() != 1000 {
+	if got := tp.Cost(responses.Usage{OutputTokens: 1000, ReasoningTokens: 900}); got.Int64() != 1000 {
 		t.Errorf("reasoning inside output: %s, want 1000", got)
 	}
-	if got := tp.charge(responses.Usage{OutputTokens: 100, ReasoningTokens: 900}); got.Int64() != 900 {
+	if got := tp.Cost(responses.Usage{OutputTokens: 100, ReasoningTokens: 900}); got.Int64() != 900 {
 		t.Errorf("reasoning reported apart: %s, want 900", got)
 	}
 }
@@ -50,21 +50,21 @@ func TestTokenPriceChargesReasoningAsOutput(t *testing.T) {
 func TestBoundOutputKeepsTheCeiling(t *testing.T) {
 	tp, _ := parseTokenPrice(&TokenPriceConfig{Input: "1", Output: "10", MaxPerCall: "0.001"}) // 1000 atomic
 	req := &responses.Request{}
-	if err := tp.boundOutput(req, 400); err != nil { // 100 input tokens: 100 atomic of 1000
+	if err := tp.BoundOutput(req, 400); err != nil { // 100 input tokens: 100 atomic of 1000
 		t.Fatal(err)
 	}
 	if req.MaxOutputTokens == nil || *req.MaxOutputTokens != 90 { // (1000e6 - 100e6) / 10e6
 		t.Fatalf("bound %v, want 90", req.MaxOutputTokens)
 	}
-	if got := tp.charge(responses.Usage{InputTokens: 100, OutputTokens: *req.MaxOutputTokens}); got.Int64() > 1000 {
+	if got := tp.Cost(responses.Usage{InputTokens: 100, OutputTokens: *req.MaxOutputTokens}); got.Int64() > 1000 {
 		t.Errorf("the bounded call costs %s, over the ceiling", got)
 	}
 	low := int64(20)
 	req.MaxOutputTokens = &low
-	if err := tp.boundOutput(req, 400); err != nil || *req.MaxOutputTokens != 20 {
+	if err := tp.BoundOutput(req, 400); err != nil || *req.MaxOutputTokens != 20 {
 		t.Errorf("a lower max_output_tokens must stay: %v %v", *req.MaxOutputTokens, err)
 	}
-	if err := tp.boundOutput(&responses.Request{}, 4*990); err == nil { // 990 of 1000 atomic: under 16 tokens left
+	if err := tp.BoundOutput(&responses.Request{}, 4*990); err == nil { // 990 of 1000 atomic: under 16 tokens left
 		t.Error("an input over the ceiling was not refused")
 	}
 }
@@ -77,18 +77,18 @@ func TestTokenPriceChargesCacheWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 600 plain input tokens at 1 + 400 written at 1.25 per million atomic units.
-	if got := tp.charge(responses.Usage{InputTokens: 1000, CacheWriteTokens: 400}); got.Int64() != 1100 {
+	if got := tp.Cost(responses.Usage{InputTokens: 1000, CacheWriteTokens: 400}); got.Int64() != 1100 {
 		t.Errorf("with cache writes: %s, want 1100", got)
 	}
 	// A report of more writes than input counts the input only.
-	if got := tp.charge(responses.Usage{InputTokens: 100, CacheWriteTokens: 400}); got.Int64() != 125 {
+	if got := tp.Cost(responses.Usage{InputTokens: 100, CacheWriteTokens: 400}); got.Int64() != 125 {
 		t.Errorf("writes above input: %s, want 125", got)
 	}
 	def, err := parseTokenPrice(&TokenPriceConfig{Input: "1", Output: "0", MaxPerCall: "1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := def.charge(responses.Usage{InputTokens: 1000, CacheWriteTokens: 400}); got.Int64() != 1000 {
+	if got := def.Cost(responses.Usage{InputTokens: 1000, CacheWriteTokens: 400}); got.Int64() != 1000 {
 		t.Errorf("default cache_write price: %s, want the input price (1000)", got)
 	}
 	if _, err := parseTokenPrice(&TokenPriceConfig{Input: "1", Output: "0", CacheWrite: "x", MaxPerCall: "1"}); err == nil {

@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"math/big"
 	"strconv"
-	"sync/atomic"
 	"time"
 
+	"github.com/farebox/farebox/charge"
 	"github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/upstream/pool"
 	"github.com/farebox/farebox/x402"
 )
 
@@ -21,9 +22,9 @@ type route struct {
 	limits      *limits // what one call may ask of the upstream; nil: nothing bounded
 	created     int64   // unix seconds, for GET /v1/models
 
-	offer atomic.Pointer[offer] // the last computed offer, by resource URL
-
-	charged atomic.Int64 // atomic units settled for this model's answers
+	// product is the model as the paid call sells it (its offer, what
+	// it charged).
+	product *charge.Product
 
 	costs map[string]*upCost // a call's upstream cost by supplier ("" for one upstream); nil: none known
 }
@@ -36,6 +37,20 @@ type reseller interface {
 }
 
 func (rt *route) free() bool { return rt.price.Sign() == 0 }
+
+// newProduct is rt as the paid call sells it.
+func (rt *route) newProduct() *charge.Product {
+	p := &charge.Product{Name: rt.name, Model: rt.model, Price: rt.price, Description: rt.description,
+		Extensions: discoveryExtension(rt)}
+	if rt.perToken != nil {
+		p.PerToken = rt.perToken
+	}
+	_, p.Resold = rt.model.(reseller)
+	if _, pooled := rt.model.(*pool.Pool); pooled {
+		p.Served = pool.WithServed
+	}
+	return p
+}
 
 func (rt *route) appendModel(b []byte) []byte {
 	b = append(b, `{"id":`...)
@@ -123,8 +138,10 @@ func (s *Server) buildRoutes(opts Options) error {
 		if err != nil {
 			return fmt.Errorf("models[%d] (%s): %w", i, mc.Name, err)
 		}
-		s.routes[mc.Name] = &route{name: mc.Name, model: m, price: price, perToken: perToken, description: desc, limits: lim,
+		rt := &route{name: mc.Name, model: m, price: price, perToken: perToken, description: desc, limits: lim,
 			created: created, costs: costs}
+		rt.product = rt.newProduct()
+		s.routes[mc.Name] = rt
 		s.order = append(s.order, mc.Name)
 	}
 	return nil

@@ -6,6 +6,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"github.com/farebox/farebox/charge"
 	"log/slog"
 	"net"
 	"net/http"
@@ -26,8 +27,8 @@ type Server struct {
 	echo    *echo.Echo
 	http    *http.Server
 	routes  map[string]*route
-	order   []string              // model names in config order, for /v1/models
-	refunds atomic.Pointer[offer] // the refund offer, by resource URL
+	order   []string            // model names in config order, for /v1/models
+	refunds charge.RefundOffers // the refund offer, by resource URL
 	pay     *payments
 	// circuits are the pools' supplier circuits (poolCircuits).
 	circuits pool.Circuits
@@ -64,6 +65,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 	}
 	s.pay = pay
 	pay.metrics = s.metrics
+	pay.seller = pay.newSeller(cfg)
 	s.metrics.registerServer(s)
 	if err := s.buildRoutes(opts); err != nil {
 		pay.close()
@@ -224,8 +226,8 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 		if model != "" {
 			attrs = append(attrs, slog.String("model", model))
 		}
-		if ch, ok := c.Get(chargeKey).(*charge); ok {
-			attrs = append(attrs, ch.logAttrs()...)
+		if sale, ok := c.Get(chargeKey).(*charge.Sale); ok {
+			attrs = append(attrs, sale.Fare.LogAttrs()...)
 		}
 		if sup, ok := c.Get(supplierKey).(string); ok {
 			attrs = append(attrs, slog.String("supplier", sup))

@@ -1,15 +1,17 @@
-package gateway
+package charge
 
 import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"math/big"
-	"net/http"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/x402"
 	"github.com/tidwall/gjson"
 )
@@ -44,11 +46,33 @@ func (fourthHold) Settle(context.Context, *big.Int) (*x402.Receipt, error) {
 func (fourthHold) Release(context.Context) error     { return nil }
 func (fourthHold) Owe(context.Context, string) error { return nil }
 
-func fourthHeader(scheme, network string) http.Header {
+func fourthHeader(scheme, network string) Payment {
 	env := `{"x402Version":2,"accepted":{"scheme":"` + scheme + `","network":"` + network + `"},"payload":{"any":"thing"}}`
-	h := http.Header{}
-	h.Set(x402.HeaderPaymentSignature, base64.StdEncoding.EncodeToString([]byte(env)))
-	return h
+	return Payment{V2: base64.StdEncoding.EncodeToString([]byte(env))}
+}
+
+// ceilingPricing is a per-token price whose every call costs its ceiling.
+type ceilingPricing struct{ ceiling *big.Int }
+
+func (c ceilingPricing) Cost(responses.Usage) *big.Int           { return c.ceiling }
+func (ceilingPricing) BoundOutput(*responses.Request, int) error { return nil }
+func (ceilingPricing) Rates() (input, output *big.Int)           { return big.NewInt(1), big.NewInt(1) }
+
+// quietMeters counts nothing.
+type quietMeters struct{}
+
+func (quietMeters) Payment(string, string)         {}
+func (quietMeters) Refused()                       {}
+func (quietMeters) Settling(time.Duration)         {}
+func (quietMeters) Outcome(Outcome)                {}
+func (quietMeters) Upstream(string, time.Duration) {}
+func (quietMeters) Streams(int)                    {}
+func (quietMeters) KeepAlive()                     {}
+
+// testSeller sells on network n, its schemes registered by the test.
+func testSeller(n *x402.Network) *Seller {
+	return &Seller{PayTo: common.HexToAddress("0x2"), Networks: []*x402.Network{n}, Schemes: &x402.Schemes{},
+		Meters: quietMeters{}, Log: slog.New(slog.DiscardHandler), InFlight: func(int) {}}
 }
 
 // A registered scheme is offered where its kind is (metered: per-token
@@ -58,10 +82,10 @@ func TestAFourthSchemeIsARegistration(t *testing.T) {
 	n := x402.NewNetwork("", "", big.NewInt(84532), common.HexToAddress("0x1"), "USDC", "2")
 	for _, metered := range []bool{false, true} {
 		s := &fourthScheme{metered: metered}
-		p := &payments{payTo: common.HexToAddress("0x2"), networks: []*x402.Network{n}}
-		p.schemes.Register(s)
-		rt := &route{name: "m", price: big.NewInt(7), perToken: &tokenPrice{input: big.NewInt(1), output: big.NewInt(1), ceiling: big.NewInt(7)}}
-		o := p.requirements(rt, "http://x/v1/responses")
+		p := testSeller(n)
+		p.Schemes.Register(s)
+		rt := &Product{Name: "m", Price: big.NewInt(7), PerToken: ceilingPricing{big.NewInt(7)}}
+		o := p.Offer(rt, "http://x/v1/responses")
 		offered := x402.PaymentRequiredHeaderOffer(o.reqs, o.others, "", o.extensions)
 		raw, _ := base64.StdEncoding.DecodeString(offered)
 		if got := gjson.GetBytes(raw, "accepts.#.scheme").String(); got != `["fourth"]` {
@@ -82,8 +106,8 @@ func TestAFourthSchemeIsARegistration(t *testing.T) {
 			// network: the verifier's refusal was invalid_network.
 			t.Errorf("metered %v: unknown scheme: %v", metered, err)
 		}
-		perCall := &route{name: "c", price: big.NewInt(7)}
-		o = p.requirements(perCall, "http://x/v1/responses")
+		perCall := &Product{Name: "c", Price: big.NewInt(7)}
+		o = p.Offer(perCall, "http://x/v1/responses")
 		if n := len(o.others) + len(o.reqs); metered && n != 0 || !metered && n != 1 {
 			t.Errorf("metered %v: per-call offer has %d accepts", metered, n)
 		}
@@ -91,8 +115,8 @@ func TestAFourthSchemeIsARegistration(t *testing.T) {
 }
 
 func refusedWith(err error, code string) bool {
-	var r *refusal
-	return errors.As(err, &r) && r.err.Code == code
+	var r *Refusal
+	return errors.As(err, &r) && r.Err.Code == code
 }
 
 // escrowScheme is a metered scheme that holds the funds before the model
@@ -117,11 +141,11 @@ func TestEscrowOnlyCountsOnlyEscrowAsEscrow(t *testing.T) {
 	n := x402.NewNetwork("", "", big.NewInt(84532), common.HexToAddress("0x1"), "USDC", "2")
 	channels := &escrowScheme{fourthScheme: fourthScheme{metered: true}, name: "channels", escrow: true}
 	permits := &escrowScheme{fourthScheme: fourthScheme{metered: true}, name: "permits"}
-	p := &payments{payTo: common.HexToAddress("0x2"), networks: []*x402.Network{n}, escrowOnly: true}
-	p.schemes.Register(channels)
-	p.schemes.Register(permits)
-	s := &Server{pay: p}
-	rt := &route{name: "m", price: big.NewInt(7), perToken: &tokenPrice{input: big.NewInt(1), output: big.NewInt(1), ceiling: big.NewInt(7)}}
+	p := testSeller(n)
+	p.EscrowOnly = true
+	p.Schemes.Register(channels)
+	p.Schemes.Register(permits)
+	rt := &Product{Name: "m", Price: big.NewInt(7), PerToken: ceilingPricing{big.NewInt(7)}}
 	for _, tt := range []struct {
 		scheme string
 		stream bool
@@ -135,18 +159,18 @@ func TestEscrowOnlyCountsOnlyEscrowAsEscrow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = s.escrowOnly(context.Background(), ch, tt.stream)
+		err = p.escrowOnly(context.Background(), ch, tt.stream)
 		if sold := err == nil; sold != tt.sold {
 			t.Fatalf("%s, stream %v: sold %v (%v), want %v", tt.scheme, tt.stream, sold, err, tt.sold)
 		}
 		if err == nil {
 			continue
 		}
-		var r *refusal
-		if !errors.As(err, &r) || r.err.Code != x402.ReasonUnsupportedScheme || ch.outcome != released {
+		var r *Refusal
+		if !errors.As(err, &r) || r.Err.Code != x402.ReasonUnsupportedScheme || ch.outcome != Released {
 			t.Fatalf("%s: refused with %v, outcome %v", tt.scheme, err, ch.outcome)
 		}
-		offered := x402.PaymentRequiredHeaderOffer(r.offer.reqs, r.offer.others, "", r.offer.extensions)
+		offered := x402.PaymentRequiredHeaderOffer(r.Offer.reqs, r.Offer.others, "", r.Offer.extensions)
 		raw, _ := base64.StdEncoding.DecodeString(offered)
 		if got := gjson.GetBytes(raw, "accepts.#.scheme").String(); got != `["channels"]` {
 			t.Errorf("%s: the refusal offers %s, want the escrow scheme alone", tt.scheme, got)

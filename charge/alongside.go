@@ -1,4 +1,4 @@
-package gateway
+package charge
 
 import (
 	"context"
@@ -23,23 +23,23 @@ import (
 // settlesAlongside reports whether ch's transfer is sent as its model
 // starts: a payment of a scheme that is not metered (exact), not a replay,
 // under settle: after.
-func (s *Server) settlesAlongside(ch *charge) bool {
-	return ch != nil && !s.pay.before && !ch.metered() && !ch.pay.Replay()
+func (s *Seller) settlesAlongside(ch *Fare) bool {
+	return ch.paid() && !s.Before && !ch.metered() && !ch.hold.Replay()
 }
 
 // running tells ch's payment that the model starts for it: a settlement
 // refused for the payer's reasons from now on (exact's transfer alongside
 // the model, a metered charge after the answer) spends the payment and
 // puts the payer in debt, so that a replay runs nothing.
-func running(ch *charge) {
-	if r, ok := ch.pay.(x402.RunningHold); ok && !ch.pay.Replay() {
+func running(ch *Fare) {
+	if r, ok := ch.hold.(x402.RunningHold); ok && !ch.hold.Replay() {
 		r.Running()
 	}
 }
 
-// transfer is a charge's settlement running alongside its model.
+// transfer is a fare's settlement running alongside its model.
 type transfer struct {
-	ch   *charge
+	ch   *Fare
 	done chan struct{}
 }
 
@@ -48,7 +48,7 @@ type transfer struct {
 // check releases the payment instead, see passed). A transfer refused
 // stops the model (stop) at once; one broadcast is followed on chain and
 // stops the model if it fails while the model runs (ctx: the model's).
-func (s *Server) startTransfer(ctx context.Context, ch *charge, stop context.CancelFunc) *transfer {
+func (s *Seller) startTransfer(ctx context.Context, ch *Fare, stop context.CancelFunc) *transfer {
 	t := &transfer{ch: ch, done: make(chan struct{})}
 	check := ch.check
 	go func() {
@@ -58,7 +58,7 @@ func (s *Server) startTransfer(ctx context.Context, ch *charge, stop context.Can
 				return // refused before the transfer: passed releases the payment
 			}
 		}
-		s.pay.settle(ctx, ch, false)
+		s.settle(ctx, ch, false)
 		if ch.settleFailed() {
 			stop()
 			return
@@ -106,9 +106,9 @@ func (t *transfer) refusal() error {
 // follow watches a broadcast transfer of ch until its block while the
 // model runs (ctx): a transfer the chain fails stops the model (stop),
 // and the engine records the payer's debt.
-func (s *Server) follow(ctx context.Context, ch *charge, stop context.CancelFunc) {
-	f, ok := ch.pay.(x402.FollowedHold)
-	if !ok || s.pay.chain == nil || ch.receipt == nil || ch.receipt.Transaction == "" || !ch.receipt.Success {
+func (s *Seller) follow(ctx context.Context, ch *Fare, stop context.CancelFunc) {
+	f, ok := ch.hold.(x402.FollowedHold)
+	if !ok || !s.Follows || ch.receipt == nil || ch.receipt.Transaction == "" || !ch.receipt.Success {
 		return
 	}
 	r := ch.receipt
@@ -122,7 +122,7 @@ func (s *Server) follow(ctx context.Context, ch *charge, stop context.CancelFunc
 			stop()
 		case paidBy != "":
 			ch.paidBy.Store(&paidBy)
-			s.log.Info("a transfer was paid by another sender's transaction", "payer", r.Payer, "transaction", paidBy)
+			s.Log.Info("a transfer was paid by another sender's transaction", "payer", r.Payer, "transaction", paidBy)
 		}
 	}()
 }
@@ -130,7 +130,7 @@ func (s *Server) follow(ctx context.Context, ch *charge, stop context.CancelFunc
 // paidElsewhere names, in ch's receipt, the transaction of another sender
 // that paid ch in full when ch's own transfer failed for it (a front-run
 // found while the model ran); call it once the model returned.
-func (ch *charge) paidElsewhere() {
+func (ch *Fare) paidElsewhere() {
 	if tx := ch.paidBy.Load(); tx != nil && ch.receipt != nil {
 		r := *ch.receipt
 		r.Transaction = *tx
@@ -140,31 +140,10 @@ func (ch *charge) paidElsewhere() {
 
 // chainRefusal is the error of an answer whose transfer failed on chain
 // after it was broadcast, nil when it did not.
-func (ch *charge) chainRefusal() *responses.Error {
-	if ch == nil {
-		return nil
-	}
+func (ch *Fare) chainRefusal() *responses.Error {
 	xe := ch.failedOnChain.Load()
 	if xe == nil {
 		return nil
 	}
 	return errSettleFailedAfterAnswer(xe.Reason)
-}
-
-// escrowOnly refuses a payment for a stream that does not hold the funds
-// before the first byte when payments.streams is escrow_only: exact, and
-// upto too (a Permit2 authorization holds nothing: the payer may revoke
-// its allowance or empty its wallet before the charge is settled). Its
-// 402 offers only the escrow schemes (batch-settlement channels, whose
-// deposit is on chain before the model runs), and the payment is
-// released, unspent.
-func (s *Server) escrowOnly(ctx context.Context, ch *charge, stream bool) error {
-	if !stream || !s.pay.escrowOnly || ch.escrowed() || ch.pay.Replay() {
-		return nil
-	}
-	s.pay.finish(ctx, ch, released)
-	o := ch.offer
-	escrow := &offer{resource: o.resource, others: o.escrow, extensions: o.extensions, v1: []byte("[]")}
-	msg := "Payment refused: this server sells streams only against escrow (batch-settlement, where offered); exact and upto pay for calls with stream: false."
-	return refuse(escrow, x402.ReasonUnsupportedScheme, msg)
 }

@@ -1,4 +1,4 @@
-package gateway
+package charge
 
 import "testing"
 
@@ -30,7 +30,7 @@ func TestDueDecidesEveryDelivery(t *testing.T) {
 }
 
 func TestOutcomeNames(t *testing.T) {
-	for o, want := range map[outcome]string{reserved: "reserved", settled: "settled", released: "released", kept: "kept"} {
+	for o, want := range map[Outcome]string{Reserved: "reserved", Settled: "settled", Released: "released", Kept: "kept"} {
 		if o.String() != want {
 			t.Errorf("%d: %q, want %q", o, o, want)
 		}

@@ -1,4 +1,4 @@
-package gateway
+package charge
 
 import (
 	"context"
@@ -47,8 +47,8 @@ func stopOnRefusal(check *pendingCheck, stopModel context.CancelFunc) func() {
 // passed waits for the check of ch, if one is running, and reports the
 // refusal the client gets when the chain refused the payment: the
 // purchase is released (nothing was written, nothing moved).
-func (p *payments) passed(ctx context.Context, ch *charge) error {
-	if ch == nil || ch.check == nil {
+func (s *Seller) passed(ctx context.Context, ch *Fare) error {
+	if ch.check == nil {
 		return nil
 	}
 	<-ch.check.done
@@ -57,7 +57,7 @@ func (p *payments) passed(ctx context.Context, ch *charge) error {
 		ch.check = nil
 		return nil
 	}
-	p.finish(ctx, ch, released)
+	s.finish(ctx, ch, Released)
 	xe := x402.AsError(err, x402.ReasonUnexpectedVerifyError)
 	return refuse(ch.offer, xe.Reason, "Payment refused: "+xe.Message)
 }
@@ -88,7 +88,7 @@ func (g *gatedSink) Event(typ string, data []byte) error {
 
 // refusal waits for the gate once and is its refusal: asked by the first
 // event, and once the model returned (a model may end before any event).
-// The transfer (settle) is awaited here only for an event; serve awaits
+// The transfer (settle) is awaited here only for an event; the run awaits
 // it once the model returned in any case.
 func (g *gatedSink) refusal(event bool) error {
 	g.once.Do(func() {
@@ -110,20 +110,20 @@ func (g *gatedSink) refusal(event bool) error {
 func (g *gatedSink) failInBand(em *responses.Emitter, refused error) error {
 	g.open.Store(true)
 	e := errUpstream(refused)
-	var r *refusal
+	var r *Refusal
 	if errors.As(refused, &r) {
-		e = r.err
+		e = r.Err
 	}
 	em.Fail(e, nil)
-	if sse, ok := g.Sink.(*responses.SSEWriter); ok {
-		return sse.Done()
+	if st, ok := g.Sink.(Stream); ok {
+		return st.Done()
 	}
 	return nil
 }
 
 // keepAliveAfter starts the stream's keep-alives once check passed (a
 // keep-alive writes the stream's headers); the returned stop ends them.
-func keepAliveAfter(check *pendingCheck, sse *responses.SSEWriter, every time.Duration, onBeat func()) func() {
+func keepAliveAfter(check *pendingCheck, sse Stream, every time.Duration, onBeat func()) func() {
 	var mu sync.Mutex
 	stopped := false
 	stop := func() {}

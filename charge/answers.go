@@ -1,15 +1,13 @@
-package gateway
+package charge
 
 import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"net/http"
 	"sync"
 
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/x402"
-	"github.com/labstack/echo/v4"
 )
 
 // maxStoredAnswer bounds one stored answer (without the request it
@@ -94,12 +92,12 @@ func (r *recordingSink) recorded() []byte {
 	return r.events.out
 }
 
-// keepAnswer stores the whole answer of a paid charge for its retries:
+// keepAnswer stores the whole answer of a paid fare for its retries:
 // the stream's events, or the response object, without echo (what it
-// repeats of the request).
-func keepAnswer(ctx context.Context, ch *charge, rec *recordingSink, object []byte, echo [][]byte) {
-	a, ok := ch.pay.(x402.AnsweredHold)
-	if !ok || (ch.outcome != settled && ch.outcome != replayed) {
+// repeats of the request). A free fare keeps nothing.
+func keepAnswer(ctx context.Context, f *Fare, rec *recordingSink, object []byte, echo [][]byte) {
+	a, ok := f.hold.(x402.AnsweredHold)
+	if !ok || (f.outcome != Settled && f.outcome != Replayed) {
 		return
 	}
 	var b []byte
@@ -116,24 +114,24 @@ func keepAnswer(ctx context.Context, ch *charge, rec *recordingSink, object []by
 }
 
 // errBadStoredAnswer: a stored answer that does not decode.
-var errBadStoredAnswer = errors.New("gateway: a stored answer does not decode")
+var errBadStoredAnswer = errors.New("charge: a stored answer does not decode")
 
 // replayAnswer answers a paid retry with the answer its payment bought,
 // as it was first written: the response object with the receipt header,
 // or the same stream of events; echoed is what it repeats of the retried
 // request (responses.ResponseEcho).
-func (s *Server) replayAnswer(c echo.Context, ch *charge, stored []byte, echoed [][]byte) error {
-	s.pay.settle(c.Request().Context(), ch, false) // the stored receipt; charges nothing
+func (s *Seller) replayAnswer(ctx context.Context, f *Fare, out Output, stored []byte, echoed [][]byte) error {
+	s.settle(ctx, f, false) // the stored receipt; charges nothing
 	stored, err := expandAnswer(stored, echoed)
 	if err != nil || len(stored) == 0 {
 		return errBadStoredAnswer
 	}
 	switch stored[0] {
 	case answerJSON:
-		receiptHeader(c.Response().Header(), ch)
-		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, stored[1:])
+		f.setReceipt(out.Header())
+		return out.Object(stored[1:])
 	case answerStream:
-		sse := responses.NewSSEWriter(c.Response())
+		st := out.Stream()
 		for b := stored[1:]; len(b) > 0; {
 			typ, rest, ok := field(b)
 			if !ok {
@@ -143,12 +141,12 @@ func (s *Server) replayAnswer(c echo.Context, ch *charge, stored []byte, echoed 
 			if !ok {
 				return errBadStoredAnswer
 			}
-			if err := sse.Event(string(typ), data); err != nil {
+			if err := st.Event(string(typ), data); err != nil {
 				return nil // the client left
 			}
 			b = rest
 		}
-		return sse.Done()
+		return st.Done()
 	}
 	return errBadStoredAnswer
 }
