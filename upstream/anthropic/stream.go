@@ -1,0 +1,227 @@
+package anthropic
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/upstream/upstreamhttp"
+	"github.com/tidwall/gjson"
+)
+
+// blockKind is what a content block becomes in the emitter.
+type blockKind int
+
+const (
+	blockDropped blockKind = iota // a block farebox does not pass on (a server tool's)
+	blockText
+	blockCall
+	blockThinking
+	blockRedacted
+)
+
+// openBlock is the content block being read.
+type openBlock struct {
+	kind      blockKind
+	input     string // a tool_use's input as it started
+	argsSeen  bool
+	signature []byte
+}
+
+// refusalText is the refusal a client sees when Anthropic stopped for
+// refusal without an explanation.
+const refusalText = "The model declined to answer this request."
+
+// mapper turns the Messages stream's events (or one message's blocks,
+// replayed) into emitter calls. Blocks arrive one at a time, in index
+// order, so each maps onto the one item the emitter holds open; ids,
+// indexes and sequence numbers are the emitter's.
+type mapper struct {
+	em      responses.Output
+	blocks  map[int64]*openBlock
+	usage   responses.Usage
+	stopped bool
+}
+
+func newMapper(em responses.Output) *mapper {
+	return &mapper{em: em, blocks: map[int64]*openBlock{}}
+}
+
+// event consumes one SSE data payload of the Messages stream.
+func (m *mapper) event(data []byte) error {
+	if !gjson.ValidBytes(data) {
+		return upstreamhttp.Broken(fmt.Errorf("upstream sent an event that is not JSON: %.200q", data))
+	}
+	ev := gjson.ParseBytes(data)
+	switch ev.Get("type").Str {
+	case "message_start":
+		m.setUsage(ev.Get("message.usage"))
+	case "content_block_start":
+		return m.start(ev.Get("index").Int(), ev.Get("content_block"))
+	case "content_block_delta":
+		return m.delta(ev.Get("index").Int(), ev.Get("delta"))
+	case "content_block_stop":
+		return m.stop(ev.Get("index").Int())
+	case "message_delta":
+		m.setUsage(ev.Get("usage"))
+		return m.stopReason(ev.Get("delta.stop_reason").Str, ev.Get("delta.stop_details.explanation").Str)
+	case "message_stop":
+		m.stopped = true
+	case "error":
+		e := ev.Get("error")
+		return upstreamhttp.Failed(e.Get("type").Str, e.Get("message").Str, fmt.Errorf("upstream error event: %s", data))
+	}
+	return nil // ping, and events added to the API later
+}
+
+// start opens a block. A whole block (a non-streamed message's) carries
+// its text, input, thinking and signature here.
+func (m *mapper) start(idx int64, cb gjson.Result) error {
+	b := &openBlock{}
+	m.blocks[idx] = b
+	switch cb.Get("type").Str {
+	case "text":
+		b.kind = blockText
+		if t := cb.Get("text").Str; t != "" {
+			return m.em.Text(t)
+		}
+	case "tool_use":
+		b.kind, b.input = blockCall, cb.Get("input").Raw
+		return m.em.StartCall(cb.Get("id").Str, cb.Get("name").Str)
+	case "thinking":
+		b.kind, b.signature = blockThinking, []byte(cb.Get("signature").Str)
+		if err := m.em.StartReasoning(); err != nil {
+			return err
+		}
+		if t := cb.Get("thinking").Str; t != "" {
+			return m.em.ReasoningSummary(0, t)
+		}
+	case "redacted_thinking":
+		b.kind = blockRedacted
+		if err := m.em.StartReasoning(); err != nil {
+			return err
+		}
+		return m.em.ReasoningEncrypted(prefixRedacted + cb.Get("data").Str)
+	}
+	return nil
+}
+
+func (m *mapper) delta(idx int64, d gjson.Result) error {
+	b := m.blocks[idx]
+	if b == nil {
+		return upstreamhttp.Broken(fmt.Errorf("upstream sent a delta for content block %d, which never started", idx))
+	}
+	switch d.Get("type").Str {
+	case "text_delta":
+		if b.kind == blockText {
+			return m.em.Text(d.Get("text").Str)
+		}
+	case "input_json_delta":
+		if p := d.Get("partial_json").Str; b.kind == blockCall && p != "" {
+			b.argsSeen = true
+			return m.em.Arguments(p)
+		}
+	case "thinking_delta":
+		if t := d.Get("thinking").Str; b.kind == blockThinking && t != "" {
+			return m.em.ReasoningSummary(0, t)
+		}
+	case "signature_delta":
+		b.signature = append(b.signature, d.Get("signature").Str...)
+	}
+	return nil
+}
+
+// stop closes a block: a call's whole input when no delta carried it, a
+// thinking block's signature.
+func (m *mapper) stop(idx int64) error {
+	b := m.blocks[idx]
+	if b == nil {
+		return upstreamhttp.Broken(fmt.Errorf("upstream stopped content block %d, which never started", idx))
+	}
+	delete(m.blocks, idx)
+	switch b.kind {
+	case blockCall:
+		if !b.argsSeen && b.input != "" && b.input != "{}" {
+			return m.em.Arguments(b.input)
+		}
+	case blockThinking:
+		if len(b.signature) > 0 {
+			return m.em.ReasoningEncrypted(prefixThinking + string(b.signature))
+		}
+	}
+	return nil
+}
+
+// stopReason applies why the model stopped: a natural end or a tool call
+// completes; running out of tokens or of context window is incomplete;
+// a refusal is the model's refusal; pause_turn, which only follows the
+// server tools farebox never sends, ends the answer incomplete.
+func (m *mapper) stopReason(reason, explanation string) error {
+	switch reason {
+	case "max_tokens", "model_context_window_exceeded", "pause_turn":
+		m.em.Incomplete("max_output_tokens")
+	case "refusal":
+		if explanation == "" {
+			explanation = refusalText
+		}
+		return m.em.Refusal(explanation)
+	}
+	return nil
+}
+
+// setUsage folds in a usage object: message_start's, then message_delta's
+// cumulative figures, each field overriding where present. Anthropic's
+// input_tokens excludes the cached part; farebox's InputTokens counts it.
+func (m *mapper) setUsage(u gjson.Result) {
+	if !u.IsObject() {
+		return
+	}
+	fields := []struct {
+		path string
+		to   *int64
+	}{
+		{"input_tokens", nil},
+		{"cache_read_input_tokens", &m.usage.CachedTokens},
+		{"cache_creation_input_tokens", &m.usage.CacheWriteTokens},
+		{"output_tokens", &m.usage.OutputTokens},
+		{"output_tokens_details.thinking_tokens", &m.usage.ReasoningTokens},
+	}
+	uncached := m.usage.InputTokens - m.usage.CachedTokens - m.usage.CacheWriteTokens
+	for _, f := range fields {
+		v := u.Get(f.path)
+		if v.Type != gjson.Number {
+			continue
+		}
+		if f.to == nil {
+			uncached = v.Int()
+		} else {
+			*f.to = v.Int()
+		}
+	}
+	m.usage.InputTokens = uncached + m.usage.CachedTokens + m.usage.CacheWriteTokens
+	m.em.SetUsage(m.usage)
+}
+
+// replay feeds a non-streamed message into out the way its stream would.
+func replay(answer []byte, out responses.Output) error {
+	msg := gjson.ParseBytes(answer)
+	if msg.Get("type").Str != "message" {
+		return upstreamhttp.Broken(fmt.Errorf("upstream answered with no message: %.200q", answer))
+	}
+	m := newMapper(out)
+	m.setUsage(msg.Get("usage"))
+	var err error
+	msg.Get("content").ForEach(func(k, cb gjson.Result) bool {
+		if err = m.start(k.Int(), cb); err == nil {
+			err = m.stop(k.Int())
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	if msg.Get("stop_reason").Str == "" {
+		return upstreamhttp.Broken(errors.New("upstream message has no stop_reason"))
+	}
+	return m.stopReason(msg.Get("stop_reason").Str, msg.Get("stop_details.explanation").Str)
+}
