@@ -1,0 +1,259 @@
+// Package fakeanthropic is an Anthropic Messages server for tests
+// (POST /v1/messages, streamed or not) on an httptest server. It checks
+// what a real server checks that farebox could get wrong (the version
+// header, the key, max_tokens, tool_use/tool_result pairing, thinking
+// signatures, cache breakpoints) and answers Anthropic's 400 when a
+// check fails. The tests of this package hold it to the official Go SDK,
+// so it cannot drift from the wire.
+//
+// The model name picks the behaviour:
+//
+//	"text" (or any other name)  a fixed text answer, streamed in small deltas
+//	"call"                      calls every declared tool (the forced one; the
+//	                            first only when parallel tool use is off), its
+//	                            input streamed as input_json_delta chunks; once
+//	                            the last turn holds tool results, answers with
+//	                            text quoting them
+//	"status:CODE"               fails with HTTP CODE in Anthropic's error shape
+//	                            (529 overloaded_error, 429 rate_limit_error, ...)
+//	"error_midstream"           streams some text, then an error event
+//	"stop:REASON"               some text, then stop_reason REASON (max_tokens,
+//	                            refusal with stop_details, pause_turn, ...)
+//
+// Modifiers follow "+": rounds=N ("call" calls tools until N rounds of
+// results came back), retry_after=S (on a 429), redacted (a
+// redacted_thinking block after the thinking block). With thinking on in
+// the request, every answer starts with a thinking block whose signature is
+// an HMAC of its text under a key only the fake holds; a thinking block
+// sent back whose signature does not match (or is missing) is refused.
+package fakeanthropic
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/tidwall/gjson"
+)
+
+// DefaultText is the fixed text answer.
+const DefaultText = "Hello from the fake Anthropic server. This answer is fixed."
+
+// Usage are the token figures the fake reports. The cache figures are
+// reported only for a request with a cache_control breakpoint, as a real
+// server writes and reads its cache only there.
+type Usage struct {
+	InputTokens, CacheReadTokens, CacheWriteTokens, OutputTokens int64
+}
+
+// Options configure a fake server.
+type Options struct {
+	// APIKey, when set, is the key every request must carry (x-api-key, or
+	// a bearer token).
+	APIKey string
+	// Text is the fixed answer; "" is DefaultText.
+	Text string
+	// Usage is what every answer reports; zero fields take 25 input and
+	// 9 output tokens and no cache.
+	Usage Usage
+}
+
+// Record is one request the fake received.
+type Record struct {
+	Header http.Header
+	Body   []byte
+}
+
+// Server is a running fake.
+type Server struct {
+	opts Options
+	srv  *httptest.Server
+	key  []byte // signs thinking; never leaves the fake
+
+	mu      sync.Mutex
+	records []Record
+	ids     int
+}
+
+// Start serves until Close.
+func Start(opts Options) *Server {
+	if opts.Text == "" {
+		opts.Text = DefaultText
+	}
+	if opts.Usage.InputTokens == 0 {
+		opts.Usage.InputTokens = 25
+	}
+	if opts.Usage.OutputTokens == 0 {
+		opts.Usage.OutputTokens = 9
+	}
+	s := &Server{opts: opts, key: []byte("fakeanthropic signing key")}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/messages", s.handleMessages)
+	s.srv = httptest.NewServer(mux)
+	return s
+}
+
+// URL is farebox's base_url for the fake, ending in /v1.
+func (s *Server) URL() string { return s.srv.URL + "/v1" }
+
+// Origin is the server's root, the base URL the official SDK takes.
+func (s *Server) Origin() string { return s.srv.URL }
+
+// Close stops the server.
+func (s *Server) Close() { s.srv.Close() }
+
+// Records are the requests received, oldest first.
+func (s *Server) Records() []Record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Record(nil), s.records...)
+}
+
+// Last is the latest request received; it fails when there is none.
+func (s *Server) Last() (Record, error) {
+	rs := s.Records()
+	if len(rs) == 0 {
+		return Record{}, fmt.Errorf("fakeanthropic: no request received")
+	}
+	return rs[len(rs)-1], nil
+}
+
+// Sign is the signature the fake gives a thinking text.
+func (s *Server) Sign(text string) string {
+	mac := hmac.New(sha256.New, s.key)
+	mac.Write([]byte("thinking\x00" + text))
+	return base64.StdEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// redactedData is the data of the fake's redacted_thinking block n: opaque
+// to a client, checked by the fake when it comes back.
+func (s *Server) redactedData(n int) string {
+	mac := hmac.New(sha256.New, s.key)
+	fmt.Fprintf(mac, "redacted\x00%d", n)
+	return fmt.Sprintf("%d.%s", n, base64.StdEncoding.EncodeToString(mac.Sum(nil)))
+}
+
+func (s *Server) validRedacted(data string) bool {
+	n, _, ok := strings.Cut(data, ".")
+	i, err := strconv.Atoi(n)
+	return ok && err == nil && hmac.Equal([]byte(data), []byte(s.redactedData(i)))
+}
+
+func (s *Server) nextID(prefix string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ids++
+	return fmt.Sprintf("%s_fake%04d", prefix, s.ids)
+}
+
+// handleMessages serves POST /v1/messages.
+func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 32<<20))
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	s.records = append(s.records, Record{Header: r.Header.Clone(), Body: body})
+	s.mu.Unlock()
+	if s.opts.APIKey != "" && !s.authorized(r.Header) {
+		writeError(w, http.StatusUnauthorized, "authentication_error", "invalid x-api-key")
+		return
+	}
+	if r.Header.Get("Anthropic-Version") == "" {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "anthropic-version: header is required")
+		return
+	}
+	if !gjson.ValidBytes(body) {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "The request body is not valid JSON")
+		return
+	}
+	req := gjson.ParseBytes(body)
+	mode := parseMode(req.Get("model").Str)
+	if mode.status != 0 {
+		s.fail(w, mode)
+		return
+	}
+	if msg := s.check(req); msg != "" {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", msg)
+		return
+	}
+	a := s.answer(req, mode)
+	if req.Get("stream").Bool() {
+		s.stream(w, a, mode)
+		return
+	}
+	if mode.name == "error_midstream" {
+		writeError(w, 529, "overloaded_error", "Overloaded")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", s.nextID("req"))
+	_, _ = w.Write(a.message())
+}
+
+// authorized reports whether the request carries the key, as x-api-key or
+// as a bearer token (which the newer SDKs send).
+func (s *Server) authorized(h http.Header) bool {
+	return h.Get("X-Api-Key") == s.opts.APIKey || h.Get("Authorization") == "Bearer "+s.opts.APIKey
+}
+
+// fail answers a "status:CODE" model with Anthropic's error for CODE.
+func (s *Server) fail(w http.ResponseWriter, m mode) {
+	typ := map[int]string{400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+		404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error", 529: "overloaded_error"}[m.status]
+	if typ == "" {
+		typ = "api_error"
+	}
+	if m.status == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", strconv.Itoa(max(m.retryAfter, 1)))
+	}
+	writeError(w, m.status, typ, fmt.Sprintf("fake failure %d (%s)", m.status, typ))
+}
+
+// writeError writes Anthropic's error body.
+func writeError(w http.ResponseWriter, status int, typ, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, `{"type":"error","error":{"type":%q,"message":%q},"request_id":"req_fake_error"}`, typ, msg)
+}
+
+// mode is the behaviour a model name picks.
+type mode struct {
+	name       string
+	status     int
+	stop       string
+	rounds     int
+	retryAfter int
+	redacted   bool
+}
+
+func parseMode(model string) mode {
+	parts := strings.Split(model, "+")
+	m := mode{name: parts[0], rounds: 1}
+	for _, p := range parts[1:] {
+		k, v, _ := strings.Cut(p, "=")
+		n, _ := strconv.Atoi(v)
+		switch k {
+		case "rounds":
+			m.rounds = n
+		case "retry_after":
+			m.retryAfter = n
+		case "redacted":
+			m.redacted = true
+		}
+	}
+	if code, ok := strings.CutPrefix(m.name, "status:"); ok {
+		m.status, _ = strconv.Atoi(code)
+	}
+	if reason, ok := strings.CutPrefix(m.name, "stop:"); ok {
+		m.stop = reason
+	}
+	return m
+}
