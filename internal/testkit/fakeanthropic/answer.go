@@ -37,7 +37,7 @@ func text(s string) contentBlock {
 
 // answer builds the fake's answer to req.
 func (s *Server) answer(req gjson.Result, m mode) *answer {
-	a := &answer{id: s.nextID("msg"), model: req.Get("model").Str, stop: "end_turn", usage: s.opts.Usage}
+	a := &answer{id: idFor("msg", req.Get("messages").Raw, 0), model: req.Get("model").Str, stop: "end_turn", usage: s.opts.Usage}
 	if countCacheControl(req) == 0 {
 		a.usage.CacheReadTokens, a.usage.CacheWriteTokens = 0, 0
 	}
@@ -92,9 +92,9 @@ func (s *Server) calls(a *answer, req gjson.Result, msgs []gjson.Result, m mode)
 		a.blocks = append(a.blocks, text(quoteResults(msgs[len(msgs)-1])))
 		return
 	}
-	for _, n := range names {
+	for i, n := range names {
 		input, _ := json.Marshal(map[string]string{"query": fmt.Sprintf("%s round %d", n, rounds+1)})
-		a.blocks = append(a.blocks, contentBlock{Type: "tool_use", ID: s.nextID("toolu"), Name: n, Input: input})
+		a.blocks = append(a.blocks, contentBlock{Type: "tool_use", ID: idFor("toolu", req.Get("messages").Raw, i), Name: n, Input: input})
 	}
 	a.stop = "tool_use"
 }

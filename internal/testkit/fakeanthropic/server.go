@@ -153,6 +153,14 @@ func (s *Server) nextID(prefix string) string {
 	return fmt.Sprintf("%s_fake%04d", prefix, s.ids)
 }
 
+// idFor is the id of the n-th object of a prefix in the answer to a
+// conversation: the same conversation gets the same ids, streamed or not,
+// so tests can compare the two answers whole.
+func idFor(prefix string, conversation string, n int) string {
+	sum := sha256.Sum256([]byte(conversation))
+	return fmt.Sprintf("%s_%x%02d", prefix, sum[:8], n)
+}
+
 // handleMessages serves POST /v1/messages.
 func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 32<<20))
