@@ -90,5 +90,5 @@ type stopless struct {
 	usage responses.Usage
 }
 
-func (s *stopless) Text(d string) error          { s.text += d; return nil }
+func (s *stopless) Text(d string) error        { s.text += d; return nil }
 func (s *stopless) SetUsage(u responses.Usage) { s.usage = u }
