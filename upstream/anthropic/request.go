@@ -107,7 +107,7 @@ func build(req *responses.Request, cfg *Config) ([]byte, error) {
 	if out.OutputConfig, err = outputFormat(req, cfg); err != nil {
 		return nil, err
 	}
-	out.Temperature, out.TopP = req.Temperature, req.TopP
+	out.Temperature, out.TopP = temperature(req.Temperature), req.TopP
 	applyThinking(&out, req, cfg)
 	if cfg.Caching {
 		markCache(&out)
@@ -118,6 +118,16 @@ func build(req *responses.Request, cfg *Config) ([]byte, error) {
 		out.Metadata = &metadata{UserID: id}
 	}
 	return json.Marshal(out)
+}
+
+// temperature is the client's within Anthropic's range, 0 to 1 (OpenAI's
+// goes to 2): the most random answer Anthropic gives rather than a 400.
+func temperature(t *float64) *float64 {
+	if t == nil || *t <= 1 {
+		return t
+	}
+	one := 1.0
+	return &one
 }
 
 // maxTokens is the client's max_output_tokens, else the operator's

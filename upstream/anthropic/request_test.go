@@ -146,3 +146,12 @@ func TestReasoningItemsComeBackAsTheirBlocks(t *testing.T) {
 		t.Errorf("assistant turn %s", got.Get("messages.1.content").Raw)
 	}
 }
+
+func TestTemperatureWithinAnthropicsRange(t *testing.T) {
+	if got := built(t, Config{}, `{"model":"m","input":"x","temperature":1.7}`).Get("temperature").Raw; got != "1" {
+		t.Errorf("temperature 1.7 sent as %s", got)
+	}
+	if got := built(t, Config{}, `{"model":"m","input":"x","temperature":0.2,"top_p":0.9}`); got.Get("temperature").Float() != 0.2 || got.Get("top_p").Float() != 0.9 {
+		t.Errorf("sampling sent as %s", got.Raw)
+	}
+}
