@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/farebox/farebox/internal/testkit/fakeanthropic"
+	"github.com/farebox/farebox/internal/testkit/upstreamtest"
 	"github.com/farebox/farebox/responses"
 )
 
@@ -154,5 +155,23 @@ func TestStopReasons(t *testing.T) {
 				t.Errorf("refusal %v in %s", refusal, o.final.Get("output").Raw)
 			}
 		})
+	}
+}
+
+// The count is Anthropic's own, for exactly the prompt Respond would send.
+func TestCountInputTokensAsksAnthropic(t *testing.T) {
+	s := newFake(t, fakeanthropic.Options{Usage: fakeanthropic.Usage{InputTokens: 40, CacheWriteTokens: 2}})
+	m := newModel(t, s, Config{Model: "text", Caching: true})
+	n, err := m.CountInputTokens(t.Context(), upstreamtest.Parse(t, `{"model":"claude","instructions":"Be brief.","input":"Hi","max_output_tokens":50,"tools":`+weatherTools+`}`))
+	if err != nil || n != 42 {
+		t.Fatalf("count %d, %v", n, err)
+	}
+	rec, _ := s.Last()
+	if !strings.HasSuffix(rec.Header.Get("X-Api-Key"), "operator") {
+		t.Errorf("headers %v", rec.Header)
+	}
+	body := sent(t, s)
+	if body.Get("max_tokens").Exists() || body.Get("system.0.text").Str != "Be brief." || len(body.Get("tools").Array()) != 2 || body.Get("messages.0.content.0.text").Str != "Hi" {
+		t.Errorf("count request %s", body.Raw)
 	}
 }

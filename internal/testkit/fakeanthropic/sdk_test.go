@@ -283,3 +283,19 @@ func wantAPIError(t *testing.T, err error, status int, typ, msg string) *anthrop
 	}
 	return e
 }
+
+func TestCountTokensSpeaksTheWire(t *testing.T) {
+	s := fakeanthropic.Start(fakeanthropic.Options{Usage: fakeanthropic.Usage{InputTokens: 30, CacheReadTokens: 7}})
+	defer s.Close()
+	c := client(s)
+	n, err := c.Messages.CountTokens(context.Background(), anthropic.MessageCountTokensParams{Model: "text",
+		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("hi"))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.InputTokens != 37 || !n.JSON.InputTokens.Valid() {
+		t.Errorf("count %s", n.RawJSON())
+	}
+	_, err = c.Messages.CountTokens(context.Background(), anthropic.MessageCountTokensParams{Model: "text"})
+	wantAPIError(t, err, 400, "invalid_request_error", "messages")
+}

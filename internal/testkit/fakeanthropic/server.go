@@ -41,6 +41,7 @@ import (
 	"sync"
 
 	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 )
 
 // DefaultText is the fixed text answer.
@@ -96,6 +97,7 @@ func Start(opts Options) *Server {
 	s := &Server{opts: opts, key: []byte("fakeanthropic signing key")}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/messages", s.handleMessages)
+	mux.HandleFunc("POST /v1/messages/count_tokens", s.handleCountTokens)
 	s.srv = httptest.NewServer(mux)
 	return s
 }
@@ -161,28 +163,57 @@ func idFor(prefix string, conversation string, n int) string {
 	return fmt.Sprintf("%s_%x%02d", prefix, sum[:8], n)
 }
 
-// handleMessages serves POST /v1/messages.
-func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
+// intake records a request and checks what every endpoint checks (the
+// key, the version header, JSON); it answers the error itself and
+// returns false when the request goes no further.
+func (s *Server) intake(w http.ResponseWriter, r *http.Request) (gjson.Result, bool) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 32<<20))
 	if err != nil {
-		return
+		return gjson.Result{}, false
 	}
 	s.mu.Lock()
 	s.records = append(s.records, Record{Header: r.Header.Clone(), Body: body})
 	s.mu.Unlock()
-	if s.opts.APIKey != "" && !s.authorized(r.Header) {
+	switch {
+	case s.opts.APIKey != "" && !s.authorized(r.Header):
 		writeError(w, http.StatusUnauthorized, "authentication_error", "invalid x-api-key")
-		return
-	}
-	if r.Header.Get("Anthropic-Version") == "" {
+	case r.Header.Get("Anthropic-Version") == "":
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "anthropic-version: header is required")
-		return
-	}
-	if !gjson.ValidBytes(body) {
+	case !gjson.ValidBytes(body):
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "The request body is not valid JSON")
+	default:
+		return gjson.ParseBytes(body), true
+	}
+	return gjson.Result{}, false
+}
+
+// handleCountTokens serves POST /v1/messages/count_tokens: the request's
+// input as the fake's usage figures count it, whatever the cache.
+func (s *Server) handleCountTokens(w http.ResponseWriter, r *http.Request) {
+	req, ok := s.intake(w, r)
+	if !ok {
 		return
 	}
-	req := gjson.ParseBytes(body)
+	if req.Get("max_tokens").Exists() || req.Get("stream").Exists() {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "max_tokens and stream: Extra inputs are not permitted")
+		return
+	}
+	req, _ = sjsonSet(req, "max_tokens", 1)
+	if msg := s.check(req); msg != "" {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", msg)
+		return
+	}
+	u := s.opts.Usage
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"input_tokens":%d}`, u.InputTokens+u.CacheReadTokens+u.CacheWriteTokens)
+}
+
+// handleMessages serves POST /v1/messages.
+func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
+	req, ok := s.intake(w, r)
+	if !ok {
+		return
+	}
 	mode := parseMode(req.Get("model").Str)
 	if mode.status != 0 {
 		s.fail(w, mode)
@@ -264,4 +295,10 @@ func parseMode(model string) mode {
 		m.stop = reason
 	}
 	return m
+}
+
+// sjsonSet is req with key set to v.
+func sjsonSet(req gjson.Result, key string, v any) (gjson.Result, error) {
+	b, err := sjson.Set(req.Raw, key, v)
+	return gjson.Parse(b), err
 }
