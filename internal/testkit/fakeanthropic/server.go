@@ -1,5 +1,6 @@
 // Package fakeanthropic is an Anthropic Messages server for tests
-// (POST /v1/messages, streamed or not) on an httptest server. It checks
+// (POST /v1/messages, streamed or not, and POST /v1/messages/count_tokens)
+// on an httptest server. It checks
 // what a real server checks that farebox could get wrong (the version
 // header, the key, max_tokens, tool_use/tool_result pairing, thinking
 // signatures, cache breakpoints) and answers Anthropic's 400 when a
