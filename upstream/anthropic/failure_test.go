@@ -2,11 +2,13 @@ package anthropic
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/farebox/farebox/internal/testkit/fakeanthropic"
+	"github.com/farebox/farebox/internal/testkit/upstreamtest"
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/pool"
 )
@@ -92,3 +94,33 @@ type stopless struct {
 
 func (s *stopless) Text(d string) error        { s.text += d; return nil }
 func (s *stopless) SetUsage(u responses.Usage) { s.usage = u }
+
+// The client going away mid-stream ends the call to Anthropic: nobody is
+// left to pay for more tokens.
+func TestClientDisconnectCancelsUpstream(t *testing.T) {
+	s := newFake(t, fakeanthropic.Options{})
+	m := newModel(t, s, Config{Model: "stall"})
+	req := upstreamtest.Parse(t, `{"model":"claude","input":"x","stream":true}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	first := &cancelOnFirst{cancel: cancel}
+	em := responses.NewEmitter(req, first, upstreamtest.EmitterOptions(req.Model))
+	err := m.Respond(ctx, req, em)
+	if !errors.Is(err, context.Canceled) || !em.Started() {
+		t.Errorf("Respond: %v (started %v), want the abandoned call", err, em.Started())
+	}
+	rec, lerr := s.Last()
+	if lerr != nil {
+		t.Fatal(lerr)
+	}
+	select {
+	case <-rec.Done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the upstream request outlived the client")
+	}
+}
+
+// cancelOnFirst is a sink that cancels the call at its first event: the
+// client leaving once output began.
+type cancelOnFirst struct{ cancel context.CancelFunc }
+
+func (c *cancelOnFirst) Event(string, []byte) error { c.cancel(); return nil }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -298,4 +299,36 @@ func TestCountTokensSpeaksTheWire(t *testing.T) {
 	}
 	_, err = c.Messages.CountTokens(context.Background(), anthropic.MessageCountTokensParams{Model: "text"})
 	wantAPIError(t, err, 400, "invalid_request_error", "messages")
+}
+
+// A stalled stream holds until the client leaves, and Done says when.
+func TestStallEndsWhenTheClientLeaves(t *testing.T) {
+	s := fakeanthropic.Start(fakeanthropic.Options{})
+	defer s.Close()
+	c := client(s)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st := c.Messages.NewStreaming(ctx, hello("stall"))
+	msg := &anthropic.Message{}
+	for st.Next() {
+		if err := msg.Accumulate(st.Current()); err != nil {
+			t.Fatal(err)
+		}
+		if st.Current().Type == "content_block_delta" {
+			cancel()
+		}
+	}
+	st.Close()
+	if len(msg.Content) != 1 || msg.Content[0].Text == "" {
+		t.Errorf("content before the stall %s", msg.RawJSON())
+	}
+	r, err := s.Last()
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-r.Done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the stalled request outlived its client")
+	}
 }

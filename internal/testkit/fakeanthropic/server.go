@@ -18,6 +18,8 @@
 //	"status:CODE"               fails with HTTP CODE in Anthropic's error shape
 //	                            (529 overloaded_error, 429 rate_limit_error, ...)
 //	"error_midstream"           streams some text, then an error event
+//	"stall"                     streams some text, then nothing until the client
+//	                            leaves (Record.Done tells when)
 //	"stop:REASON"               some text, then stop_reason REASON (max_tokens,
 //	                            refusal with stop_details, pause_turn, ...)
 //
@@ -30,6 +32,7 @@
 package fakeanthropic
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -71,6 +74,9 @@ type Options struct {
 type Record struct {
 	Header http.Header
 	Body   []byte
+	// Done is closed when the fake finished with the request: answered,
+	// or the client went away.
+	Done <-chan struct{}
 }
 
 // Server is a running fake.
@@ -172,8 +178,10 @@ func (s *Server) intake(w http.ResponseWriter, r *http.Request) (gjson.Result, b
 	if err != nil {
 		return gjson.Result{}, false
 	}
+	done := make(chan struct{})
+	context.AfterFunc(r.Context(), func() { close(done) })
 	s.mu.Lock()
-	s.records = append(s.records, Record{Header: r.Header.Clone(), Body: body})
+	s.records = append(s.records, Record{Header: r.Header.Clone(), Body: body, Done: done})
 	s.mu.Unlock()
 	switch {
 	case s.opts.APIKey != "" && !s.authorized(r.Header):
@@ -226,10 +234,10 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 	}
 	a := s.answer(req, mode)
 	if req.Get("stream").Bool() {
-		s.stream(w, a, mode)
+		s.stream(w, r, a, mode)
 		return
 	}
-	if mode.name == "error_midstream" {
+	if mode.name == "error_midstream" || mode.name == "stall" {
 		writeError(w, 529, "overloaded_error", "Overloaded")
 		return
 	}

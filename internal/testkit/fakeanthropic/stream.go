@@ -12,8 +12,8 @@ const chunk = 7
 
 // stream writes the answer as Anthropic's event stream, one flush per
 // event; "error_midstream" breaks off after the first delta with an error
-// event.
-func (s *Server) stream(w http.ResponseWriter, a *answer, m mode) {
+// event, "stall" waits there until the client leaves.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, a *answer, m mode) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("Request-Id", s.nextID("req"))
@@ -34,8 +34,12 @@ func (s *Server) stream(w http.ResponseWriter, a *answer, m mode) {
 		send("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": shell(b)})
 		for _, d := range deltas(b) {
 			send("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": d})
-			if m.name == "error_midstream" {
+			switch m.name {
+			case "error_midstream":
 				send("error", map[string]any{"type": "error", "error": map[string]string{"type": "overloaded_error", "message": "Overloaded"}})
+				return
+			case "stall":
+				<-r.Context().Done()
 				return
 			}
 		}
