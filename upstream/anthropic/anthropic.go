@@ -196,7 +196,13 @@ func (m *Model) Respond(ctx context.Context, req *responses.Request, out respons
 		return err
 	}
 	if !req.Stream {
-		answer, err := upstreamhttp.Call(ctx, m.client, "messages", body, m.cfg.Timeouts)
+		// A whole message's first byte comes when the answer is done, so
+		// the bound on waiting for it is the call's total.
+		t := m.cfg.Timeouts
+		if t.Total > t.FirstByte {
+			t.FirstByte = t.Total
+		}
+		answer, err := upstreamhttp.Call(ctx, m.client, "messages", body, t)
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/farebox/farebox/internal/testkit/upstreamtest"
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/pool"
+	"github.com/farebox/farebox/upstream/upstreamhttp"
 )
 
 // Anthropic's own failures are the supplier's: a pool fails over from them
@@ -124,3 +125,19 @@ func TestClientDisconnectCancelsUpstream(t *testing.T) {
 type cancelOnFirst struct{ cancel context.CancelFunc }
 
 func (c *cancelOnFirst) Event(string, []byte) error { c.cancel(); return nil }
+
+// A whole message arrives only when the model is done: the first-byte
+// timeout of a stream does not cut it, the call's total does.
+func TestWholeMessageIsBoundByTheTotalTimeout(t *testing.T) {
+	s := newFake(t, fakeanthropic.Options{})
+	body := `{"model":"claude","input":"x"}`
+	tm := upstreamhttp.Timeouts{FirstByte: 20 * time.Millisecond, Total: 10 * time.Second}
+	if o := once(t, newModel(t, s, Config{Model: "text+delay=200ms", Timeouts: tm}), body, responses.ProviderView{}, false); o.err != nil {
+		t.Errorf("a slow whole message failed: %v", o.err)
+	}
+	tm.Total = 50 * time.Millisecond
+	o := once(t, newModel(t, s, Config{Model: "text+delay=2s", Timeouts: tm}), body, responses.ProviderView{}, false)
+	if e := asError(t, o.err); e.Status != 504 {
+		t.Errorf("past the total: %d %q", e.Status, e.Message)
+	}
+}

@@ -25,7 +25,8 @@
 //
 // Modifiers follow "+": rounds=N ("call" calls tools until N rounds of
 // results came back), retry_after=S (on a 429), redacted (a
-// redacted_thinking block after the thinking block). With thinking on in
+// redacted_thinking block after the thinking block), delay=DURATION (the
+// time the model takes before the answer's first byte). With thinking on in
 // the request, every answer starts with a thinking block whose signature is
 // an HMAC of its text under a key only the fake holds; a thinking block
 // sent back whose signature does not match (or is missing) is refused.
@@ -43,6 +44,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -233,6 +235,11 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a := s.answer(req, mode)
+	select {
+	case <-time.After(mode.delay):
+	case <-r.Context().Done():
+		return
+	}
 	if req.Get("stream").Bool() {
 		s.stream(w, r, a, mode)
 		return
@@ -280,6 +287,7 @@ type mode struct {
 	rounds     int
 	retryAfter int
 	redacted   bool
+	delay      time.Duration
 }
 
 func parseMode(model string) mode {
@@ -295,6 +303,8 @@ func parseMode(model string) mode {
 			m.retryAfter = n
 		case "redacted":
 			m.redacted = true
+		case "delay":
+			m.delay, _ = time.ParseDuration(v)
 		}
 	}
 	if code, ok := strings.CutPrefix(m.name, "status:"); ok {
