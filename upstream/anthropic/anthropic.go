@@ -206,14 +206,14 @@ func (m *Model) Respond(ctx context.Context, req *responses.Request, out respons
 		if err != nil {
 			return err
 		}
-		return replay(answer, out)
+		return replay(answer, out, customTools(req))
 	}
 	st, err := upstreamhttp.Open(ctx, m.client, "messages", body, m.cfg.Timeouts)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	mp := newMapper(out)
+	mp := newMapper(out, customTools(req))
 	for !mp.stopped && st.Next() {
 		if err := mp.event(st.Event().Data); err != nil {
 			return err

@@ -175,3 +175,34 @@ func TestCountInputTokensAsksAnthropic(t *testing.T) {
 		t.Errorf("count request %s", body.Raw)
 	}
 }
+
+// A custom tool (free text, like Codex's apply_patch) goes up as a tool
+// with one "input" string; its call comes back as a custom call of that
+// text, and goes up again, with its output, under the same id.
+func TestCustomToolRoundTrip(t *testing.T) {
+	s := newFake(t, fakeanthropic.Options{})
+	m := newModel(t, s, Config{Model: "call"})
+	tools := `[{"type":"custom","name":"apply_patch","description":"Patch files.","format":{"type":"grammar","syntax":"lark","definition":"start: /.+/"}}]`
+	o := run(t, m, `{"model":"claude","input":"Patch it.","tools":`+tools+`}`, responses.ProviderView{})
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	call := o.final.Get("output.0")
+	if call.Get("type").Str != "custom_tool_call" || call.Get("name").Str != "apply_patch" || call.Get("input").Str != "apply_patch round 1" {
+		t.Fatalf("output %s", o.final.Get("output").Raw)
+	}
+	if schema := sent(t, s).Get("tools.0.input_schema"); schema.Get("properties.input.type").Str != "string" || !strings.Contains(schema.Raw, "lark") {
+		t.Errorf("custom tool sent as %s", schema.Raw)
+	}
+	id := call.Get("call_id").Str
+	input := `[{"role":"user","content":"Patch it."},` + call.Raw + `,{"type":"custom_tool_call_output","call_id":"` + id + `","output":"patched"}]`
+	o = run(t, m, `{"model":"claude","input":`+input+`,"tools":`+tools+`}`, responses.ProviderView{})
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	body := sent(t, s)
+	if body.Get("messages.1.content.0.input.input").Str != "apply_patch round 1" || body.Get("messages.2.content.0.tool_use_id").Str != id ||
+		!strings.Contains(o.final.Get("output.0.content.0.text").Str, id+" said patched") {
+		t.Errorf("sent %s, answer %s", body.Get("messages").Raw, o.final.Get("output").Raw)
+	}
+}

@@ -67,7 +67,7 @@ func TestMidStreamErrorFailsAfterOutput(t *testing.T) {
 // make no sense: a delta for a block that never started, non-JSON.
 func TestMapperRefusesMalformedEvents(t *testing.T) {
 	var out stopless
-	mp := newMapper(&out)
+	mp := newMapper(&out, nil)
 	for _, ev := range []string{`{"type":"message_start","message":{"usage":{"input_tokens":3,"output_tokens":1}}}`,
 		`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
 		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}`} {

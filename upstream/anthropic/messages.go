@@ -38,7 +38,9 @@ func translateInput(req *responses.Request) ([]block, []turn, error) {
 			err = c.message(i, it)
 		case responses.ItemFunctionCall:
 			err = c.call(i, it)
-		case responses.ItemFunctionCallOutput:
+		case responses.ItemCustomCall:
+			c.add("assistant", block{Type: "tool_use", ID: it.CallID, Name: it.Name, Input: customInput(it.Arguments)})
+		case responses.ItemFunctionCallOutput, responses.ItemCustomCallOutput:
 			err = c.output(i, it)
 		case responses.ItemReasoning:
 			c.reasoning(it)
@@ -131,7 +133,7 @@ func (c *conversation) call(i int, it *responses.Item) error {
 	return nil
 }
 
-// output maps a function_call_output to a tool_result for the same id: a
+// output maps a function_call_output (or a custom tool's) to a tool_result for the same id: a
 // string as is, an array output as text and image blocks.
 func (c *conversation) output(i int, it *responses.Item) error {
 	b := block{Type: "tool_result", ToolUseID: it.CallID}

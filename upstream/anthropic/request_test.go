@@ -123,7 +123,7 @@ func TestStructuredOutputNeedsTheModelsSupport(t *testing.T) {
 
 func TestUnsupportedInputIsTheClientsError(t *testing.T) {
 	for _, body := range []string{
-		`{"model":"m","input":"x","tools":[{"type":"custom","name":"apply_patch"}]}`,
+		`{"model":"m","input":"x","tools":[{"type":"local_shell"}]}`,
 		`{"model":"m","input":[{"role":"user","content":"x"},{"type":"function_call","call_id":"c","name":"f","arguments":"[1]"},{"type":"function_call_output","call_id":"c","output":"x"}]}`,
 	} {
 		_, err := build(upstreamtest.Parse(t, body), &Config{})

@@ -16,6 +16,7 @@ const (
 	blockDropped blockKind = iota // a block farebox does not pass on (a server tool's)
 	blockText
 	blockCall
+	blockCustom // a custom tool's call: its JSON input is held until whole
 	blockThinking
 	blockRedacted
 )
@@ -23,8 +24,10 @@ const (
 // openBlock is the content block being read.
 type openBlock struct {
 	kind      blockKind
+	id, name  string // a custom call's
 	input     string // a tool_use's input as it started
 	argsSeen  bool
+	args      []byte // a custom call's input_json_delta so far
 	signature []byte
 }
 
@@ -38,13 +41,14 @@ const refusalText = "The model declined to answer this request."
 // indexes and sequence numbers are the emitter's.
 type mapper struct {
 	em      responses.Output
+	customs map[string]bool // the custom tools' names
 	blocks  map[int64]*openBlock
 	usage   responses.Usage
 	stopped bool
 }
 
-func newMapper(em responses.Output) *mapper {
-	return &mapper{em: em, blocks: map[int64]*openBlock{}}
+func newMapper(em responses.Output, customs map[string]bool) *mapper {
+	return &mapper{em: em, customs: customs, blocks: map[int64]*openBlock{}}
 }
 
 // event consumes one SSE data payload of the Messages stream.
@@ -87,6 +91,10 @@ func (m *mapper) start(idx int64, cb gjson.Result) error {
 		}
 	case "tool_use":
 		b.kind, b.input = blockCall, cb.Get("input").Raw
+		if name := cb.Get("name").Str; m.customs[name] {
+			b.kind, b.id, b.name = blockCustom, cb.Get("id").Str, name
+			return nil
+		}
 		return m.em.StartCall(cb.Get("id").Str, cb.Get("name").Str)
 	case "thinking":
 		b.kind, b.signature = blockThinking, []byte(cb.Get("signature").Str)
@@ -117,7 +125,12 @@ func (m *mapper) delta(idx int64, d gjson.Result) error {
 			return m.em.Text(d.Get("text").Str)
 		}
 	case "input_json_delta":
-		if p := d.Get("partial_json").Str; b.kind == blockCall && p != "" {
+		p := d.Get("partial_json").Str
+		switch {
+		case b.kind == blockCustom:
+			b.argsSeen = true
+			b.args = append(b.args, p...)
+		case b.kind == blockCall && p != "":
 			b.argsSeen = true
 			return m.em.Arguments(p)
 		}
@@ -144,6 +157,15 @@ func (m *mapper) stop(idx int64) error {
 		if !b.argsSeen && b.input != "" && b.input != "{}" {
 			return m.em.Arguments(b.input)
 		}
+	case blockCustom:
+		input := b.input
+		if b.argsSeen {
+			input = string(b.args)
+		}
+		if err := m.em.StartCustomCall(b.id, b.name); err != nil {
+			return err
+		}
+		return m.em.Arguments(gjson.Get(input, "input").String())
 	case blockThinking:
 		if len(b.signature) > 0 {
 			return m.em.ReasoningEncrypted(prefixThinking + string(b.signature))
@@ -203,12 +225,12 @@ func (m *mapper) setUsage(u gjson.Result) {
 }
 
 // replay feeds a non-streamed message into out the way its stream would.
-func replay(answer []byte, out responses.Output) error {
+func replay(answer []byte, out responses.Output, customs map[string]bool) error {
 	msg := gjson.ParseBytes(answer)
 	if msg.Get("type").Str != "message" {
 		return upstreamhttp.Broken(fmt.Errorf("upstream answered with no message: %.200q", answer))
 	}
-	m := newMapper(out)
+	m := newMapper(out, customs)
 	m.setUsage(msg.Get("usage"))
 	var err error
 	msg.Get("content").ForEach(func(k, cb gjson.Result) bool {

@@ -11,7 +11,7 @@ import (
 const minBudget = 1024
 
 // translateTools maps the client's function tools to custom tools with an
-// input_schema, and tool_choice to Anthropic's: auto, required -> any, a
+// input_schema (and its custom tools as custom.go says), and tool_choice to Anthropic's: auto, required -> any, a
 // named function -> tool, none. Messages has no allowed_tools: only the
 // allowed tools are sent, and its mode becomes the choice.
 func translateTools(req *responses.Request) ([]toolDef, *toolChoice, error) {
@@ -20,10 +20,10 @@ func translateTools(req *responses.Request) ([]toolDef, *toolChoice, error) {
 	}
 	for i := range req.Tools {
 		switch t := &req.Tools[i]; t.Kind {
-		case "", responses.ToolFunction:
+		case "", responses.ToolFunction, responses.ToolCustom:
 		default:
 			return nil, nil, responses.Invalid("tools", "unsupported_value",
-				"Model '%s' is served over Anthropic's Messages API, which cannot express the '%s' tool; use a function tool with this model.", req.Model, t.Kind)
+				"Model '%s' is served over Anthropic's Messages API, which cannot express the '%s' tool; use a function or custom tool with this model.", req.Model, t.Kind)
 		}
 	}
 	tc := req.ToolChoice
@@ -56,6 +56,9 @@ func translateTools(req *responses.Request) ([]toolDef, *toolChoice, error) {
 			continue
 		}
 		def := toolDef{Name: t.Name, InputSchema: t.Parameters}
+		if t.Kind == responses.ToolCustom {
+			def.InputSchema = customSchema(t)
+		}
 		if t.HasDesc {
 			d := t.Description
 			def.Description = &d

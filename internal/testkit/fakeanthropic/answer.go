@@ -3,6 +3,7 @@ package fakeanthropic
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -93,7 +94,12 @@ func (s *Server) calls(a *answer, req gjson.Result, msgs []gjson.Result, m mode)
 		return
 	}
 	for i, n := range names {
-		input, _ := json.Marshal(map[string]string{"query": fmt.Sprintf("%s round %d", n, rounds+1)})
+		// A tool taking one "input" string gets it; any other its "query".
+		key := "query"
+		if req.Get(`tools.#(name==` + strconv.Quote(n) + `).input_schema.properties.input`).Exists() {
+			key = "input"
+		}
+		input, _ := json.Marshal(map[string]string{key: fmt.Sprintf("%s round %d", n, rounds+1)})
 		a.blocks = append(a.blocks, contentBlock{Type: "tool_use", ID: idFor("toolu", req.Get("messages").Raw, i), Name: n, Input: input})
 	}
 	a.stop = "tool_use"
