@@ -214,6 +214,7 @@ func (m *Model) Respond(ctx context.Context, req *responses.Request, out respons
 	}
 	defer st.Close()
 	mp := newMapper(out, customTools(req))
+	defer mp.report()
 	for !mp.stopped && st.Next() {
 		if err := mp.event(st.Event().Data); err != nil {
 			return err

@@ -75,6 +75,7 @@ func TestMapperRefusesMalformedEvents(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	mp.report()
 	if mp.stopped || out.text != "hi" || out.usage.InputTokens != 3 {
 		t.Errorf("stopped %v, text %q, usage %+v", mp.stopped, out.text, out.usage)
 	}

@@ -44,6 +44,7 @@ type mapper struct {
 	customs map[string]bool // the custom tools' names
 	blocks  map[int64]*openBlock
 	usage   responses.Usage
+	counted bool // a usage object arrived
 	stopped bool
 }
 
@@ -198,6 +199,7 @@ func (m *mapper) setUsage(u gjson.Result) {
 	if !u.IsObject() {
 		return
 	}
+	m.counted = true
 	fields := []struct {
 		path string
 		to   *int64
@@ -221,7 +223,15 @@ func (m *mapper) setUsage(u gjson.Result) {
 		}
 	}
 	m.usage.InputTokens = uncached + m.usage.CachedTokens + m.usage.CacheWriteTokens
-	m.em.SetUsage(m.usage)
+}
+
+// report hands the usage to the emitter once the answer is over (or
+// broke off: what was used is still reported), so no event before the
+// terminal one carries a partial count.
+func (m *mapper) report() {
+	if m.counted {
+		m.em.SetUsage(m.usage)
+	}
 }
 
 // replay feeds a non-streamed message into out the way its stream would.
@@ -232,6 +242,7 @@ func replay(answer []byte, out responses.Output, customs map[string]bool) error 
 	}
 	m := newMapper(out, customs)
 	m.setUsage(msg.Get("usage"))
+	defer m.report()
 	var err error
 	msg.Get("content").ForEach(func(k, cb gjson.Result) bool {
 		if err = m.start(k.Int(), cb); err == nil {
