@@ -12,6 +12,7 @@ import (
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/pool"
 	"github.com/farebox/farebox/upstream/upstreamhttp"
+	"github.com/tidwall/gjson"
 )
 
 // Anthropic's own failures are the supplier's: a pool fails over from them
@@ -140,5 +141,39 @@ func TestWholeMessageIsBoundByTheTotalTimeout(t *testing.T) {
 	o := once(t, newModel(t, s, Config{Model: "text+delay=2s", Timeouts: tm}), body, responses.ProviderView{}, false)
 	if e := asError(t, o.err); e.Status != 504 {
 		t.Errorf("past the total: %d %q", e.Status, e.Message)
+	}
+}
+
+// Blocks whose events interleave (a later block starting before an earlier
+// one stopped) still reach the client whole and in index order.
+func TestInterleavedBlocksReachTheClientInOrder(t *testing.T) {
+	req := upstreamtest.Parse(t, `{"model":"claude","input":"x","tools":`+weatherTools+`}`)
+	em := responses.NewEmitter(req, upstreamtest.NewRecorder(t), upstreamtest.EmitterOptions(req.Model))
+	mp := newMapper(em, nil)
+	for _, ev := range []string{
+		`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_a","name":"get_weather","input":{}}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"query\":"}}`,
+		`{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_b","name":"get_time","input":{}}}`,
+		`{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"query\":\"b\"}"}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"\"a\"}"}}`,
+		`{"type":"content_block_stop","index":1}`,
+		`{"type":"content_block_stop","index":0}`,
+		`{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":5}}`,
+		`{"type":"message_stop"}`,
+	} {
+		if err := mp.event([]byte(ev)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := em.Complete(nil); err != nil {
+		t.Fatal(err)
+	}
+	calls := gjson.GetBytes(em.Response(), "output").Array()
+	if len(calls) != 2 || calls[0].Get("call_id").Str != "toolu_a" || calls[0].Get("arguments").Str != `{"query":"a"}` ||
+		calls[1].Get("call_id").Str != "toolu_b" || calls[1].Get("arguments").Str != `{"query":"b"}` {
+		t.Errorf("output %s", gjson.GetBytes(em.Response(), "output").Raw)
+	}
+	if err := mp.event([]byte(`{"type":"content_block_stop","index":0}`)); err == nil {
+		t.Error("a block stopped twice was accepted")
 	}
 }

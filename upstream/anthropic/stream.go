@@ -3,6 +3,7 @@ package anthropic
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/upstreamhttp"
@@ -29,6 +30,8 @@ type openBlock struct {
 	argsSeen  bool
 	args      []byte // a custom call's input_json_delta so far
 	signature []byte
+	held      []func() error // what arrived while an earlier block was open
+	stopped   bool
 }
 
 // refusalText is the refusal a client sees when Anthropic stopped for
@@ -36,13 +39,16 @@ type openBlock struct {
 const refusalText = "The model declined to answer this request."
 
 // mapper turns the Messages stream's events (or one message's blocks,
-// replayed) into emitter calls. Blocks arrive one at a time, in index
-// order, so each maps onto the one item the emitter holds open; ids,
-// indexes and sequence numbers are the emitter's.
+// replayed) into emitter calls. The emitter holds one item open at a
+// time, so blocks reach it whole and in index order: the lowest block not
+// yet stopped (head) streams live, and a block that starts while an
+// earlier one is still open is held until that one stops. Ids, indexes
+// and sequence numbers are the emitter's.
 type mapper struct {
 	em      responses.Output
 	customs map[string]bool // the custom tools' names
 	blocks  map[int64]*openBlock
+	head    int64
 	usage   responses.Usage
 	counted bool // a usage object arrived
 	stopped bool
@@ -72,6 +78,7 @@ func (m *mapper) event(data []byte) error {
 		return m.stopReason(ev.Get("delta.stop_reason").Str, ev.Get("delta.stop_details.explanation").Str)
 	case "message_stop":
 		m.stopped = true
+		return m.flush()
 	case "error":
 		e := ev.Get("error")
 		return upstreamhttp.Failed(e.Get("type").Str, e.Get("message").Str, fmt.Errorf("upstream error event: %s", data))
@@ -79,11 +86,86 @@ func (m *mapper) event(data []byte) error {
 	return nil // ping, and events added to the API later
 }
 
-// start opens a block. A whole block (a non-streamed message's) carries
-// its text, input, thinking and signature here.
+// start opens block idx; delta and stop feed and close it; each runs now
+// when the block is the head, else is held for its turn.
 func (m *mapper) start(idx int64, cb gjson.Result) error {
+	if m.blocks[idx] != nil || idx < m.head {
+		return upstreamhttp.Broken(fmt.Errorf("upstream started content block %d twice", idx))
+	}
 	b := &openBlock{}
 	m.blocks[idx] = b
+	return m.run(idx, b, func() error { return m.begin(b, cb) })
+}
+
+func (m *mapper) delta(idx int64, d gjson.Result) error {
+	b := m.blocks[idx]
+	if b == nil || b.stopped {
+		return upstreamhttp.Broken(fmt.Errorf("upstream sent a delta for content block %d, which is not open", idx))
+	}
+	return m.run(idx, b, func() error { return m.feed(b, d) })
+}
+
+func (m *mapper) stop(idx int64) error {
+	b := m.blocks[idx]
+	if b == nil || b.stopped {
+		return upstreamhttp.Broken(fmt.Errorf("upstream stopped content block %d, which is not open", idx))
+	}
+	b.stopped = true
+	if err := m.run(idx, b, func() error { return m.end(b) }); err != nil {
+		return err
+	}
+	for m.blocks[m.head] != nil && m.blocks[m.head].stopped {
+		delete(m.blocks, m.head)
+		m.head++
+		if next := m.blocks[m.head]; next != nil {
+			if err := next.release(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// run does op now for the head block, else holds it.
+func (m *mapper) run(idx int64, b *openBlock, op func() error) error {
+	if idx != m.head {
+		b.held = append(b.held, op)
+		return nil
+	}
+	return op()
+}
+
+// release does what was held for a block that became the head.
+func (b *openBlock) release() error {
+	held := b.held
+	b.held = nil
+	for _, op := range held {
+		if err := op(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flush releases, in index order, blocks still held at message_stop
+// (after a gap in the indexes no head would reach them).
+func (m *mapper) flush() error {
+	idx := make([]int64, 0, len(m.blocks))
+	for i := range m.blocks {
+		idx = append(idx, i)
+	}
+	slices.Sort(idx)
+	for _, i := range idx {
+		if err := m.blocks[i].release(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// begin opens a block in the emitter. A whole block (a non-streamed
+// message's) carries its text, input, thinking and signature here.
+func (m *mapper) begin(b *openBlock, cb gjson.Result) error {
 	switch cb.Get("type").Str {
 	case "text":
 		b.kind = blockText
@@ -115,11 +197,8 @@ func (m *mapper) start(idx int64, cb gjson.Result) error {
 	return nil
 }
 
-func (m *mapper) delta(idx int64, d gjson.Result) error {
-	b := m.blocks[idx]
-	if b == nil {
-		return upstreamhttp.Broken(fmt.Errorf("upstream sent a delta for content block %d, which never started", idx))
-	}
+// feed passes one delta of a block on.
+func (m *mapper) feed(b *openBlock, d gjson.Result) error {
 	switch d.Get("type").Str {
 	case "text_delta":
 		if b.kind == blockText {
@@ -145,14 +224,9 @@ func (m *mapper) delta(idx int64, d gjson.Result) error {
 	return nil
 }
 
-// stop closes a block: a call's whole input when no delta carried it, a
-// thinking block's signature.
-func (m *mapper) stop(idx int64) error {
-	b := m.blocks[idx]
-	if b == nil {
-		return upstreamhttp.Broken(fmt.Errorf("upstream stopped content block %d, which never started", idx))
-	}
-	delete(m.blocks, idx)
+// end closes a block: a call's whole input when no delta carried it, a
+// custom call (held until now), a thinking block's signature.
+func (m *mapper) end(b *openBlock) error {
 	switch b.kind {
 	case blockCall:
 		if !b.argsSeen && b.input != "" && b.input != "{}" {
