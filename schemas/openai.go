@@ -49,7 +49,7 @@ func compileOpenAI(raw []byte, devs []Deviation) (*openAI, error) {
 		return nil, fmt.Errorf("schemas: openai: no components.schemas")
 	}
 	for name, s := range all {
-		all[name] = recursiveToRef(s, "#/components/schemas/"+name)
+		all[name] = nullableToAnyOf(recursiveToRef(s, "#/components/schemas/"+name))
 	}
 	closeEmitted(all)
 	for _, d := range devs {
@@ -290,6 +290,30 @@ func recursiveToRef(v any, self string) any {
 	case []any:
 		for i, e := range t {
 			t[i] = recursiveToRef(e, self)
+		}
+	}
+	return v
+}
+
+// nullableToAnyOf rewrites OpenAPI 3.0's `nullable: true`, which a few
+// components (Chat Completions' stream chunk among them) still use, into
+// the anyOf with null it means: 2020-12 ignores the keyword, and would
+// refuse the nulls the spec allows.
+func nullableToAnyOf(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			t[k] = nullableToAnyOf(e)
+		}
+		if n, ok := t["nullable"].(bool); ok {
+			delete(t, "nullable")
+			if n {
+				return map[string]any{"anyOf": []any{t, map[string]any{"type": "null"}}}
+			}
+		}
+	case []any:
+		for i, e := range t {
+			t[i] = nullableToAnyOf(e)
 		}
 	}
 	return v
