@@ -324,6 +324,7 @@ func nullableToAnyOf(v any) any {
 var emittedComponents = []string{
 	"Response", "ResponseUsage", "OutputTextContent", "SummaryTextContent",
 	"ErrorResponse", "Error", "Model", "ListModelsResponse", "TokenCountsResource",
+	"CreateChatCompletionResponse", "CreateChatCompletionStreamResponse",
 }
 
 // closeEmitted forbids, in every object farebox emits, the properties the
