@@ -223,3 +223,30 @@ func TestErrorBodyIsOpenAIShaped(t *testing.T) {
 		t.Fatalf("%v: %s", err, b)
 	}
 }
+
+func TestCustomToolCallsInTheObjectAndTheStream(t *testing.T) {
+	body := `{"model":"m","stream":true,"messages":[{"role":"user","content":"patch it"}],"tools":[{"type":"custom","custom":{"name":"apply"}}]}`
+	rec, obj := run(t, body, func(e *responses.Emitter) {
+		_ = e.StartCustomCall("call_C", "apply")
+		_ = e.Arguments("*** Begin")
+		_ = e.Arguments(" Patch")
+		_ = e.Complete(nil)
+	})
+	if err := schemas.ValidateOpenAI("CreateChatCompletionResponse", obj); err != nil {
+		t.Fatalf("object: %v\n%s", err, obj)
+	}
+	var cc openai.ChatCompletion
+	if err := json.Unmarshal(obj, &cc); err != nil {
+		t.Fatal(err)
+	}
+	c := cc.Choices[0].Message.ToolCalls[0]
+	if c.Type != "custom" || c.ID != "call_C" || c.Custom.Name != "apply" || c.Custom.Input != "*** Begin Patch" || cc.Choices[0].FinishReason != "tool_calls" {
+		t.Errorf("custom call = %+v in %s", c, obj)
+	}
+	s := rec.Body.String()
+	for _, want := range []string{`"tool_calls":[{"index":0,"id":"call_C","type":"custom","custom":{"name":"apply","input":""}}]`, `{"index":0,"custom":{"input":" Patch"}}`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("stream lacks %s:\n%s", want, s)
+		}
+	}
+}
