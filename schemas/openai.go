@@ -49,7 +49,7 @@ func compileOpenAI(raw []byte, devs []Deviation) (*openAI, error) {
 		return nil, fmt.Errorf("schemas: openai: no components.schemas")
 	}
 	for name, s := range all {
-		all[name] = recursiveToRef(s, "#/components/schemas/"+name)
+		all[name] = nullableToAnyOf(recursiveToRef(s, "#/components/schemas/"+name))
 	}
 	closeEmitted(all)
 	for _, d := range devs {
@@ -295,11 +295,36 @@ func recursiveToRef(v any, self string) any {
 	return v
 }
 
+// nullableToAnyOf rewrites OpenAPI 3.0's `nullable: true`, which a few
+// components (Chat Completions' stream chunk among them) still use, into
+// the anyOf with null it means: 2020-12 ignores the keyword, and would
+// refuse the nulls the spec allows.
+func nullableToAnyOf(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			t[k] = nullableToAnyOf(e)
+		}
+		if n, ok := t["nullable"].(bool); ok {
+			delete(t, "nullable")
+			if n {
+				return map[string]any{"anyOf": []any{t, map[string]any{"type": "null"}}}
+			}
+		}
+	case []any:
+		for i, e := range t {
+			t[i] = nullableToAnyOf(e)
+		}
+	}
+	return v
+}
+
 // emittedComponents are the objects farebox writes itself, besides the
 // members of the ResponseStreamEvent and OutputItem unions.
 var emittedComponents = []string{
 	"Response", "ResponseUsage", "OutputTextContent", "SummaryTextContent",
 	"ErrorResponse", "Error", "Model", "ListModelsResponse", "TokenCountsResource",
+	"CreateChatCompletionResponse", "CreateChatCompletionStreamResponse",
 }
 
 // closeEmitted forbids, in every object farebox emits, the properties the

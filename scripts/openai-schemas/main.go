@@ -21,6 +21,8 @@ var roots = []string{
 	"Response", "ResponseStreamEvent", "ErrorResponse", "Error", "Model", "ListModelsResponse",
 	"CreateResponse", "InputItem", "Item", "Tool", "ResponseErrorCode", "ResponseUsage",
 	"TokenCountsBody", "TokenCountsResource",
+	// Chat Completions, the second client wire (package wire/chat).
+	"CreateChatCompletionRequest", "CreateChatCompletionResponse", "CreateChatCompletionStreamResponse",
 }
 
 // keptPath reports whether a path of the document is one farebox answers.
