@@ -12,8 +12,8 @@ import (
 // The prefixes of a reasoning item's encrypted_content that carry an
 // Anthropic thinking block's signature or a redacted_thinking block's data.
 const (
-	prefixThinking = "anthropic.thinking:"
-	prefixRedacted = "anthropic.redacted:"
+	prefixThinking = responses.AnthropicThinkingPrefix
+	prefixRedacted = responses.AnthropicRedactedPrefix
 )
 
 // conversation accumulates the system prompt and the turns from the

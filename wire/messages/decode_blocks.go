@@ -13,9 +13,9 @@ import (
 // thinking blocks, and of a Responses upstream's reasoning shown to an
 // Anthropic client (see the package documentation).
 const (
-	prefixThinking  = "anthropic.thinking."
-	prefixRedacted  = "anthropic.redacted_thinking."
-	prefixResponses = "farebox.responses."
+	prefixThinking  = responses.AnthropicThinkingPrefix
+	prefixRedacted  = responses.AnthropicRedactedPrefix
+	prefixResponses = responses.ResponsesReasoningPrefix
 )
 
 // providerBlocks are the blocks of provider-executed tools: like the

@@ -38,10 +38,10 @@ func TestClaudeCodeRequestDecodes(t *testing.T) {
 	if !slices.Equal(kinds, want) {
 		t.Fatalf("items = %v\nwant    %v", kinds, want)
 	}
-	if it := req.Input[1]; it.EncryptedContent != "anthropic.thinking.EqQBCkYIBxgCKkBsig" || !strings.Contains(string(it.Summary), "Glob will do") {
+	if it := req.Input[1]; it.EncryptedContent != "anthropic.thinking:EqQBCkYIBxgCKkBsig" || !strings.Contains(string(it.Summary), "Glob will do") {
 		t.Errorf("thinking = %+v", it)
 	}
-	if it := req.Input[7]; it.EncryptedContent != "anthropic.redacted_thinking.EmwKAhgBEgy3redacted" {
+	if it := req.Input[7]; it.EncryptedContent != "anthropic.redacted:EmwKAhgBEgy3redacted" {
 		t.Errorf("redacted = %+v", it)
 	}
 	if it := req.Input[3]; it.CallID != "toolu_01A" || it.Name != "Glob" || it.Arguments != `{"pattern":"**/*.go"}` {

@@ -8,11 +8,11 @@
 // (ErrorBody). It knows no HTTP framework and no payment.
 //
 // Thinking blocks travel as reasoning items. Their encrypted_content is
-// "anthropic.thinking." followed by the block's signature, or
-// "anthropic.redacted_thinking." followed by a redacted block's data, so
+// "anthropic.thinking:" followed by the block's signature, or
+// "anthropic.redacted:" followed by a redacted block's data, so
 // an Anthropic upstream can send either back byte for byte; the thinking
 // text is the item's summary. Reasoning a Responses upstream produced
 // (its own encrypted_content E) reaches an Anthropic client as a thinking
-// block whose signature is "farebox.responses." followed by E, and comes
+// block whose signature is "farebox.responses:" followed by E, and comes
 // back as E.
 package messages

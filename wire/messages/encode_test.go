@@ -68,7 +68,7 @@ func TestStreamAndObjectAgreeWithThinkingTextAndToolUse(t *testing.T) {
 		_ = e.StartReasoning()
 		_ = e.ReasoningSummary(0, "Paris: ")
 		_ = e.ReasoningSummary(0, "call the tool.")
-		_ = e.ReasoningEncrypted("anthropic.thinking.SIG+/=")
+		_ = e.ReasoningEncrypted("anthropic.thinking:SIG+/=")
 		_ = e.Text("Checking.")
 		_ = e.StartCall("toolu_1", "get_weather")
 		_ = e.Arguments(`{"city":`)
@@ -121,7 +121,7 @@ func TestStreamAndObjectAgreeWithThinkingTextAndToolUse(t *testing.T) {
 // what a client got as a thinking or redacted_thinking block, sent back,
 // is the reasoning item's encrypted content again.
 func TestThinkingTravelsBackByteForByte(t *testing.T) {
-	for _, enc := range []string{"anthropic.thinking.EqQBCkYI", "anthropic.redacted_thinking.EmwKAhgB", "gAAAAABresponses-upstream=="} {
+	for _, enc := range []string{"anthropic.thinking:EqQBCkYI", "anthropic.redacted:EmwKAhgB", "gAAAAABresponses-upstream=="} {
 		_, obj := play(t, thinkingBody, func(e *responses.Emitter) {
 			_ = e.StartReasoning()
 			_ = e.ReasoningEncrypted(enc)

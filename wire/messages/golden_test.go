@@ -18,7 +18,7 @@ var goldenScripts = map[string]func(e *responses.Emitter){
 	"thinking_text_tool_use": func(e *responses.Emitter) {
 		_ = e.StartReasoning()
 		_ = e.ReasoningSummary(0, "Paris: call the tool.")
-		_ = e.ReasoningEncrypted("anthropic.thinking.SIG")
+		_ = e.ReasoningEncrypted("anthropic.thinking:SIG")
 		_ = e.Text("Checking.")
 		_ = e.StartCall("toolu_1", "get_weather")
 		_ = e.Arguments(`{"city":"Paris"}`)
@@ -27,7 +27,7 @@ var goldenScripts = map[string]func(e *responses.Emitter){
 	},
 	"redacted_thinking": func(e *responses.Emitter) {
 		_ = e.StartReasoning()
-		_ = e.ReasoningEncrypted("anthropic.redacted_thinking.EmwKAhgB")
+		_ = e.ReasoningEncrypted("anthropic.redacted:EmwKAhgB")
 		_ = e.Text("Done.")
 		_ = e.Complete(nil)
 	},
