@@ -90,29 +90,44 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 		return nil, errFinished
 	}
 	p.ended = true
-	e := p.engine
-	req := p.Requirement
-	entry := p.entry
-	if p.Charge != nil {
-		if p.Charge.Sign() < 0 || p.Charge.Cmp(req.Amount) > 0 {
-			p.ended = false
-			return nil, fmt.Errorf("settle: charge %s is outside 0..%s", p.Charge, req.Amount)
-		}
-		c := *req
-		c.Amount = new(big.Int).Set(p.Charge)
-		req = &c
-		// Journaled with the first move, so a Resume settles the charge, not the ceiling.
-		entry = entry.Clone()
-		entry.Charge = c.Amount
+	req, entry, err := p.charged()
+	if err != nil {
+		p.ended = false
+		return nil, err
 	}
-	p.f = &flight{e: e, entry: entry, key: p.name, pay: p.Payment, req: req}
+	p.f = &flight{e: p.engine, entry: entry, key: p.name, pay: p.Payment, req: req}
 	if p.Charge != nil && p.Charge.Sign() == 0 {
 		return p.settleNothing(ctx)
 	}
-	if e.chain == nil {
+	if p.engine.chain == nil {
 		return p.settlePlain(ctx)
 	}
-	f := p.f
+	return p.settleOnChain(ctx, req)
+}
+
+// charged is the requirement and entry of what Settle moves: the ceiling,
+// or the Charge below it, journaled with the first move so that a Resume
+// settles the charge, not the ceiling.
+func (p *Purchase) charged() (*x402.Requirement, *Entry, error) {
+	req, entry := p.Requirement, p.entry
+	if p.Charge == nil {
+		return req, entry, nil
+	}
+	if p.Charge.Sign() < 0 || p.Charge.Cmp(req.Amount) > 0 {
+		return nil, nil, fmt.Errorf("settle: charge %s is outside 0..%s", p.Charge, req.Amount)
+	}
+	c := *req
+	c.Amount = new(big.Int).Set(p.Charge)
+	entry = entry.Clone()
+	entry.Charge = c.Amount
+	return &c, entry, nil
+}
+
+// settleOnChain broadcasts the transfer through the engine's chain settler,
+// journaling the transaction hash before it is sent, then journals the
+// broadcast and, unless the engine confirms at broadcast, awaits it mined.
+func (p *Purchase) settleOnChain(ctx context.Context, req *x402.Requirement) (*x402.Receipt, error) {
+	e, f := p.engine, p.f
 	var signed, announced atomic.Bool
 	rc, err := e.chain.Broadcast(ctx, p.Payment, req, func(tx common.Hash) error {
 		if tx == (common.Hash{}) {
@@ -133,19 +148,7 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 		return nil
 	})
 	if err != nil {
-		if !signed.Load() {
-			if prc, ok := e.paidElsewhere(context.WithoutCancel(ctx), f, reasonOf(err)); ok {
-				return prc, nil
-			}
-			if p.spend(context.WithoutCancel(ctx), err) {
-				return rc, fmt.Errorf("%w: %w", ErrUnpaidRun, err)
-			}
-			e.release(context.WithoutCancel(ctx), f)
-			return rc, err
-		}
-		// Signed and perhaps sent: only the chain can tell.
-		e.track(f, false)
-		return rc, err
+		return p.broadcastFailed(ctx, rc, err, signed.Load())
 	}
 	accepted := func(n *Entry) {
 		n.Receipt = rc
@@ -161,6 +164,37 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 		e.track(f, true)
 		return rc, nil
 	}
+	return p.awaitMined(ctx, req, rc)
+}
+
+// broadcastFailed ends a purchase whose broadcast returned err: unsigned,
+// nothing can have been sent (paid by another transaction, spent by a
+// running call, or released); signed, only the chain can tell, so it is
+// tracked.
+func (p *Purchase) broadcastFailed(ctx context.Context, rc *x402.Receipt, err error, signed bool) (*x402.Receipt, error) {
+	e, f := p.engine, p.f
+	if signed {
+		e.track(f, false)
+		return rc, err
+	}
+	wctx := context.WithoutCancel(ctx)
+	if prc, ok := e.paidElsewhere(wctx, f, reasonOf(err)); ok {
+		return prc, nil
+	}
+	if p.spend(wctx, err) {
+		return rc, fmt.Errorf("%w: %w", ErrUnpaidRun, err)
+	}
+	e.release(wctx, f)
+	return rc, err
+}
+
+// awaitMined waits up to AwaitTimeout for the broadcast transfer to be
+// mined: confirmed; refused by the chain (nobody was answered yet, so the
+// payer owes nothing, and an authorization still unused is released so
+// that the client may pay with it again); or still pending, tracked in the
+// background.
+func (p *Purchase) awaitMined(ctx context.Context, req *x402.Requirement, rc *x402.Receipt) (*x402.Receipt, error) {
+	e, f := p.engine, p.f
 	actx, cancel := context.WithTimeout(ctx, e.cfg.AwaitTimeout)
 	aerr := e.await(actx, f, f.tx())
 	cancel()
@@ -170,8 +204,6 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 		e.confirm(context.WithoutCancel(ctx), f, "")
 		return rc, nil
 	case errors.As(aerr, &xe):
-		// Nobody was answered yet, so the payer owes nothing; an authorization
-		// still unused is released so that the client may pay with it again.
 		wctx := context.WithoutCancel(ctx)
 		if prc, ok := e.paidElsewhere(wctx, f, xe.Reason); ok {
 			return prc, nil
