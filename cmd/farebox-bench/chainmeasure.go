@@ -114,9 +114,6 @@ func (h *harness) measureChain(ctx context.Context, c *http.Client) error {
 			}
 		}
 	}
-	phase := func(name string) {
-		fmt.Printf("%s  %s (load avg %s)\n", time.Now().Format("15:04:05"), name, loadavg())
-	}
 	var free *arm
 	for _, a := range h.arms {
 		if a.name == armFree {

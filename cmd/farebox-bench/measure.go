@@ -26,8 +26,48 @@ func (h *harness) measure(ctx context.Context) error {
 			streaming = append(streaming, a)
 		}
 	}
+	if err := h.warmUp(ctx, c, streaming); err != nil {
+		return err
+	}
+	mem, err := h.idleMemory(gateways)
+	if err != nil {
+		return err
+	}
+	if h.chainOnly || h.voucherOnly {
+		// One CPU round of the stand-in arms too, so every arm's CPU per
+		// call is at the same offered rate in the same sitting.
+		phase(fmt.Sprintf("cpu: 1 round x %.0f calls/s for %v per gateway", p.cpuRate, p.cpuDur))
+		if r.CPU, err = measureCPU(ctx, c, withoutPool(gateways), 1, p.cpuRate, p.cpuDur); err != nil {
+			return err
+		}
+		return h.finish(ctx, c)
+	}
+	if err := h.measureLoad(ctx, c, gateways, streaming); err != nil {
+		return err
+	}
+	c.CloseIdleConnections()
+	time.Sleep(time.Second)
+	for _, a := range gateways {
+		if m := mem[a.name]; m != nil {
+			m.AfterLoadKiB, _ = rssKiB(a.proc.pid())
+		}
+	}
+	if err := h.measureHeld(ctx, gateways, mem); err != nil {
+		return err
+	}
+	return h.finish(ctx, c)
+}
 
-	// Every arm answers correctly before anything is timed.
+// phase prints the start of a phase with the machine's load, so a noisy
+// sitting shows in the log.
+func phase(name string) {
+	fmt.Printf("%s  %s (load avg %s)\n", time.Now().Format("15:04:05"), name, loadavg())
+}
+
+// warmUp checks that every arm answers correctly, plain and streaming,
+// before anything is timed.
+func (h *harness) warmUp(ctx context.Context, c *http.Client, streaming []*arm) error {
+	p := h.p
 	if err := fillPools(h.arms, p.warm+2); err != nil {
 		return err
 	}
@@ -43,6 +83,13 @@ func (h *harness) measure(ctx context.Context) error {
 			return fmt.Errorf("warm-up: %w%s", err, procTail(a))
 		}
 	}
+	return nil
+}
+
+// idleMemory reads each gateway process's resident memory once warm, and
+// adds its row to the report; the paid and pool arms share farebox-free's
+// process and have none of their own.
+func (h *harness) idleMemory(gateways []*arm) (map[string]*MemoryResult, error) {
 	mem := map[string]*MemoryResult{}
 	for _, a := range gateways {
 		if a.pay != nil || a.name == armPool {
@@ -50,30 +97,23 @@ func (h *harness) measure(ctx context.Context) error {
 		}
 		idle, err := rssKiB(a.proc.pid())
 		if err != nil {
-			return err
+			return nil, err
 		}
 		m := &MemoryResult{Arm: a.name, IdleKiB: idle, HoldNote: a.holdNote}
 		if a.name == armFree {
 			m.Arm = "farebox"
 		}
 		mem[a.name] = m
-		r.Memory = append(r.Memory, m)
+		h.report.Memory = append(h.report.Memory, m)
 	}
+	return mem, nil
+}
 
-	phase := func(name string) {
-		fmt.Printf("%s  %s (load avg %s)\n", time.Now().Format("15:04:05"), name, loadavg())
-	}
+// measureLoad runs the timed phases: latency (and the settle round trip),
+// streaming, CPU per call and the highest rate held.
+func (h *harness) measureLoad(ctx context.Context, c *http.Client, gateways, streaming []*arm) error {
+	p, r := h.p, &h.report
 	cpuRounds := max(1, min(3, p.rounds))
-	if h.chainOnly || h.voucherOnly {
-		// One CPU round of the stand-in arms too, so every arm's CPU per
-		// call is at the same offered rate in the same sitting.
-		phase(fmt.Sprintf("cpu: 1 round x %.0f calls/s for %v per gateway", p.cpuRate, p.cpuDur))
-		var err error
-		if r.CPU, err = measureCPU(ctx, c, withoutPool(gateways), 1, p.cpuRate, p.cpuDur); err != nil {
-			return err
-		}
-		return h.finish(ctx, c)
-	}
 	phase(fmt.Sprintf("latency: %d rounds x %d calls per arm, concurrency 1", p.rounds, p.calls))
 	lat, err := measureLatency(ctx, c, h.arms, p.rounds, p.calls)
 	if err != nil {
@@ -95,17 +135,14 @@ func (h *harness) measure(ctx context.Context) error {
 	}
 
 	phase(fmt.Sprintf("max rate: steps %v calls/s, %v each, p99 < 20 ms", p.steps, p.stepDur))
-	if r.MaxRate, err = measureMaxRate(ctx, c, withoutPool(h.arms), p.steps, p.stepDur, 20*time.Millisecond); err != nil {
-		return err
-	}
-	c.CloseIdleConnections()
-	time.Sleep(time.Second)
-	for _, a := range gateways {
-		if m := mem[a.name]; m != nil {
-			m.AfterLoadKiB, _ = rssKiB(a.proc.pid())
-		}
-	}
+	r.MaxRate, err = measureMaxRate(ctx, c, withoutPool(h.arms), p.steps, p.stepDur, 20*time.Millisecond)
+	return err
+}
 
+// measureHeld reads each gateway's memory while p.open calls are held
+// open on it, per open call above its memory just before.
+func (h *harness) measureHeld(ctx context.Context, gateways []*arm, mem map[string]*MemoryResult) error {
+	p := h.p
 	phase(fmt.Sprintf("memory: %d open calls per gateway", p.open))
 	for _, a := range gateways {
 		m := mem[a.name]
@@ -120,7 +157,7 @@ func (h *harness) measure(ctx context.Context) error {
 		m.PerStreamKiB = float64(during-before) / float64(p.open)
 		time.Sleep(500 * time.Millisecond)
 	}
-	return h.finish(ctx, c)
+	return nil
 }
 
 // finish runs the real-settlement phase and writes the report.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/farebox/farebox/internal/testkit/fakeupstream"
 )
@@ -83,9 +82,6 @@ func (h *harness) measurePoolOnly(ctx context.Context) error {
 				return fmt.Errorf("warm-up: %w%s", err, procTail(a))
 			}
 		}
-	}
-	phase := func(name string) {
-		fmt.Printf("%s  %s (load avg %s)\n", time.Now().Format("15:04:05"), name, loadavg())
 	}
 	phase(fmt.Sprintf("latency: %d rounds x %d calls per arm, concurrency 1", p.rounds, p.calls))
 	var err error

@@ -5,7 +5,6 @@ import (
 	"crypto/ecdsa"
 	"crypto/rand"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -18,7 +17,6 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/internal/testkit/chaintest"
 	"github.com/farebox/farebox/x402"
@@ -138,31 +136,16 @@ func runSettlerOnly(ctx context.Context, smoke bool, outDir string) error {
 // runSettlerArm starts its own anvil, funds the payers, signs every
 // payment, then offers them all at once and reads the outcome from the chain.
 func runSettlerArm(ctx context.Context, smoke bool) (*SettlerResult, error) {
-	n, payers := 12000, 256
-	if smoke {
-		n, payers = 300, 16
-	}
-	if *settlerN > 0 {
-		n = *settlerN
-	}
-	if *settlerPayers > 0 {
-		payers = *settlerPayers
-	}
-	payers = min(payers, n)
+	n, payers := settlerSize(smoke)
 	fmt.Println("starting anvil for the settler arm ...")
 	a, err := chaintest.Start(ctx, chaintest.GasLimit(settlerGasLimit)) // automine while funding
 	if err != nil {
 		return nil, fmt.Errorf("anvil: %w", err)
 	}
 	defer a.Stop()
-	keys := make([]*ecdsa.PrivateKey, payers)
-	for i := range keys {
-		if keys[i], err = crypto.GenerateKey(); err != nil {
-			return nil, err
-		}
-		if err := a.Fund(ctx, crypto.PubkeyToAddress(keys[i].PublicKey), chainFunds); err != nil {
-			return nil, fmt.Errorf("funding payer %d: %w", i, err)
-		}
+	keys, err := fundPayers(ctx, a, payers)
+	if err != nil {
+		return nil, err
 	}
 	payToKey, err := crypto.GenerateKey()
 	if err != nil {
@@ -205,7 +188,61 @@ func runSettlerArm(ctx context.Context, smoke bool) (*SettlerResult, error) {
 		return nil, err
 	}
 	fmt.Printf("settler: offering %d pre-signed settlements from %d payers to one pay_to ...\n", n, payers)
-	var next, failed, sent atomic.Int64
+	o := offerAll(ctx, s, pays, reqs)
+	res := &SettlerResult{Chain: "anvil, 2 s blocks, 150M gas, Circle's FiatToken v2.2, Multicall3", Payers: payers, Settlements: n,
+		BroadcastSec: o.broadcast.Seconds(), FeeBumps: s.Stats().FeeBumps}
+	if err := judgeSettler(ctx, a, s.Relayer(), startBlock, res); err != nil {
+		return nil, err
+	}
+	if err := settlerVerdict(ctx, a, res, o, before, keys, payTo); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// settlerSize is how many settlements the arm offers and from how many
+// payers: the defaults (smaller for a smoke run) unless the flags say.
+func settlerSize(smoke bool) (n, payers int) {
+	n, payers = 12000, 256
+	if smoke {
+		n, payers = 300, 16
+	}
+	if *settlerN > 0 {
+		n = *settlerN
+	}
+	if *settlerPayers > 0 {
+		payers = *settlerPayers
+	}
+	return n, min(payers, n)
+}
+
+// fundPayers makes payers fresh keys, each funded with chainFunds.
+func fundPayers(ctx context.Context, a *chaintest.Anvil, payers int) ([]*ecdsa.PrivateKey, error) {
+	keys := make([]*ecdsa.PrivateKey, payers)
+	for i := range keys {
+		var err error
+		if keys[i], err = crypto.GenerateKey(); err != nil {
+			return nil, err
+		}
+		if err := a.Fund(ctx, crypto.PubkeyToAddress(keys[i].PublicKey), chainFunds); err != nil {
+			return nil, fmt.Errorf("funding payer %d: %w", i, err)
+		}
+	}
+	return keys, nil
+}
+
+// offered is what offering the settlements came to: how long handing them
+// all to the settler took, how many failed, and the first failure.
+type offered struct {
+	broadcast time.Duration
+	failed    int64
+	first     error
+}
+
+// offerAll hands every payment to s.Broadcast from 1024 goroutines at once
+// and awaits each broadcast transfer mined.
+func offerAll(ctx context.Context, s *evm.Settler, pays []*x402.Payment, reqs []*x402.Requirement) offered {
+	var next, failed atomic.Int64
 	var errMu sync.Mutex
 	var firstErr error
 	fail := func(err error) {
@@ -224,7 +261,7 @@ func runSettlerArm(ctx context.Context, smoke bool) (*SettlerResult, error) {
 			defer callers.Done()
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= n {
+				if i >= len(pays) {
 					return
 				}
 				rc, err := s.Broadcast(ctx, pays[i], reqs[i], nil)
@@ -232,7 +269,6 @@ func runSettlerArm(ctx context.Context, smoke bool) (*SettlerResult, error) {
 					fail(fmt.Errorf("broadcast: %+v %v", rc, err))
 					continue
 				}
-				sent.Add(1)
 				awaits.Add(1)
 				go func() {
 					defer awaits.Done()
@@ -246,16 +282,19 @@ func runSettlerArm(ctx context.Context, smoke bool) (*SettlerResult, error) {
 	callers.Wait()
 	broadcast := time.Since(start)
 	awaits.Wait()
-	res := &SettlerResult{Chain: "anvil, 2 s blocks, 150M gas, Circle's FiatToken v2.2, Multicall3", Payers: payers, Settlements: n,
-		BroadcastSec: broadcast.Seconds(), FeeBumps: s.Stats().FeeBumps}
-	if err := judgeSettler(ctx, a, s.Relayer(), startBlock, res); err != nil {
-		return nil, err
-	}
-	// The chain is the judge: each payer paid price x its settlements, and
-	// pay_to received the sum.
+	errMu.Lock()
+	defer errMu.Unlock()
+	return offered{broadcast: broadcast, failed: failed.Load(), first: firstErr}
+}
+
+// settlerVerdict lets the chain judge: each payer paid price x its
+// settlements, pay_to received the sum, nothing failed or reverted.
+func settlerVerdict(ctx context.Context, a *chaintest.Anvil, res *SettlerResult, o offered,
+	before map[common.Address]*big.Int, keys []*ecdsa.PrivateKey, payTo common.Address) error {
+	n, payers := res.Settlements, res.Payers
 	var mismatch []string
-	if f := failed.Load(); f > 0 {
-		mismatch = append(mismatch, fmt.Sprintf("%d settlements failed (first: %v)", f, firstErr))
+	if o.failed > 0 {
+		mismatch = append(mismatch, fmt.Sprintf("%d settlements failed (first: %v)", o.failed, o.first))
 	}
 	check := func(who common.Address, want int64) error {
 		now, err := usdcBalance(ctx, a, who)
@@ -273,11 +312,11 @@ func runSettlerArm(ctx context.Context, smoke bool) (*SettlerResult, error) {
 			count++
 		}
 		if err := check(crypto.PubkeyToAddress(key.PublicKey), -count*settlerPrice); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if err := check(payTo, int64(n)*settlerPrice); err != nil {
-		return nil, err
+		return err
 	}
 	if res.Reverted > 0 {
 		mismatch = append(mismatch, fmt.Sprintf("%d reverted", res.Reverted))
@@ -287,126 +326,6 @@ func runSettlerArm(ctx context.Context, smoke bool) (*SettlerResult, error) {
 	} else {
 		res.Verdict = fmt.Sprintf("ok: each of %d payers moved exactly price x its settlements; pay_to received %d x price; 0 reverted", payers, n)
 	}
-	return res, nil
-}
-
-// judgeSettler waits until the relayer has nothing pending, then reads
-// every block since startBlock: the relayer's transactions, their gas and
-// status, and the AuthorizationUsed logs that prove each transfer.
-func judgeSettler(ctx context.Context, a *chaintest.Anvil, relayer common.Address, startBlock uint64, res *SettlerResult) error {
-	for {
-		pending, err := a.Client.PendingNonceAt(ctx, relayer)
-		if err != nil {
-			return err
-		}
-		mined, err := a.Client.NonceAt(ctx, relayer, nil)
-		if err != nil {
-			return err
-		}
-		if pending == mined {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(250 * time.Millisecond):
-		}
-	}
-	last, err := a.Client.BlockNumber(ctx)
-	if err != nil {
-		return err
-	}
-	used := crypto.Keccak256Hash([]byte("AuthorizationUsed(address,bytes32)"))
-	type block struct {
-		settlements, txs int
-		gasUsed, limit   uint64
-		time             uint64
-	}
-	var blocks []block
-	var firstTime, gas uint64
-	total := 0
-	for num := startBlock + 1; num <= last; num++ {
-		var rs []struct {
-			From    common.Address `json:"from"`
-			GasUsed hexutil.Uint64 `json:"gasUsed"`
-			Status  hexutil.Uint64 `json:"status"`
-			Logs    []struct {
-				Address common.Address `json:"address"`
-				Topics  []common.Hash  `json:"topics"`
-			} `json:"logs"`
-		}
-		if err := a.Client.Client().CallContext(ctx, &rs, "eth_getBlockReceipts", hexutil.EncodeUint64(num)); err != nil {
-			return err
-		}
-		b := block{}
-		for _, r := range rs {
-			if r.From != relayer {
-				continue
-			}
-			b.txs++
-			gas += uint64(r.GasUsed)
-			if r.Status == 0 {
-				res.Reverted++
-			}
-			for _, l := range r.Logs {
-				if l.Address == a.Network.Asset && len(l.Topics) == 3 && l.Topics[0] == used {
-					b.settlements++
-				}
-			}
-		}
-		if b.txs == 0 {
-			continue
-		}
-		h, err := a.Client.HeaderByNumber(ctx, new(big.Int).SetUint64(num))
-		if err != nil {
-			return err
-		}
-		b.gasUsed, b.limit, b.time = h.GasUsed, h.GasLimit, h.Time
-		if len(blocks) == 0 {
-			prev, err := a.Client.HeaderByNumber(ctx, new(big.Int).SetUint64(num-1))
-			if err != nil {
-				return err
-			}
-			firstTime = prev.Time
-		}
-		blocks = append(blocks, b)
-		total += b.settlements
-	}
-	if len(blocks) == 0 {
-		return errors.New("no block carried a settlement")
-	}
-	res.Reverted += res.Settlements - total // sent but not carried out
-	res.Blocks = len(blocks)
-	var peak int
-	var fill float64
-	for _, b := range blocks {
-		res.Transactions += b.txs
-		peak = max(peak, b.settlements)
-		fill += float64(b.gasUsed) / float64(b.limit)
-	}
-	span := blocks[len(blocks)-1].time - firstTime
-	res.OverallPerSec = float64(total) / float64(max(span, 1))
-	held, full := 0, 0
-	for i, b := range blocks {
-		if 10*b.settlements >= 9*peak {
-			full = i
-		}
-	}
-	for _, b := range blocks[:full+1] {
-		held += b.settlements
-	}
-	res.PerSec = float64(held) / float64(max(blocks[full].time-firstTime, 1))
-	res.PeakBlockPerSec = float64(peak) / settlerBlockTime.Seconds()
-	res.GasPerSettlement = float64(gas) / float64(max(total, 1))
-	res.SettlementsPerTx = float64(total) / float64(res.Transactions)
-	res.TxsPerBlock = float64(res.Transactions) / float64(len(blocks))
-	res.BlockGasFillPercent = 100 * fill / float64(len(blocks))
-	res.MaxPerSecAtThisGas = settlerGasLimit / res.GasPerSettlement / settlerBlockTime.Seconds()
-	perBlock := make([]int, len(blocks))
-	for i, b := range blocks {
-		perBlock[i] = b.settlements
-	}
-	fmt.Printf("settler: settlements per block %v over %d s of chain time\n", perBlock, span)
 	return nil
 }
 

@@ -104,11 +104,51 @@ func (h *harness) measureVoucher(ctx context.Context, c *http.Client) error {
 	if h.smoke {
 		vp = smokeVoucher
 	}
-	phase := func(name string) {
-		fmt.Printf("%s  %s (load avg %s)\n", time.Now().Format("15:04:05"), name, loadavg())
-	}
 	free := &arm{name: armFree + " (same process)", url: va.url, model: "bench-free", proc: va.proc}
 	phase(fmt.Sprintf("voucher arm: warm-up, one call per payer at once (its deposit is mined here), then %d calls", vp.warm))
+	if err := voucherWarmUp(ctx, c, va, free, vp); err != nil {
+		return err
+	}
+	_, depositsWarm, _, _, _ := va.totals()
+	va.takeE2E()
+	res := &VoucherResult{Arm: armVoucher, Chain: "anvil, 2 s blocks, 150M gas (same chain as " + armChain + ")",
+		ClaimInterval: voucherClaimInterval.String(), CPUOfferedPer: vp.cpuRate, HeldPerSec: -1,
+		Price: fmt.Sprintf("per token: %s USDC/M input, %s USDC/M output, ceiling %s USDC", voucherInput, voucherOutput, voucherCeiling)}
+
+	phase(fmt.Sprintf("voucher latency: %d rounds x %d calls, concurrency 1, with the same process's free route", vp.rounds, vp.calls))
+	if err := voucherLatency(ctx, c, va, free, vp, res); err != nil {
+		return err
+	}
+	phase(fmt.Sprintf("voucher cpu: %d rounds of free calls then voucher calls, %.0f calls/s for %v each", vp.cpuRounds, vp.cpuRate, vp.cpuDur))
+	if err := h.voucherLoad(ctx, c, va, vp, res); err != nil {
+		return err
+	}
+	va.takeE2E()
+	if _, deposits, _, _, _ := va.totals(); deposits != depositsWarm {
+		h.note(fmt.Sprintf("%s: %d deposits after the warm-up (a channel was topped up inside a measured phase).", armVoucher, deposits-depositsWarm))
+	}
+
+	if h.nodeVoucher && !h.smoke {
+		phase("voucher arm: the official @x402/evm BatchSettlementEvmScheme through @x402/fetch (node)")
+		nr, err := h.runNodeVoucher(ctx, va, vp.calls)
+		if err != nil {
+			h.note("Node voucher timing SKIPPED: " + err.Error())
+		} else {
+			res.Node = nr
+		}
+	}
+
+	phase(fmt.Sprintf("voucher arm: waiting for the claims (every %v) and the chain's judgement", voucherClaimInterval))
+	if err := h.voucherJudge(ctx, va, res); err != nil {
+		return err
+	}
+	h.report.Voucher = res
+	return nil
+}
+
+// voucherWarmUp deposits every payer's channel, then makes vp.warm calls
+// on the voucher arm and its free route, so nothing timed pays a deposit.
+func voucherWarmUp(ctx context.Context, c *http.Client, va *voucherArm, free *arm, vp voucherParams) error {
 	// The payers' first calls (their deposits, each waiting for a block) go
 	// at once: one per payer, since calls take the payers in turn.
 	errs := make(chan error, len(va.payers))
@@ -128,13 +168,13 @@ func (h *harness) measureVoucher(ctx context.Context, c *http.Client) error {
 			return fmt.Errorf("voucher warm-up: %w%s", err, procTail(va.arm))
 		}
 	}
-	_, depositsWarm, _, _, _ := va.totals()
-	va.takeE2E()
-	res := &VoucherResult{Arm: armVoucher, Chain: "anvil, 2 s blocks, 150M gas (same chain as " + armChain + ")",
-		ClaimInterval: voucherClaimInterval.String(), CPUOfferedPer: vp.cpuRate, HeldPerSec: -1,
-		Price: fmt.Sprintf("per token: %s USDC/M input, %s USDC/M output, ceiling %s USDC", voucherInput, voucherOutput, voucherCeiling)}
+	return nil
+}
 
-	phase(fmt.Sprintf("voucher latency: %d rounds x %d calls, concurrency 1, with the same process's free route", vp.rounds, vp.calls))
+// voucherLatency times the voucher arm at concurrency 1, each round
+// interleaved with the same process's free route (the order alternating),
+// and records the spreads of the rounds' quantiles in res.
+func voucherLatency(ctx context.Context, c *http.Client, va *voucherArm, free *arm, vp voucherParams, res *VoucherResult) error {
 	var p50, p99, a50, a99, f50, e50, e99, ea50 []float64
 	for r := 0; r < vp.rounds; r++ {
 		order := []*arm{free, va.arm}
@@ -163,8 +203,12 @@ func (h *harness) measureVoucher(ctx context.Context, c *http.Client) error {
 	}
 	res.P50us, res.P99us, res.AddedP50us, res.AddedP99us, res.FreeP50us = spreadOf(p50), spreadOf(p99), spreadOf(a50), spreadOf(a99), spreadOf(f50)
 	res.E2EP50us, res.E2EP99us, res.E2EAddedP50us = spreadOf(e50), spreadOf(e99), spreadOf(ea50)
+	return nil
+}
 
-	phase(fmt.Sprintf("voucher cpu: %d rounds of free calls then voucher calls, %.0f calls/s for %v each", vp.cpuRounds, vp.cpuRate, vp.cpuDur))
+// voucherLoad measures the voucher arm's CPU per call beside its free
+// route and, when steps are set, the rate it holds with p99 under 20 ms.
+func (h *harness) voucherLoad(ctx context.Context, c *http.Client, va *voucherArm, vp voucherParams, res *VoucherResult) error {
 	cpu, err := measureChainCPU(ctx, c, []*arm{va.arm}, vp.cpuRate, vp.cpuDur, vp.cpuRounds)
 	if err != nil {
 		return err
@@ -187,22 +231,13 @@ func (h *harness) measureVoucher(ctx context.Context, c *http.Client) error {
 			res.FailedAt = res.FailedAt[:200] + "..."
 		}
 	}
-	va.takeE2E()
-	if _, deposits, _, _, _ := va.totals(); deposits != depositsWarm {
-		h.note(fmt.Sprintf("%s: %d deposits after the warm-up (a channel was topped up inside a measured phase).", armVoucher, deposits-depositsWarm))
-	}
+	return nil
+}
 
-	if h.nodeVoucher && !h.smoke {
-		phase("voucher arm: the official @x402/evm BatchSettlementEvmScheme through @x402/fetch (node)")
-		nr, err := h.runNodeVoucher(ctx, va, vp.calls)
-		if err != nil {
-			h.note("Node voucher timing SKIPPED: " + err.Error())
-		} else {
-			res.Node = nr
-		}
-	}
-
-	phase(fmt.Sprintf("voucher arm: waiting for the claims (every %v) and the chain's judgement", voucherClaimInterval))
+// voucherJudge waits for the claims, lets the chain judge them against the
+// calls served and reads the gas of every claim transaction.
+func (h *harness) voucherJudge(ctx context.Context, va *voucherArm, res *VoucherResult) error {
+	var err error
 	calls, deposits, charged, deposited, _ := va.totals()
 	res.Calls, res.Deposits, res.Charged, res.Deposited = calls, deposits, charged.String(), deposited.String()
 	if calls > 0 {
@@ -222,7 +257,6 @@ func (h *harness) measureVoucher(ctx context.Context, c *http.Client) error {
 		h.note("CHAIN MISMATCH on " + armVoucher + ": " + res.Verdict)
 		h.chainMismatch = true
 	}
-	h.report.Voucher = res
 	return nil
 }
 

@@ -140,6 +140,9 @@ func TestOpenAIDefaultRetriesPayOnce(t *testing.T) {
 		failures int
 	}{{"502", 1}, {"503", 2}, {"reset", 1}, {"reset", 2}} {
 		t.Run(tc.fail, func(t *testing.T) {
+			// openai-go's own backoff (half a second and more per retry) is
+			// most of this test's time: the cases wait side by side.
+			t.Parallel()
 			s, srv := newFlakyShop(t, tc.failures, tc.fail)
 			var signed int
 			var receipts []*x402.Receipt

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -90,29 +89,44 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 		return nil, errFinished
 	}
 	p.ended = true
-	e := p.engine
-	req := p.Requirement
-	entry := p.entry
-	if p.Charge != nil {
-		if p.Charge.Sign() < 0 || p.Charge.Cmp(req.Amount) > 0 {
-			p.ended = false
-			return nil, fmt.Errorf("settle: charge %s is outside 0..%s", p.Charge, req.Amount)
-		}
-		c := *req
-		c.Amount = new(big.Int).Set(p.Charge)
-		req = &c
-		// Journaled with the first move, so a Resume settles the charge, not the ceiling.
-		entry = entry.Clone()
-		entry.Charge = c.Amount
+	req, entry, err := p.charged()
+	if err != nil {
+		p.ended = false
+		return nil, err
 	}
-	p.f = &flight{e: e, entry: entry, key: p.name, pay: p.Payment, req: req}
+	p.f = &flight{e: p.engine, entry: entry, key: p.name, pay: p.Payment, req: req}
 	if p.Charge != nil && p.Charge.Sign() == 0 {
 		return p.settleNothing(ctx)
 	}
-	if e.chain == nil {
+	if p.engine.chain == nil {
 		return p.settlePlain(ctx)
 	}
-	f := p.f
+	return p.settleOnChain(ctx, req)
+}
+
+// charged is the requirement and entry of what Settle moves: the ceiling,
+// or the Charge below it, journaled with the first move so that a Resume
+// settles the charge, not the ceiling.
+func (p *Purchase) charged() (*x402.Requirement, *Entry, error) {
+	req, entry := p.Requirement, p.entry
+	if p.Charge == nil {
+		return req, entry, nil
+	}
+	if p.Charge.Sign() < 0 || p.Charge.Cmp(req.Amount) > 0 {
+		return nil, nil, fmt.Errorf("settle: charge %s is outside 0..%s", p.Charge, req.Amount)
+	}
+	c := *req
+	c.Amount = new(big.Int).Set(p.Charge)
+	entry = entry.Clone()
+	entry.Charge = c.Amount
+	return &c, entry, nil
+}
+
+// settleOnChain broadcasts the transfer through the engine's chain settler,
+// journaling the transaction hash before it is sent, then journals the
+// broadcast and, unless the engine confirms at broadcast, awaits it mined.
+func (p *Purchase) settleOnChain(ctx context.Context, req *x402.Requirement) (*x402.Receipt, error) {
+	e, f := p.engine, p.f
 	var signed, announced atomic.Bool
 	rc, err := e.chain.Broadcast(ctx, p.Payment, req, func(tx common.Hash) error {
 		if tx == (common.Hash{}) {
@@ -133,19 +147,7 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 		return nil
 	})
 	if err != nil {
-		if !signed.Load() {
-			if prc, ok := e.paidElsewhere(context.WithoutCancel(ctx), f, reasonOf(err)); ok {
-				return prc, nil
-			}
-			if p.spend(context.WithoutCancel(ctx), err) {
-				return rc, fmt.Errorf("%w: %w", ErrUnpaidRun, err)
-			}
-			e.release(context.WithoutCancel(ctx), f)
-			return rc, err
-		}
-		// Signed and perhaps sent: only the chain can tell.
-		e.track(f, false)
-		return rc, err
+		return p.broadcastFailed(ctx, rc, err, signed.Load())
 	}
 	accepted := func(n *Entry) {
 		n.Receipt = rc
@@ -161,6 +163,37 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 		e.track(f, true)
 		return rc, nil
 	}
+	return p.awaitMined(ctx, req, rc)
+}
+
+// broadcastFailed ends a purchase whose broadcast returned err: unsigned,
+// nothing can have been sent (paid by another transaction, spent by a
+// running call, or released); signed, only the chain can tell, so it is
+// tracked.
+func (p *Purchase) broadcastFailed(ctx context.Context, rc *x402.Receipt, err error, signed bool) (*x402.Receipt, error) {
+	e, f := p.engine, p.f
+	if signed {
+		e.track(f, false)
+		return rc, err
+	}
+	wctx := context.WithoutCancel(ctx)
+	if prc, ok := e.paidElsewhere(wctx, f, reasonOf(err)); ok {
+		return prc, nil
+	}
+	if p.spend(wctx, err) {
+		return rc, fmt.Errorf("%w: %w", ErrUnpaidRun, err)
+	}
+	e.release(wctx, f)
+	return rc, err
+}
+
+// awaitMined waits up to AwaitTimeout for the broadcast transfer to be
+// mined: confirmed; refused by the chain (nobody was answered yet, so the
+// payer owes nothing, and an authorization still unused is released so
+// that the client may pay with it again); or still pending, tracked in the
+// background.
+func (p *Purchase) awaitMined(ctx context.Context, req *x402.Requirement, rc *x402.Receipt) (*x402.Receipt, error) {
+	e, f := p.engine, p.f
 	actx, cancel := context.WithTimeout(ctx, e.cfg.AwaitTimeout)
 	aerr := e.await(actx, f, f.tx())
 	cancel()
@@ -170,8 +203,6 @@ func (p *Purchase) Settle(ctx context.Context) (*x402.Receipt, error) {
 		e.confirm(context.WithoutCancel(ctx), f, "")
 		return rc, nil
 	case errors.As(aerr, &xe):
-		// Nobody was answered yet, so the payer owes nothing; an authorization
-		// still unused is released so that the client may pay with it again.
 		wctx := context.WithoutCancel(ctx)
 		if prc, ok := e.paidElsewhere(wctx, f, xe.Reason); ok {
 			return prc, nil
@@ -290,144 +321,6 @@ func (p *Purchase) Release(ctx context.Context) error {
 	err := p.engine.release(context.WithoutCancel(ctx), p.f)
 	p.keepNothing()
 	return err
-}
-
-// flight is an entry in motion: every state change goes through move, a
-// journal compare-and-swap from the state last seen, so a Resume on another
-// replica and this process never both win a transition.
-type flight struct {
-	e        *Engine
-	mu       sync.Mutex
-	entry    *Entry
-	key      string // entry's KeyName, "" until name is first called
-	pay      *x402.Payment
-	req      *x402.Requirement
-	finished bool
-	resumed  bool          // taken over from a previous run: its recorded transaction may have been replaced
-	gas      *big.Int      // the relayer's fees for its transactions so far (wei), guarded by mu
-	gasOf    []common.Hash // the transactions counted in gas
-}
-
-// addGas counts fee (which f then owns), what transaction tx cost this
-// transfer, once per tx.
-func (f *flight) addGas(tx common.Hash, fee *big.Int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, h := range f.gasOf {
-		if h == tx {
-			return
-		}
-	}
-	f.gasOf = append(f.gasOf, tx)
-	if f.gas == nil {
-		f.gas = fee
-		return
-	}
-	f.gas.Add(f.gas, fee)
-}
-
-// gasSpent is the fees counted (nil when none), handed to the event that
-// ends the purchase: nothing adds to them after it.
-func (f *flight) gasSpent() *big.Int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.gas
-}
-
-func (f *flight) snapshot() *Entry {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.entry.Clone()
-}
-
-// name is the entry's KeyName (the key never changes in flight).
-func (f *flight) name() string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.key == "" {
-		f.key = f.entry.Name()
-	}
-	return f.key
-}
-
-// tx is the transaction the entry last recorded.
-func (f *flight) tx() common.Hash {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.entry.Tx
-}
-
-// state is the entry's state as last recorded.
-func (f *flight) state() State {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.entry.State
-}
-
-// move records the entry in state `to` after edit, if the journal still
-// holds the state this flight last saw.
-func (f *flight) move(ctx context.Context, to State, edit func(*Entry)) error {
-	return f.moveWith(ctx, f.e.cfg.Journal.Update, to, edit)
-}
-
-// moveSoon is move for a step past the write-ahead one: with a SoonJournal
-// it does not wait for the disk.
-func (f *flight) moveSoon(ctx context.Context, to State, edit func(*Entry)) error {
-	if sj, ok := f.e.cfg.Journal.(SoonJournal); ok {
-		return f.moveWith(ctx, sj.UpdateSoon, to, edit)
-	}
-	return f.move(ctx, to, edit)
-}
-
-func (f *flight) moveWith(ctx context.Context, update func(context.Context, *Entry, State) error, to State, edit func(*Entry)) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.finished {
-		return ErrStateChanged
-	}
-	next := f.entry.next()
-	next.State, next.Updated = to, f.e.cfg.Now()
-	if edit != nil {
-		edit(next)
-	}
-	if err := update(ctx, next, f.entry.State); err != nil {
-		return err
-	}
-	f.entry = next
-	f.finished = to.Finished()
-	return nil
-}
-
-// signed records that the transfer now rides in transaction tx: Reserved
-// becomes Settling; a later state keeps its state (a fee bump or a
-// resubmission after the receipt was given) and its receipt names tx.
-func (f *flight) signed(ctx context.Context, tx common.Hash) error {
-	f.mu.Lock()
-	to := f.entry.State
-	f.mu.Unlock()
-	if to == Reserved {
-		to = Settling
-	}
-	return f.move(ctx, to, func(n *Entry) {
-		n.Tx = tx
-		if n.Receipt != nil {
-			n.Receipt.Transaction = tx.Hex()
-		}
-	})
-}
-
-// drop deletes the entry if it is still in the state last seen.
-func (f *flight) drop(ctx context.Context) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.finished {
-		return ErrStateChanged
-	}
-	if err := f.e.cfg.Journal.Delete(ctx, f.entry.Key(), f.entry.State); err != nil {
-		return err
-	}
-	f.finished = true
-	return nil
 }
 
 // Owe records that this purchase's payer was served (a stream delivered)

@@ -3,7 +3,10 @@
 // the parser's unit test and the gateway's HTTP test check the same table.
 package requestcases
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Case is one refused request: its body and the 400 answer's param, code
 // and (where docs/wire.md fixes the wording) message.
@@ -27,23 +30,27 @@ const fnTools = `,"tools":[{"type":"function","name":"a"},{"type":"function","na
 // Malformed returns the table: at least 40 requests, each a 400
 // invalid_request_error.
 func Malformed() []Case {
-	long := strings.Repeat("k", 65)
-	var many strings.Builder
-	for i := 0; i < 17; i++ {
-		if i > 0 {
-			many.WriteByte(',')
-		}
-		many.WriteString(`"k` + strings.Repeat("x", i) + `":"v"`)
-	}
+	return slices.Concat(bodyCases(), fieldCases(), metadataCases(), textCases(), itemCases(), toolCases(), toolChoiceCases())
+}
+
+// longName is a key or name one character over the 64 allowed.
+var longName = strings.Repeat("k", 65)
+
+// bodyCases: the body itself: not JSON, too deep, not an object.
+func bodyCases() []Case {
 	return []Case{
-		// The body itself.
 		{"invalid json", `{"model":`, "", "invalid_json", ""},
 		{"empty body", ``, "", "invalid_json", ""},
 		{"trailing garbage", `{"model":"m","input":"x"} x`, "", "invalid_json", ""},
 		{"nested too deep", `{"model":"m","input":` + strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1) + `}`, "", "invalid_json", ""},
 		{"array body", `[{"model":"m"}]`, "", "invalid_type", "The request body must be a JSON object, but got an array instead."},
 		{"string body", `"hi"`, "", "invalid_type", ""},
+	}
+}
 
+// fieldCases: required, unknown and wrongly typed top-level fields, and what a stateless gateway refuses.
+func fieldCases() []Case {
+	return []Case{
 		// Required, unknown and wrongly typed top-level fields.
 		{"missing model", `{"input":"x"}`, "model", "missing_required_parameter", "Missing required parameter: 'model'."},
 		{"null model", `{"model":null,"input":"x"}`, "model", "missing_required_parameter", ""},
@@ -86,22 +93,42 @@ func Malformed() []Case {
 		{"conversation id", base(`,"conversation":"conv_1"`), "conversation", "unsupported_parameter", ""},
 		{"conversation object", base(`,"conversation":{"id":"conv_1"}`), "conversation", "unsupported_parameter", ""},
 		{"background true", base(`,"background":true`), "background", "unsupported_value", ""},
+	}
+}
 
-		// Metadata limits.
+// metadataCases: metadata beyond its limits.
+func metadataCases() []Case {
+	var many strings.Builder
+	for i := 0; i < 17; i++ {
+		if i > 0 {
+			many.WriteByte(',')
+		}
+		many.WriteString(`"k` + strings.Repeat("x", i) + `":"v"`)
+	}
+	return []Case{
 		{"metadata not an object", base(`,"metadata":["a"]`), "metadata", "invalid_type", ""},
 		{"metadata 17 pairs", base(`,"metadata":{` + many.String() + `}`), "metadata", "object_above_max_properties", "Invalid 'metadata': too many properties. Expected an object with at most 16 properties, but got an object with 17 properties instead."},
-		{"metadata key too long", base(`,"metadata":{"` + long + `":"v"}`), "metadata", "string_above_max_length", ""},
+		{"metadata key too long", base(`,"metadata":{"` + longName + `":"v"}`), "metadata", "string_above_max_length", ""},
 		{"metadata value too long", base(`,"metadata":{"k":"` + strings.Repeat("v", 513) + `"}`), "metadata.k", "string_above_max_length", "Invalid 'metadata.k': string too long. Expected a string with maximum length 512, but got a string with length 513 instead."},
 		{"metadata value a number", base(`,"metadata":{"foo":1}`), "metadata.foo", "invalid_type", "Invalid type for 'metadata.foo': expected a string, but got an integer instead."},
+	}
+}
 
-		// text.format.
+// textCases: text.format and verbosity.
+func textCases() []Case {
+	return []Case{
 		{"text a string", base(`,"text":"json"`), "text", "invalid_type", ""},
 		{"text format type bad", base(`,"text":{"format":{"type":"xml"}}`), "text.format.type", "invalid_value", ""},
 		{"json_schema without name", base(`,"text":{"format":{"type":"json_schema","schema":{}}}`), "text.format.name", "missing_required_parameter", ""},
 		{"json_schema without schema", base(`,"text":{"format":{"type":"json_schema","name":"n"}}`), "text.format.schema", "missing_required_parameter", ""},
 		{"json_schema bad name", base(`,"text":{"format":{"type":"json_schema","name":"a b","schema":{}}}`), "text.format.name", "invalid_value", ""},
 		{"verbosity bad", base(`,"text":{"verbosity":"loud"}`), "text.verbosity", "invalid_value", ""},
+	}
+}
 
+// itemCases: input items, and call_id pairing in OpenAI's words.
+func itemCases() []Case {
+	return []Case{
 		// Input items.
 		{"item not an object", in(`"hi"`), "input[0]", "invalid_type", ""},
 		{"item without type or role", in(`{"foo":1}`), "input[0].type", "missing_required_parameter", ""},
@@ -141,8 +168,12 @@ func Malformed() []Case {
 		{"output before its call", in(`{"type":"function_call_output","call_id":"c","output":"x"},{"type":"function_call","call_id":"c","name":"f","arguments":"{}"}`), "input", "", "No tool call found for function call output with call_id c."},
 		{"duplicate call_id", in(`{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call","call_id":"c","name":"g","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"x"}`), "input[1].call_id", "invalid_value", ""},
 		{"two outputs for one call", in(`{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"x"},{"type":"function_call_output","call_id":"c","output":"y"}`), "input[2].call_id", "invalid_value", ""},
+	}
+}
 
-		// The deny-all tool policy.
+// toolCases: the deny-all tool policy.
+func toolCases() []Case {
+	return []Case{
 		{"tools not an array", base(`,"tools":{"type":"function"}`), "tools", "invalid_type", ""},
 		{"tool not an object", base(`,"tools":["f"]`), "tools[0]", "invalid_type", ""},
 		{"tool without type", base(`,"tools":[{"name":"f"}]`), "tools[0].type", "missing_required_parameter", ""},
@@ -159,13 +190,17 @@ func Malformed() []Case {
 		{"nested function not an object", base(`,"tools":[{"type":"function","function":"f"}]`), "tools[0].function", "invalid_type", ""},
 		{"tool name with a space", base(`,"tools":[{"type":"function","name":"get weather"}]`), "tools[0].name", "invalid_value", ""},
 		{"tool name with a dot", base(`,"tools":[{"type":"function","function":{"name":"a.b"}}]`), "tools[0].function.name", "invalid_value", ""},
-		{"tool name too long", base(`,"tools":[{"type":"function","name":"` + long + `"}]`), "tools[0].name", "string_above_max_length", ""},
+		{"tool name too long", base(`,"tools":[{"type":"function","name":"` + longName + `"}]`), "tools[0].name", "string_above_max_length", ""},
 		{"duplicate tool names", base(`,"tools":[{"type":"function","name":"a"},{"type":"function","function":{"name":"a"}}]`), "tools[1].function.name", "invalid_value", ""},
 		{"parameters an array", base(`,"tools":[{"type":"function","name":"a","parameters":[]}]`), "tools[0].parameters", "invalid_type", ""},
 		{"strict a string", base(`,"tools":[{"type":"function","name":"a","strict":"yes"}]`), "tools[0].strict", "invalid_type", ""},
 		{"description a number", base(`,"tools":[{"type":"function","name":"a","description":1}]`), "tools[0].description", "invalid_type", ""},
+	}
+}
 
-		// tool_choice against the declared tools.
+// toolChoiceCases: tool_choice against the declared tools.
+func toolChoiceCases() []Case {
+	return []Case{
 		{"tool_choice bad string", base(fnTools + `,"tool_choice":"any"`), "tool_choice", "invalid_value", ""},
 		{"tool_choice a number", base(fnTools + `,"tool_choice":1`), "tool_choice", "invalid_type", ""},
 		{"tool_choice required without tools", base(`,"tool_choice":"required"`), "tool_choice", "invalid_value", ""},

@@ -13,12 +13,15 @@ import (
 )
 
 // startChain runs a dev chain with the x402 contracts and a FareboxUSDv2
-// deployed from its relayer key.
+// deployed from its relayer key. Its block timestamps may run a minute
+// ahead of the clock (each block is a second after its parent): nothing
+// here is timed, and the default 2 s would make each deployment wait for
+// the clock.
 func startChain(t *testing.T) (*devchain.Chain, *evm.Transactor, contracts.Deployment, common.Address) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := devchain.Start(ctx, devchain.Config{})
+	c, err := devchain.Start(ctx, devchain.Config{MaxDrift: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

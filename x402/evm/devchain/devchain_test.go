@@ -80,9 +80,12 @@ func TestStartDeploysTokenAndFundsPayerOverHTTP(t *testing.T) {
 }
 
 func TestBlockTimeMinesEmptyBlocksAndTransactions(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := Start(ctx, Config{BlockTime: 250 * time.Millisecond})
+	// Four blocks a second, each stamped a second after its parent: a
+	// minute of drift keeps the miner from waiting for the clock.
+	c, err := Start(ctx, Config{BlockTime: 250 * time.Millisecond, MaxDrift: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,6 +118,34 @@ func TestBlockTimeMinesEmptyBlocksAndTransactions(t *testing.T) {
 	}
 	if got := balanceOf(t, c.Client, c.Network.Asset, other); got.Int64() != 7 {
 		t.Fatalf("funded balance = %s, want 7", got)
+	}
+}
+
+// TestMaxDriftKeepsTimestampsNearTheClock: blocks mined faster than one a
+// second (each is stamped a second after its parent) wait for the wall
+// clock once the head is MaxDrift ahead, so validity windows stay honest.
+func TestMaxDriftKeepsTimestampsNearTheClock(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := Start(ctx, Config{MaxDrift: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// Start mined two blocks; two more would stamp the head 3 s ahead
+	// without the wait.
+	for i := range 2 {
+		if err := c.Fund(ctx, common.BigToAddress(big.NewInt(int64(0xcc+i))), big.NewInt(1)); err != nil {
+			t.Fatal(err)
+		}
+		head, err := c.Client.HeaderByNumber(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if now := uint64(time.Now().Unix()); head.Time > now+1 {
+			t.Fatalf("block %d stamped %d s ahead of the clock, want at most 1", head.Number, head.Time-now)
+		}
 	}
 }
 
