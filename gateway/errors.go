@@ -7,6 +7,7 @@ import (
 
 	"github.com/farebox/farebox/charge"
 	"github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/wire/messages"
 	"github.com/labstack/echo/v4"
 )
 
@@ -20,6 +21,18 @@ func (s *Server) writeError(c echo.Context, err error) error {
 		return s.writeRefusal(c, r)
 	}
 	e := toError(err)
+	s.errorHeaders(c, e)
+	setCause(c, e)
+	if wireOf(c) == wireMessages {
+		status, body := messages.ErrorBody(e)
+		return c.Blob(status, echo.MIMEApplicationJSON, body)
+	}
+	return c.Blob(e.Status, echo.MIMEApplicationJSON, errorBody(e))
+}
+
+// errorHeaders are the headers of an error answer: when to retry, and
+// not to retry a refusal (402, 400) at all.
+func (s *Server) errorHeaders(c echo.Context, e *responses.Error) {
 	h := c.Response().Header()
 	if e.RetryAfter > 0 {
 		secs := int(e.RetryAfter.Seconds())
@@ -32,8 +45,6 @@ func (s *Server) writeError(c echo.Context, err error) error {
 	if e.Status == http.StatusPaymentRequired || e.Status == http.StatusBadRequest {
 		h.Set("X-Should-Retry", "false")
 	}
-	setCause(c, e)
-	return c.Blob(e.Status, echo.MIMEApplicationJSON, errorBody(e))
 }
 
 // writeRefusal answers a payment refusal as a 402 offer: the x402
@@ -49,8 +60,16 @@ func (s *Server) writeRefusal(c echo.Context, r *charge.Refusal) error {
 		s.metrics.payment("offered", "")
 	}
 	v1 := r.V1Accepts()
-	b := append(make([]byte, 0, 512+len(v1)), `{"error":`...)
-	b = appendErrorObject(b, r.Err)
+	b := make([]byte, 0, 512+len(v1))
+	if wireOf(c) == wireMessages {
+		// Anthropic's error shape (its SDKs raise an APIError with the
+		// status), beside x402's v1 body.
+		_, eb := messages.ErrorBody(r.Err)
+		b = append(b, eb[:len(eb)-1]...)
+	} else {
+		b = append(b, `{"error":`...)
+		b = appendErrorObject(b, r.Err)
+	}
 	b = append(b, `,"x402Version":1,"accepts":`...)
 	b = append(b, v1...)
 	b = append(b, '}')

@@ -11,6 +11,9 @@ import (
 // handleModels serves GET /v1/models: the OpenAI list shape, with each
 // model's price per call.
 func (s *Server) handleModels(c echo.Context) error {
+	if c.Request().Header.Get("anthropic-version") != "" {
+		return s.anthropicModels(c)
+	}
 	b := append(make([]byte, 0, 256), `{"object":"list","data":[`...)
 	for i, name := range s.order {
 		if i > 0 {

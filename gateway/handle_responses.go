@@ -8,76 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/farebox/farebox/charge"
 	"github.com/farebox/farebox/responses"
-	"github.com/farebox/farebox/x402"
 	"github.com/labstack/echo/v4"
 )
-
-// handleResponses serves POST /v1/responses: the Responses wire's adapter
-// of the paid call. It reads and parses the body (a malformed or
-// unsupported request is refused before anything is paid), finds the
-// route, and sells the call (package charge: price, payment, model,
-// settlement, receipt) into a responsesOutput, which writes the emitter's
-// events as Responses SSE or the accumulated object. Every error it
-// returns is written by writeError.
-func (s *Server) handleResponses(c echo.Context) error {
-	// Admitted before the body is read: a refused call holds no body.
-	release, err := s.admit()
-	if err != nil {
-		return err
-	}
-	defer release()
-	body, err := readBody(c.Request(), s.cfg.BodyLimit)
-	if err != nil {
-		return err
-	}
-	h := c.Request().Header
-	if s.pay.seller.RefundRequested(h.Get(x402.HeaderPaymentSignature)) {
-		// A refund pays for nothing: its body is not a call (any is taken).
-		if o := s.refundOffer(s.resourceURL(c)); o != nil {
-			return s.refund(c, o)
-		}
-	}
-	req, perr := responses.ParseWith(body, s.hosted)
-	if perr != nil {
-		return perr
-	}
-	c.Set(modelKey, req.Model)
-	if len(req.DroppedTools) > 0 {
-		s.droppedTools(c, req)
-	}
-	rt, ok := s.routes[req.Model]
-	if !ok {
-		return errModelNotFound(req.Model, s.order)
-	}
-	if err := rt.limits.apply(req); err != nil {
-		return err
-	}
-	call := &charge.Call{Product: rt.product, Request: req, Body: body, Resource: s.resourceURL(c),
-		Payment: charge.Payment{V2: h.Get(x402.HeaderPaymentSignature), V1: h.Get(x402.HeaderXPayment)},
-		Caller:  freeCaller(c), EndUser: rt.limits.endUser}
-	sale, err := s.pay.seller.Sell(c.Request().Context(), call, responsesOutput{c})
-	c.Set(chargeKey, sale)
-	if sale.Supplier != "" {
-		c.Set(supplierKey, sale.Supplier)
-	}
-	return err
-}
-
-// responsesOutput is the Responses wire's charge.Output: the emitter's
-// events as Responses SSE, or the accumulated response object as it is.
-// Another wire's adapter is the same size: its Stream encodes each event
-// into its own stream, its Object the response object into its own.
-type responsesOutput struct{ c echo.Context }
-
-func (o responsesOutput) Header() http.Header { return o.c.Response().Header() }
-
-func (o responsesOutput) Stream() charge.Stream { return responses.NewSSEWriter(o.c.Response()) }
-
-func (o responsesOutput) Object(response []byte) error {
-	return o.c.Blob(http.StatusOK, echo.MIMEApplicationJSON, response)
-}
 
 // droppedToolsHeader names, on an answer, the provider-executed tools the
 // request declared and farebox left out (tools.hosted: drop).

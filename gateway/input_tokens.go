@@ -57,17 +57,7 @@ func (s *Server) handleInputTokens(c echo.Context) error {
 	if !ok {
 		return errModelNotFound(req.Model, s.order)
 	}
-	count, countedBy := countTokens(len(body)), "estimate"
-	if tc, ok := rt.model.(responses.InputTokenCounter); ok {
-		ctx, cancel := context.WithTimeout(c.Request().Context(), countTimeout)
-		n, cerr := tc.CountInputTokens(ctx, req)
-		cancel()
-		if cerr == nil {
-			count, countedBy = n, "upstream"
-		} else {
-			s.log.Warn("upstream token count failed; estimated", "model", rt.name, "err", cerr)
-		}
-	}
+	count, countedBy := s.countInput(c, rt, req, len(body))
 	resource := s.responsesURL(c)
 	if !rt.free() {
 		o := s.pay.seller.Offer(rt.product, resource)
@@ -79,6 +69,23 @@ func (s *Server) handleInputTokens(c echo.Context) error {
 	b = rt.appendQuote(b, count, countedBy, resource)
 	b = append(b, '}')
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, b)
+}
+
+// countInput counts req's input tokens: the upstream's own count when
+// its model has one (within countTimeout), else the estimate from the
+// body's length; countedBy says which.
+func (s *Server) countInput(c echo.Context, rt *route, req *responses.Request, bodyLen int) (count int64, countedBy string) {
+	count, countedBy = countTokens(bodyLen), "estimate"
+	if tc, ok := rt.model.(responses.InputTokenCounter); ok {
+		ctx, cancel := context.WithTimeout(c.Request().Context(), countTimeout)
+		n, cerr := tc.CountInputTokens(ctx, req)
+		cancel()
+		if cerr == nil {
+			return n, "upstream"
+		}
+		s.log.Warn("upstream token count failed; estimated", "model", rt.name, "err", cerr)
+	}
+	return count, countedBy
 }
 
 // appendQuote writes what one call with count input tokens costs on rt:

@@ -53,14 +53,15 @@ func requireJSON(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// limitOtherBodies applies limits.other_body_limit to every route but POST
-// /v1/responses and its token count (which read their bodies under
-// body_limit): none of the others takes a body.
+// limitOtherBodies applies limits.other_body_limit to every route but the
+// conversations (POST /v1/responses, /v1/chat/completions, /v1/messages
+// and their token counts, which read their bodies under body_limit):
+// none of the others takes a body.
 func (s *Server) limitOtherBodies(next echo.HandlerFunc) echo.HandlerFunc {
 	limit := s.cfg.Limits.OtherBodyLimit
 	return func(c echo.Context) error {
 		r := c.Request()
-		if r.Method == http.MethodPost && (r.URL.Path == "/v1/responses" || r.URL.Path == "/v1/responses/input_tokens") {
+		if r.Method == http.MethodPost && conversationRoute(r.URL.Path) {
 			// A conversation, under body_limit (the token count reads the same bodies).
 			return next(c)
 		}

@@ -115,6 +115,9 @@ func (s *Server) newEcho() *echo.Echo {
 	e.POST("/v1/responses", s.handleResponses, requireJSON)
 	e.GET("/v1/responses", s.handleRefund)
 	e.POST("/v1/responses/input_tokens", s.handleInputTokens, requireJSON)
+	e.POST("/v1/chat/completions", s.handleChat, requireJSON)
+	e.POST("/v1/messages", s.handleMessages, requireJSON)
+	e.POST("/v1/messages/count_tokens", s.handleCountTokens, requireJSON)
 	e.POST("/v1/responses/compact", s.handleStored)
 	e.GET("/v1/responses/:id", s.handleStored)
 	e.DELETE("/v1/responses/:id", s.handleStored)
@@ -206,7 +209,7 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 			route = "unmatched"
 		}
 		s.metrics.observe(route, label, status, took, ttfb)
-		if route == "/v1/responses" {
+		if paidRoute(route) {
 			s.bookCall(c, s.routes[model], status)
 		}
 		level := slog.LevelInfo

@@ -22,7 +22,9 @@ func isEventStream(resp *http.Response) bool {
 
 // streamReceipt watches a paid event stream that carried no receipt
 // header for its in-band receipt, the `x402` field of the terminal
-// event's response object (docs/wire.md): a streamed answer's charge is known
+// event's response object on Responses, of the finish chunk on Chat
+// Completions and of message_delta on Anthropic Messages (docs/wire.md):
+// a streamed answer's charge is known
 // only at its end. It settles once, with the receipt or, at the end of
 // the stream without one, with none.
 type streamReceipt struct {
@@ -70,7 +72,12 @@ func (s *streamReceipt) event(line []byte) {
 	if !ok || !bytes.Contains(data, []byte(`"x402"`)) {
 		return
 	}
-	if r := gjson.GetBytes(bytes.TrimSpace(data), "response.x402"); r.IsObject() {
+	data = bytes.TrimSpace(data)
+	r := gjson.GetBytes(data, "response.x402") // Responses: the terminal event's response
+	if !r.IsObject() {
+		r = gjson.GetBytes(data, "x402") // Chat's finish chunk, Messages' message_delta
+	}
+	if r.IsObject() {
 		s.settle([]byte(r.Raw))
 	}
 }
