@@ -1,8 +1,10 @@
 package gateway
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -159,6 +161,10 @@ type ModelConfig struct {
 	Suppliers []SupplierConfig `yaml:"suppliers"`
 	// Routing says how a pool picks and fails over among its suppliers.
 	Routing RoutingConfig `yaml:"routing"`
+
+	// keyProblems are the unknown keys and mistyped values decoding found
+	// (config_upstream.go), reported by LoadConfig.
+	keyProblems []string
 }
 
 // UpstreamTimeouts bound each phase of an upstream call.
@@ -299,10 +305,31 @@ func LoadConfig(path string) (Config, error) {
 	defer f.Close()
 	dec := yaml.NewDecoder(f)
 	dec.KnownFields(true)
-	if err := dec.Decode(&c); err != nil {
+	err = dec.Decode(&c)
+	var te *yaml.TypeError
+	if problems := c.keyProblems(); len(problems) > 0 && (err == nil || errors.As(err, &te)) {
+		if te == nil {
+			te = &yaml.TypeError{}
+		}
+		te.Errors = byLine(append(te.Errors, problems...))
+		err = te
+	}
+	if err != nil {
 		return c, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil
+}
+
+// byLine orders yaml.v3's "line N: ..." problems by N, so those found
+// while decoding a model read in the order of the file.
+func byLine(problems []string) []string {
+	line := func(p string) int {
+		var n int
+		fmt.Sscanf(p, "line %d:", &n)
+		return n
+	}
+	sort.SliceStable(problems, func(i, j int) bool { return line(problems[i]) < line(problems[j]) })
+	return problems
 }
 
 // ApplyEnv overrides c from FAREBOX_* environment variables.

@@ -34,6 +34,9 @@ type SupplierConfig struct {
 	Upstream string `yaml:"upstream"`
 	// UpstreamConfig is the kind's own keys, as a model's.
 	UpstreamConfig upstream.Config `yaml:"-"`
+
+	// keyProblems are what decoding found wrong, as a model's.
+	keyProblems []string
 }
 
 // RoutingConfig is a pool's routing: which supplier first, how many tries,
@@ -90,7 +93,8 @@ func (sc SupplierConfig) asModel(mc ModelConfig) ModelConfig {
 
 // supplierKeys are SupplierConfig's own keys, which a model does not take
 // for its upstream (a model's cost is booked, a supplier's also ranks it).
-var supplierKeys = map[string]struct{}{"Name": {}, "Weight": {}, "Cost": {}}
+// keyProblems is the decoder's own, reported once by LoadConfig.
+var supplierKeys = map[string]struct{}{"Name": {}, "Weight": {}, "Cost": {}, "keyProblems": {}}
 
 // strategy is the routing strategy, or an error naming the key.
 func (r RoutingConfig) strategy() (pool.Strategy, error) {

@@ -19,8 +19,8 @@ import (
 func (mc *ModelConfig) UnmarshalYAML(n *yaml.Node) error {
 	type plain ModelConfig
 	p := plain(*mc)
-	keys, err := decodeWithUpstream(n, &p, "gateway.ModelConfig", func() string { return p.Upstream })
-	p.UpstreamConfig = keys
+	keys, problems, err := decodeWithUpstream(n, &p, "gateway.ModelConfig", func() string { return p.Upstream })
+	p.UpstreamConfig, p.keyProblems = keys, problems
 	*mc = ModelConfig(p)
 	return err
 }
@@ -35,8 +35,8 @@ func (mc ModelConfig) MarshalYAML() (any, error) {
 func (sc *SupplierConfig) UnmarshalYAML(n *yaml.Node) error {
 	type plain SupplierConfig
 	p := plain(*sc)
-	keys, err := decodeWithUpstream(n, &p, "gateway.SupplierConfig", func() string { return p.Upstream })
-	p.UpstreamConfig = keys
+	keys, problems, err := decodeWithUpstream(n, &p, "gateway.SupplierConfig", func() string { return p.Upstream })
+	p.UpstreamConfig, p.keyProblems = keys, problems
 	*sc = SupplierConfig(p)
 	return err
 }
@@ -50,13 +50,15 @@ func (sc SupplierConfig) MarshalYAML() (any, error) {
 // decodeWithUpstream decodes the keys of n that dst (a pointer to a struct
 // without methods) takes into dst, and the others into a fresh config of
 // the kind that kind() names once dst is decoded. Unknown keys (in dst's
-// keys at any depth, or not the kind's) are reported in yaml.v3's words
-// under owner, as a *yaml.TypeError, after everything else is decoded.
-// The keys beside an unknown kind are left alone: the kind is what is
-// wrong, and Validate says so.
-func decodeWithUpstream(n *yaml.Node, dst any, owner string, kind func() string) (upstream.Config, error) {
+// keys at any depth, or not the kind's) and mistyped values are returned
+// as problems in yaml.v3's words under owner, not as an error: yaml.v3
+// drops a list's element whose decoding failed, and the rest of a model
+// must stay for Validate (LoadConfig reports them, keyProblems). The keys
+// beside an unknown kind are left alone: the kind is what is wrong, and
+// Validate says so.
+func decodeWithUpstream(n *yaml.Node, dst any, owner string, kind func() string) (upstream.Config, []string, error) {
 	if n.Kind != yaml.MappingNode {
-		return nil, n.Decode(dst)
+		return nil, nil, n.Decode(dst)
 	}
 	t := reflect.TypeOf(dst)
 	mine, rest := yamlkeys.Split(n, yamlkeys.Fields(t))
@@ -65,7 +67,7 @@ func decodeWithUpstream(n *yaml.Node, dst any, owner string, kind func() string)
 	if err := mine.Decode(dst); errors.As(err, &te) {
 		problems = append(problems, te.Errors...)
 	} else if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var keys upstream.Config
 	if len(rest.Content) > 0 {
@@ -77,16 +79,26 @@ func decodeWithUpstream(n *yaml.Node, dst any, owner string, kind func() string)
 			if err := rest.Decode(keys); errors.As(err, &te) {
 				problems = append(problems, te.Errors...)
 			} else if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		case kind() == "":
 			problems = append(problems, yamlkeys.Unknown(rest, reflect.TypeOf(struct{}{}), owner)...)
 		}
 	}
-	if len(problems) > 0 {
-		return keys, &yaml.TypeError{Errors: problems}
+	return keys, problems, nil
+}
+
+// keyProblems gathers what decoding the models and their suppliers found
+// wrong with their keys, in the order of the file.
+func (c Config) keyProblems() []string {
+	var out []string
+	for _, mc := range c.Models {
+		out = append(out, mc.keyProblems...)
+		for _, sc := range mc.Suppliers {
+			out = append(out, sc.keyProblems...)
+		}
 	}
-	return keys, nil
+	return out
 }
 
 // encodeWithUpstream is v as a YAML mapping with the kind's keys written
