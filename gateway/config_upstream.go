@@ -108,7 +108,7 @@ func encodeWithUpstream(v any, keys upstream.Config) (*yaml.Node, error) {
 	if err := n.Encode(v); err != nil {
 		return nil, err
 	}
-	if keys == nil || reflect.ValueOf(keys).IsNil() {
+	if rv := reflect.ValueOf(keys); keys == nil || rv.Kind() == reflect.Pointer && rv.IsNil() {
 		return &n, nil
 	}
 	var k yaml.Node
