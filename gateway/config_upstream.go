@@ -61,7 +61,7 @@ func decodeWithUpstream(n *yaml.Node, dst any, owner string, kind func() string)
 		return nil, nil, n.Decode(dst)
 	}
 	t := reflect.TypeOf(dst)
-	mine, rest := yamlkeys.Split(n, yamlkeys.Fields(t))
+	mine, rest := yamlkeys.Split(yamlkeys.Merged(n), yamlkeys.Fields(t))
 	problems := yamlkeys.Unknown(mine, t, owner)
 	var te *yaml.TypeError
 	if err := mine.Decode(dst); errors.As(err, &te) {

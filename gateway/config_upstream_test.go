@@ -121,3 +121,20 @@ func TestUpstreamKindChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestMergedUpstreamKeysAreTheKinds: keys a model takes from another by a
+// YAML merge (<<: *anchor) are its kind's keys as if written out, and its
+// own keys win.
+func TestMergedUpstreamKeysAreTheKinds(t *testing.T) {
+	c, err := loadString(t, `models:
+  - &first {name: a, upstream: openai, base_url: "http://a/v1", api_key_env: A_KEY}
+  - {<<: *first, name: b, base_url: "http://b/v1"}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, ok := c.Models[1].UpstreamConfig.(*upopenai.Settings)
+	if c.Models[1].Name != "b" || c.Models[1].Upstream != "openai" || !ok || b.BaseURL != "http://b/v1" || b.APIKeyEnv != "A_KEY" {
+		t.Errorf("merged model: %+v, keys %#v", c.Models[1], c.Models[1].UpstreamConfig)
+	}
+}

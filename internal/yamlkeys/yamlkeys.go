@@ -156,3 +156,58 @@ func Split(n *yaml.Node, own map[string]reflect.Type) (mine, rest *yaml.Node) {
 	}
 	return mine, rest
 }
+
+// Merged is the mapping n with its merge keys ("<<: *anchor") expanded in
+// their place, the mapping's own keys winning over merged ones and an
+// earlier merged mapping over a later one, as yaml.v3 decodes them: so
+// keys brought in by a merge are split by owner like the others.
+func Merged(n *yaml.Node) *yaml.Node { return merged(n, 0) }
+
+func merged(n *yaml.Node, depth int) *yaml.Node {
+	if n.Kind != yaml.MappingNode || depth > 16 || !hasMerge(n) {
+		return n
+	}
+	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column}
+	seen := map[string]bool{}
+	add := func(m *yaml.Node) {
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if k := m.Content[i]; !isMerge(k) && !seen[k.Value] {
+				seen[k.Value] = true
+				out.Content = append(out.Content, k, m.Content[i+1])
+			}
+		}
+	}
+	add(n)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if !isMerge(n.Content[i]) {
+			continue
+		}
+		v := resolve(n.Content[i+1])
+		if v == nil {
+			continue
+		}
+		if v.Kind == yaml.SequenceNode {
+			for _, c := range v.Content {
+				if c = resolve(c); c != nil {
+					add(merged(c, depth+1))
+				}
+			}
+			continue
+		}
+		add(merged(v, depth+1))
+	}
+	return out
+}
+
+func hasMerge(n *yaml.Node) bool {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if isMerge(n.Content[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+func isMerge(k *yaml.Node) bool {
+	return k.Kind == yaml.ScalarNode && k.Value == "<<" && (k.Tag == "" || k.Tag == "!" || k.ShortTag() == "!!merge")
+}
