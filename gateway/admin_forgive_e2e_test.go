@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/farebox/farebox/internal/testkit/inprocess"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,7 +13,6 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/gateway"
-	fb "github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/scripted"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/payer"
@@ -69,10 +69,10 @@ func TestAdminForgivesARealDebt(t *testing.T) {
 	pc.Settler = "chain"
 	pc.Chain = gateway.ChainConfig{RPCURL: a.RPCURL, RelayerKeyEnv: relayerEnv}
 	env := map[string]string{relayerEnv: hexutil.Encode(crypto.FromECDSA(relayer)), "FAREBOX_ADMIN_TOKEN": adminToken}
-	cfg := gateway.Config{Models: []gateway.ModelConfig{{Name: usdcModel, Upstream: "inprocess", Price: price}}, Payments: pc,
-		Admin: gateway.AdminConfig{TokenEnv: "FAREBOX_ADMIN_TOKEN"}}
 	m := &countingModel{inner: scripted.New(scripted.Options{})}
-	ts := startServer(t, cfg, gateway.Options{Models: map[string]fb.Model{usdcModel: m}, Getenv: func(k string) string { return env[k] }})
+	cfg := gateway.Config{Models: []gateway.ModelConfig{{Name: usdcModel, Upstream: inprocess.Kind, UpstreamConfig: inprocess.Use(m), Price: price}}, Payments: pc,
+		Admin: gateway.AdminConfig{TokenEnv: "FAREBOX_ADMIN_TOKEN"}}
+	ts := startServer(t, cfg, gateway.Options{Getenv: func(k string) string { return env[k] }})
 	f := &usdcFarebox{testServer: ts, a: a, model: m, payTo: common.HexToAddress(pc.PayTo)}
 	root := strings.TrimSuffix(f.URL, "/v1")
 	bearer := []string{"Authorization", "Bearer " + adminToken}

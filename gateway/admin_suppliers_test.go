@@ -26,8 +26,8 @@ func TestAdminSuppliersShowsEachSuppliersHealth(t *testing.T) {
 	const failures, calls = 2, 5
 	cfg := gateway.Config{Models: []gateway.ModelConfig{{Name: pooled, Price: "0",
 		Suppliers: []gateway.SupplierConfig{
-			{Name: "failing", Upstream: "chat", BaseURL: up.URL(), UpstreamModel: "status:500"},
-			{Name: "healthy", Upstream: "openai", BaseURL: up.URL(), UpstreamModel: "echo"},
+			{Name: "failing", Upstream: "chat", UpstreamConfig: endpoint("chat", up.URL(), "status:500")},
+			{Name: "healthy", Upstream: "openai", UpstreamConfig: endpoint("openai", up.URL(), "echo")},
 		},
 		Routing: gateway.RoutingConfig{Strategy: "ordered", Circuit: gateway.CircuitConfig{Failures: failures, Cooldown: gateway.Duration(time.Hour)}}}}}
 	cfg.Admin.TokenEnv = "FAREBOX_ADMIN_TOKEN"

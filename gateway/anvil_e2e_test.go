@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"crypto/rand"
+	"github.com/farebox/farebox/internal/testkit/inprocess"
 	"math/big"
 	"net/http"
 	"strings"
@@ -100,10 +101,10 @@ func startUSDCFarebox(t testing.TB, a *chaintest.Anvil, pc gateway.PaymentsConfi
 	t.Helper()
 	m := &countingModel{inner: scripted.New(scripted.Options{})}
 	cfg := gateway.Config{
-		Models:   []gateway.ModelConfig{{Name: usdcModel, Upstream: "inprocess", Price: price}},
+		Models:   []gateway.ModelConfig{{Name: usdcModel, Upstream: inprocess.Kind, UpstreamConfig: inprocess.Use(m), Price: price}},
 		Payments: pc,
 	}
-	ts := startServer(t, cfg, gateway.Options{Models: map[string]fb.Model{usdcModel: m}, Getenv: func(k string) string { return env[k] }})
+	ts := startServer(t, cfg, gateway.Options{Getenv: func(k string) string { return env[k] }})
 	return &usdcFarebox{testServer: ts, a: a, model: m, payTo: common.HexToAddress(pc.PayTo)}
 }
 

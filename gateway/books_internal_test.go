@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"github.com/farebox/farebox/internal/testkit/inprocess"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -46,8 +47,8 @@ func TestResoldCostIsBooked(t *testing.T) {
 	costSampleEvery = 10 * time.Millisecond
 	defer func() { costSampleEvery = old }()
 	m := &fakeReseller{paid: 5000} // paid before this gateway started: not its cost
-	cfg := Config{Models: []ModelConfig{{Name: "resold", Upstream: "inprocess", Price: "0"}}, Admin: AdminConfig{TokenEnv: "T"}}
-	s, err := New(cfg, Options{Models: map[string]responses.Model{"resold": m},
+	cfg := Config{Models: []ModelConfig{{Name: "resold", Upstream: inprocess.Kind, UpstreamConfig: inprocess.Use(m), Price: "0"}}, Admin: AdminConfig{TokenEnv: "T"}}
+	s, err := New(cfg, Options{
 		Getenv: func(string) string { return "test-admin-token-0123456789" }})
 	if err != nil {
 		t.Fatal(err)
@@ -78,9 +79,9 @@ func TestResoldCostIsBooked(t *testing.T) {
 // drops by it.
 func TestModelCostIsBooked(t *testing.T) {
 	m := &fakeReseller{} // answers "bought"; its wallet pays nothing
-	cfg := Config{Models: []ModelConfig{{Name: "keyed", Upstream: "inprocess", Price: "0", Cost: CostConfig{PerCall: "0.0002"}}},
+	cfg := Config{Models: []ModelConfig{{Name: "keyed", Upstream: inprocess.Kind, UpstreamConfig: inprocess.Use(m), Price: "0", Cost: CostConfig{PerCall: "0.0002"}}},
 		Admin: AdminConfig{TokenEnv: "T"}}
-	s, err := New(cfg, Options{Models: map[string]responses.Model{"keyed": m},
+	s, err := New(cfg, Options{
 		Getenv: func(string) string { return "test-admin-token-0123456789" }})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"crypto/ecdsa"
+	"github.com/farebox/farebox/internal/testkit/inprocess"
 	"io"
 	"math/big"
 	"net/http"
@@ -77,12 +78,11 @@ func TestEveryPaidCallEndsInOneOutcome(t *testing.T) {
 		}
 		st.PollInterval = 10 * time.Millisecond
 		cfg := paidConfig(c, settle)
-		for _, n := range []string{"broken-early", "broken-midway", "leaving", "denying"} {
-			cfg.Models = append(cfg.Models, gateway.ModelConfig{Name: n, Upstream: "inprocess", Price: price})
+		for n, m := range map[string]fb.Model{"broken-early": brokenModel{}, "broken-midway": brokenModel{before: 3},
+			"leaving": leaving, "denying": denyingModel{}} {
+			cfg.Models = append(cfg.Models, gateway.ModelConfig{Name: n, Upstream: inprocess.Kind, UpstreamConfig: inprocess.Use(m), Price: price})
 		}
-		return startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: unaccounted{st},
-			Models: map[string]fb.Model{"broken-early": brokenModel{}, "broken-midway": brokenModel{before: 3},
-				"leaving": leaving, "denying": denyingModel{}}})
+		return startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: unaccounted{st}})
 	}
 	funded := func() *ecdsa.PrivateKey {
 		k, _ := crypto.GenerateKey()

@@ -107,7 +107,7 @@ func TestCodexRequestThroughUpstreams(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { up.Close() })
-			cfg := gateway.Config{Models: []gateway.ModelConfig{{Name: free, Upstream: kind, UpstreamModel: "echo", BaseURL: up.URL(), Price: "0"}}}
+			cfg := gateway.Config{Models: []gateway.ModelConfig{{Name: free, Upstream: kind, UpstreamConfig: endpoint(kind, up.URL(), "echo"), Price: "0"}}}
 			ts := startServer(t, cfg, gateway.Options{})
 			res, out := post(t, ts.URL+"/responses", string(requestcases.CodexRequest(requestcases.CodexExecFunctionFollowup)))
 			if res.StatusCode != 200 {

@@ -1,13 +1,16 @@
 package gateway
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/upstream"
 	"github.com/farebox/farebox/x402/channel"
 	"gopkg.in/yaml.v3"
 )
@@ -133,15 +136,15 @@ type MetricsConfig struct {
 type ModelConfig struct {
 	// Name is the public model name clients send.
 	Name string `yaml:"name"`
-	// Upstream is the kind: scripted, openai (Responses API), chat (Chat
-	// Completions) or x402 (a Responses endpoint that charges with x402: resold).
+	// Upstream is the kind (`upstream:`): one registered in package
+	// upstream, such as scripted, openai (Responses API), chat (Chat
+	// Completions) or x402 (a Responses endpoint that charges with x402:
+	// resold).
 	Upstream string `yaml:"upstream"`
-	// UpstreamModel is the model name sent upstream (default: Name).
-	UpstreamModel string `yaml:"upstream_model"`
-	// BaseURL of the upstream API (openai, chat), e.g. https://api.openai.com/v1.
-	BaseURL string `yaml:"base_url"`
-	// APIKeyEnv names the environment variable holding the upstream API key.
-	APIKeyEnv string `yaml:"api_key_env"`
+	// UpstreamConfig is the kind's own keys, written beside `upstream:` in
+	// YAML (base_url, api_key_env, pace, ...: see each kind's Settings);
+	// nil = the kind's defaults.
+	UpstreamConfig upstream.Config `yaml:"-"`
 	// Price per call in USDC as a decimal string; "0" or empty = free.
 	Price string `yaml:"price"`
 	// PricePerMTok prices the model per token instead (not with Price).
@@ -153,53 +156,23 @@ type ModelConfig struct {
 	// Created is the model's "created" date in GET /v1/models (YYYY-MM-DD
 	// or RFC 3339); default: when the configuration was loaded.
 	Created string `yaml:"created"`
-	// Images says whether the upstream takes images (chat: tool-output
-	// images are moved into a user message, or refused when false).
-	Images *bool `yaml:"images"`
-	// Timeouts for the upstream call.
-	Timeouts UpstreamTimeouts `yaml:"timeouts"`
-	// Pace is the scripted model's delay between deltas.
-	Pace Duration `yaml:"pace"`
-
-	// PayerKeyEnv (upstream x402) names the environment variable holding
-	// the key of the wallet that pays the upstream.
-	PayerKeyEnv string `yaml:"payer_key_env"`
-	// MaxUpstreamPrice (upstream x402) is the most one call may cost
-	// upstream, in USDC; an offer above it is never signed.
-	MaxUpstreamPrice string `yaml:"max_upstream_price"`
-	// MaxSpendPerDay (upstream x402) caps what the wallet signs for the
-	// upstream per UTC day, in USDC; empty = no cap.
-	MaxSpendPerDay string `yaml:"max_spend_per_day"`
-	// MaxUpstreamDeposit (upstream x402) is the most one batch-settlement
-	// deposit may lock in the upstream's channel, in USDC; default 10 x
-	// max_upstream_price. A seller asking a larger minimum is not paid.
-	MaxUpstreamDeposit string `yaml:"max_upstream_deposit"`
-	// MaxUpstreamWithdrawDelay (upstream x402) is the longest withdraw
-	// delay of an upstream channel the wallet deposits into (default 24h).
-	MaxUpstreamWithdrawDelay Duration `yaml:"max_upstream_withdraw_delay"`
-	// RPCURL (upstream x402) is a chain endpoint to read the wallet's
-	// balance, so a call it cannot pay is refused before anything is
-	// signed; default payments.chain.rpc_url.
-	RPCURL string `yaml:"rpc_url"`
-
 	// Cost is what one call costs the operator upstream (an API key's
 	// price), booked as the call's cost; a pool's is each supplier's.
 	Cost CostConfig `yaml:"cost"`
 
 	// Suppliers, when set, make the model a pool (config_pool.go); the
-	// upstream keys above are then left empty.
+	// model's own upstream and its keys are then left empty.
 	Suppliers []SupplierConfig `yaml:"suppliers"`
 	// Routing says how a pool picks and fails over among its suppliers.
 	Routing RoutingConfig `yaml:"routing"`
+
+	// keyProblems are the unknown keys and mistyped values decoding found
+	// (config_upstream.go), reported by LoadConfig.
+	keyProblems []string
 }
 
 // UpstreamTimeouts bound each phase of an upstream call.
-type UpstreamTimeouts struct {
-	Connect   Duration `yaml:"connect"`
-	FirstByte Duration `yaml:"first_byte"`
-	Idle      Duration `yaml:"idle"` // the longest gap between two chunks
-	Total     Duration `yaml:"total"`
-}
+type UpstreamTimeouts = upstream.Timeouts
 
 // PaymentsConfig says how priced models are paid.
 type PaymentsConfig struct {
@@ -336,10 +309,31 @@ func LoadConfig(path string) (Config, error) {
 	defer f.Close()
 	dec := yaml.NewDecoder(f)
 	dec.KnownFields(true)
-	if err := dec.Decode(&c); err != nil {
+	err = dec.Decode(&c)
+	var te *yaml.TypeError
+	if problems := c.keyProblems(); len(problems) > 0 && (err == nil || errors.As(err, &te)) {
+		if te == nil {
+			te = &yaml.TypeError{}
+		}
+		te.Errors = byLine(append(te.Errors, problems...))
+		err = te
+	}
+	if err != nil {
 		return c, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil
+}
+
+// byLine orders yaml.v3's "line N: ..." problems by N, so those found
+// while decoding a model read in the order of the file.
+func byLine(problems []string) []string {
+	line := func(p string) int {
+		var n int
+		fmt.Sscanf(p, "line %d:", &n)
+		return n
+	}
+	sort.SliceStable(problems, func(i, j int) bool { return line(problems[i]) < line(problems[j]) })
+	return problems
 }
 
 // ApplyEnv overrides c from FAREBOX_* environment variables.

@@ -141,8 +141,8 @@ func buildLimits(mc ModelConfig, endUsers EndUsersConfig, getenv func(string) st
 		if seed = getenv(endUsers.KeyEnv); seed == "" {
 			return nil, fmt.Errorf("end_users.key_env: $%s is empty", endUsers.KeyEnv)
 		}
-	case mc.APIKeyEnv != "" && getenv(mc.APIKeyEnv) != "":
-		seed = "api-key:" + getenv(mc.APIKeyEnv)
+	case upstreamKeyEnv(mc) != "" && getenv(upstreamKeyEnv(mc)) != "":
+		seed = "api-key:" + getenv(upstreamKeyEnv(mc))
 	}
 	k := sha256.Sum256([]byte("farebox end users\x00" + seed))
 	out.key = k[:]

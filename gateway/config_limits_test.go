@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"github.com/farebox/farebox/upstream"
+	upopenai "github.com/farebox/farebox/upstream/openai"
 	"testing"
 
 	"github.com/farebox/farebox/responses"
@@ -12,7 +14,7 @@ import (
 func TestEndUsersAreKeyedPerPayer(t *testing.T) {
 	env := map[string]string{"K": "operator-secret", "OPENAI": "sk-1"}
 	getenv := func(k string) string { return env[k] }
-	mc := ModelConfig{Name: "m", Upstream: "openai", APIKeyEnv: "OPENAI", Price: "0.001"}
+	mc := ModelConfig{Name: "m", Upstream: "openai", UpstreamConfig: &upopenai.Settings{Endpoint: upstream.Endpoint{APIKeyEnv: "OPENAI"}}, Price: "0.001"}
 	view := func(eu EndUsersConfig, who string) responses.ProviderView {
 		l, err := buildLimits(mc, eu, getenv)
 		if err != nil {

@@ -8,13 +8,15 @@ import (
 	"github.com/farebox/farebox/responses"
 
 	"github.com/farebox/farebox/store"
+	"github.com/farebox/farebox/upstream"
 	"github.com/farebox/farebox/upstream/pool"
 )
 
-// SupplierConfig is one supplier of a pooled model: the upstream keys a
-// model takes (upstream, base_url, upstream_model, api_key_env, timeouts,
-// and for x402 sellers payer_key_env, max_upstream_price, ...) plus its
-// name in logs and metrics, its weight and what it costs the operator.
+// SupplierConfig is one supplier of a pooled model: the upstream a model
+// takes (upstream and its kind's keys: base_url, upstream_model,
+// api_key_env, timeouts, and for x402 sellers payer_key_env,
+// max_upstream_price, ...) plus its name in logs and metrics, its weight
+// and what it costs the operator.
 type SupplierConfig struct {
 	// Name names the supplier in logs and metrics (default: its position).
 	Name string `yaml:"name"`
@@ -26,19 +28,13 @@ type SupplierConfig struct {
 	// seller's cost is the price its 402 asks, booked as its wallet pays.
 	Cost CostConfig `yaml:"cost"`
 
-	Upstream                 string           `yaml:"upstream"`
-	UpstreamModel            string           `yaml:"upstream_model"`
-	BaseURL                  string           `yaml:"base_url"`
-	APIKeyEnv                string           `yaml:"api_key_env"`
-	Images                   *bool            `yaml:"images"`
-	Timeouts                 UpstreamTimeouts `yaml:"timeouts"`
-	Pace                     Duration         `yaml:"pace"`
-	PayerKeyEnv              string           `yaml:"payer_key_env"`
-	MaxUpstreamPrice         string           `yaml:"max_upstream_price"`
-	MaxSpendPerDay           string           `yaml:"max_spend_per_day"`
-	MaxUpstreamDeposit       string           `yaml:"max_upstream_deposit"`
-	MaxUpstreamWithdrawDelay Duration         `yaml:"max_upstream_withdraw_delay"`
-	RPCURL                   string           `yaml:"rpc_url"`
+	// Upstream is the supplier's kind, as a model's.
+	Upstream string `yaml:"upstream"`
+	// UpstreamConfig is the kind's own keys, as a model's.
+	UpstreamConfig upstream.Config `yaml:"-"`
+
+	// keyProblems are what decoding found wrong, as a model's.
+	keyProblems []string
 }
 
 // RoutingConfig is a pool's routing: which supplier first, how many tries,
@@ -95,7 +91,8 @@ func (sc SupplierConfig) asModel(mc ModelConfig) ModelConfig {
 
 // supplierKeys are SupplierConfig's own keys, which a model does not take
 // for its upstream (a model's cost is booked, a supplier's also ranks it).
-var supplierKeys = map[string]struct{}{"Name": {}, "Weight": {}, "Cost": {}}
+// keyProblems is the decoder's own, reported once by LoadConfig.
+var supplierKeys = map[string]struct{}{"Name": {}, "Weight": {}, "Cost": {}, "keyProblems": {}}
 
 // strategy is the routing strategy, or an error naming the key.
 func (r RoutingConfig) strategy() (pool.Strategy, error) {
@@ -125,7 +122,7 @@ func (v *validation) pool(key string, mc ModelConfig) {
 	if mc.Cost.set() {
 		v.add(key+".cost", "a pool's cost is each supplier's: move cost into its suppliers")
 	}
-	if mc.Upstream != "" || mc.BaseURL != "" || mc.UpstreamModel != "" || mc.APIKeyEnv != "" || mc.PayerKeyEnv != "" {
+	if mc.Upstream != "" || mc.UpstreamConfig != nil {
 		v.add(key, "suppliers and the model's own upstream keys are exclusive: move upstream, base_url, ... into a supplier")
 	}
 	if _, err := mc.Routing.strategy(); err != nil {
@@ -150,16 +147,12 @@ func (v *validation) pool(key string, mc ModelConfig) {
 			v.add(skey+".weight", "must not be negative")
 		}
 		v.cost(skey+".cost", sc.Cost)
-		if sc.Upstream == "inprocess" {
-			v.add(skey+".upstream", "inprocess models cannot be suppliers")
-			continue
-		}
 		v.upstream(skey, sc.asModel(mc))
 	}
 }
 
 // newPool builds a model's pool of suppliers, each built as a model's
-// upstream is built today.
+// upstream is, through the registry of kinds.
 func (s *Server) newPool(mc ModelConfig, opts Options, circuits pool.Circuits) (*pool.Pool, error) {
 	strategy, err := mc.Routing.strategy()
 	if err != nil {

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"github.com/farebox/farebox/upstream/resell"
 	"reflect"
 	"testing"
 	"time"
@@ -28,11 +29,10 @@ func TestSupplierTakesEveryUpstreamKey(t *testing.T) {
 			t.Errorf("ModelConfig.%s (%s): SupplierConfig has no such key", f.Name, f.Tag.Get("yaml"))
 		}
 	}
-	yes := true
-	sc := SupplierConfig{Name: "s", Weight: 2, Cost: CostConfig{PerCall: "0.1"}, Upstream: "x402", UpstreamModel: "m",
-		BaseURL: "http://b", APIKeyEnv: "K", Images: &yes, Timeouts: UpstreamTimeouts{Total: Duration(time.Second)},
-		Pace: Duration(time.Millisecond), PayerKeyEnv: "P", MaxUpstreamPrice: "0.1", MaxSpendPerDay: "1",
-		MaxUpstreamDeposit: "2", MaxUpstreamWithdrawDelay: Duration(time.Hour), RPCURL: "http://r"}
+	sc := SupplierConfig{Name: "s", Weight: 2, Cost: CostConfig{PerCall: "0.1"}, Upstream: "x402",
+		UpstreamConfig: &resell.Settings{UpstreamModel: "m", BaseURL: "http://b", Timeouts: UpstreamTimeouts{Total: Duration(time.Second)},
+			PayerKeyEnv: "P", MaxUpstreamPrice: "0.1", MaxSpendPerDay: "1",
+			MaxUpstreamDeposit: "2", MaxUpstreamWithdrawDelay: Duration(time.Hour), RPCURL: "http://r"}}
 	m := sc.asModel(ModelConfig{Name: "public", Price: "0.5"})
 	mv, sv := reflect.ValueOf(m), reflect.ValueOf(sc)
 	for i := range sv.NumField() {

@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"github.com/farebox/farebox/upstream"
+	upopenai "github.com/farebox/farebox/upstream/openai"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +15,7 @@ func TestExampleConfigLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Models) < 3 || c.Models[1].Upstream != "openai" || c.Models[1].Timeouts.FirstByte.D(0) != 60*time.Second {
+	if len(c.Models) < 3 || c.Models[1].Upstream != "openai" || c.Models[1].UpstreamConfig.(*upopenai.Settings).Timeouts.FirstByte.D(0) != 60*time.Second {
 		t.Errorf("models %+v", c.Models)
 	}
 	if c.Payments.Settle != "after" || c.BodyLimit != 20<<20 || c.ShutdownTimeout.D(0) != 30*time.Second {
@@ -68,7 +70,7 @@ func TestInvalidConfigsAreRefused(t *testing.T) {
 			c.Payments.BatchSettlement.ReceiverAuthorizer = "facilitator"
 		},
 		"openai upstream without key": func(c *Config) {
-			c.Models[0] = ModelConfig{Name: "m", Upstream: "openai", BaseURL: "http://x", APIKeyEnv: "FAREBOX_TEST_UNSET"}
+			c.Models[0] = ModelConfig{Name: "m", Upstream: "openai", UpstreamConfig: &upopenai.Settings{Endpoint: upstream.Endpoint{BaseURL: "http://x", APIKeyEnv: "FAREBOX_TEST_UNSET"}}}
 		},
 	} {
 		t.Run(name, func(t *testing.T) {

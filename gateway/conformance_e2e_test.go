@@ -95,7 +95,7 @@ func TestConformanceEveryAnswerValidatesAgainstTheSpec(t *testing.T) {
 	}
 	t.Cleanup(func() { up.Close() })
 	model := func(name, kind, upstreamModel string) gateway.ModelConfig {
-		return gateway.ModelConfig{Name: name, Upstream: kind, UpstreamModel: upstreamModel, BaseURL: up.URL(), Price: "0"}
+		return gateway.ModelConfig{Name: name, Upstream: kind, UpstreamConfig: endpoint(kind, up.URL(), upstreamModel), Price: "0"}
 	}
 	cfg := gateway.Config{BodyLimit: 64 << 10, Models: []gateway.ModelConfig{
 		{Name: "scripted", Upstream: "scripted", Price: "0"},

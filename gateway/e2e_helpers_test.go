@@ -3,6 +3,9 @@ package gateway_test
 import (
 	"bytes"
 	"context"
+	"github.com/farebox/farebox/upstream"
+	"github.com/farebox/farebox/upstream/chat"
+	upopenai "github.com/farebox/farebox/upstream/openai"
 	"io"
 	"log/slog"
 	"net"
@@ -173,4 +176,17 @@ func waitLog(t testing.TB, ts *testServer, match func(gjson.Result) bool) gjson.
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// endpoint is the keys of an HTTP upstream of kind (openai or chat) at
+// baseURL, asking it for model (within timeouts, when given).
+func endpoint(kind, baseURL, model string, timeouts ...gateway.UpstreamTimeouts) upstream.Config {
+	e := upstream.Endpoint{BaseURL: baseURL, UpstreamModel: model}
+	for _, t := range timeouts {
+		e.Timeouts = t
+	}
+	if kind == chat.Kind {
+		return &chat.Settings{Endpoint: e}
+	}
+	return &upopenai.Settings{Endpoint: e}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"encoding/base64"
+	"github.com/farebox/farebox/internal/testkit/inprocess"
 	"io"
 	"math/big"
 	"net/http"
@@ -74,10 +75,10 @@ func startHeldFarebox(t *testing.T, m fb.Model) *usdcFarebox {
 	pc.Chain = gateway.ChainConfig{RPCURL: a.RPCURL, RelayerKeyEnv: relayerEnv}
 	env := map[string]string{relayerEnv: hexutil.Encode(crypto.FromECDSA(key))}
 	cfg := gateway.Config{
-		Models:   []gateway.ModelConfig{{Name: usdcModel, Upstream: "inprocess", Price: price}},
+		Models:   []gateway.ModelConfig{{Name: usdcModel, Upstream: inprocess.Kind, UpstreamConfig: inprocess.Use(m), Price: price}},
 		Payments: pc,
 	}
-	ts := startServer(t, cfg, gateway.Options{Models: map[string]fb.Model{usdcModel: m}, Getenv: func(k string) string { return env[k] }})
+	ts := startServer(t, cfg, gateway.Options{Getenv: func(k string) string { return env[k] }})
 	return &usdcFarebox{testServer: ts, a: a, payTo: common.HexToAddress(pc.PayTo)}
 }
 

@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"bytes"
 	"context"
+	"github.com/farebox/farebox/internal/testkit/inprocess"
 	"io"
 	"math/big"
 	"net/http"
@@ -11,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/farebox/farebox/gateway"
-	fb "github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/scripted"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
@@ -29,9 +29,8 @@ func startPaidCounting(t *testing.T) (*testServer, *devchain.Chain, *countingMod
 	}
 	m := &countingModel{inner: scripted.New(scripted.Options{})}
 	cfg := paidConfig(c, "after")
-	cfg.Models[0].Upstream = "inprocess"
-	ts := startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st, Ready: st.Ready,
-		Models: map[string]fb.Model{paid: m}})
+	cfg.Models[0].Upstream, cfg.Models[0].UpstreamConfig = inprocess.Kind, inprocess.Use(m)
+	ts := startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st, Ready: st.Ready})
 	return ts, c, m
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/farebox/farebox/upstream/resell"
 	"io"
 	"math/big"
 	"net/http"
@@ -71,7 +72,7 @@ func TestHostileGreedySellerLocksNoFunds(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			g := startGreedySeller(t, a.Network, tt.minDeposit, tt.delay)
-			r := startResale(t, g.URL+"/v1", "0.001", 1_000_000, func(mc *gateway.ModelConfig) { mc.MaxSpendPerDay = "0.01" })
+			r := startResale(t, g.URL+"/v1", "0.001", 1_000_000, func(mc *gateway.ModelConfig) { mc.UpstreamConfig.(*resell.Settings).MaxSpendPerDay = "0.01" })
 			before := r.balances(t)
 			_, err := r.client(t).Responses.New(context.Background(), oresponses.ResponseNewParams{Model: resoldModel, Input: userText("hi")})
 			var apiErr *openai.Error

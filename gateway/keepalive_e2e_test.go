@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"github.com/farebox/farebox/upstream/scripted"
 	"io"
 	"net/http"
 	"strings"
@@ -18,7 +19,7 @@ import (
 // to its end.
 func TestKeepAliveCommentsWhileAStreamWaits(t *testing.T) {
 	cfg := freeConfig()
-	cfg.Models[0].Pace = gateway.Duration(300 * time.Millisecond)
+	cfg.Models[0].UpstreamConfig = &scripted.Settings{Pace: gateway.Duration(300 * time.Millisecond)}
 	cfg.Keepalive = gateway.Duration(40 * time.Millisecond)
 	ts := startServer(t, cfg, gateway.Options{})
 	input := "a slow answer with pauses"
@@ -67,7 +68,7 @@ func TestKeepAliveCommentsWhileAStreamWaits(t *testing.T) {
 // A client that leaves a stream is logged (and counted) as 499.
 func TestClientGoneIsLogged499(t *testing.T) {
 	cfg := freeConfig()
-	cfg.Models[0].Pace = gateway.Duration(100 * time.Millisecond)
+	cfg.Models[0].UpstreamConfig = &scripted.Settings{Pace: gateway.Duration(100 * time.Millisecond)}
 	ts := startServer(t, cfg, gateway.Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/responses",

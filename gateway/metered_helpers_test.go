@@ -6,6 +6,7 @@ import (
 	"crypto/ecdsa"
 	"encoding/base64"
 	"encoding/json"
+	"github.com/farebox/farebox/internal/testkit/inprocess"
 	"math/big"
 	"os/exec"
 	"sync"
@@ -84,11 +85,11 @@ func meteredConfig(t testing.TB, extra map[string]fb.Model) (gateway.Config, gat
 		},
 		Payments: gateway.PaymentsConfig{PayTo: payTo, Networks: []string{c.Network.CAIP2}},
 	}
-	for name := range extra {
+	for name, m := range extra {
 		p := meteredPrice
-		cfg.Models = append(cfg.Models, gateway.ModelConfig{Name: name, Upstream: "inprocess", PricePerMTok: &p})
+		cfg.Models = append(cfg.Models, gateway.ModelConfig{Name: name, Upstream: inprocess.Kind, UpstreamConfig: inprocess.Use(m), PricePerMTok: &p})
 	}
-	return cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st, Ready: st.Ready, Models: extra}, c
+	return cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st, Ready: st.Ready}, c
 }
 
 // freshPayer is a new key holding usdc atomic units, and ETH when eth.

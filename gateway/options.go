@@ -6,18 +6,14 @@ import (
 	"os"
 	"time"
 
-	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/x402"
 )
 
-// Options supplies what a config file cannot: in-process models and chains
-// (farebox dev), and the parts tests replace.
+// Options supplies what a config file cannot: in-process chains (farebox
+// dev) and the parts tests replace.
 type Options struct {
 	// Logger defaults to JSON on stderr at cfg.LogLevel.
 	Logger *slog.Logger
-	// Models are in-process models by public name; a model in the config
-	// whose upstream is "inprocess" is looked up here.
-	Models map[string]responses.Model
 	// Networks are networks known beyond the built-in and configured ones.
 	Networks []*x402.Network
 	// Settler and Checker replace the ones the config would build.

@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"crypto/rand"
+	"github.com/farebox/farebox/internal/testkit/inprocess"
 	"io"
 	"math/big"
 	"net/http"
@@ -47,10 +48,10 @@ func startOverlapFarebox(t *testing.T, model fb.Model) *usdcFarebox {
 	pc.Chain = gateway.ChainConfig{RPCURL: a.RPCURL, RelayerKeyEnv: relayerEnv, Overlap: true}
 	env := map[string]string{relayerEnv: hexutil.Encode(crypto.FromECDSA(key))}
 	cfg := gateway.Config{
-		Models:   []gateway.ModelConfig{{Name: usdcModel, Upstream: "inprocess", Price: price}},
+		Models:   []gateway.ModelConfig{{Name: usdcModel, Upstream: inprocess.Kind, UpstreamConfig: inprocess.Use(model), Price: price}},
 		Payments: pc,
 	}
-	ts := startServer(t, cfg, gateway.Options{Models: map[string]fb.Model{usdcModel: model}, Getenv: func(k string) string { return env[k] }})
+	ts := startServer(t, cfg, gateway.Options{Getenv: func(k string) string { return env[k] }})
 	return &usdcFarebox{testServer: ts, a: a, payTo: common.HexToAddress(pc.PayTo)}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"github.com/farebox/farebox/internal/testkit/inprocess"
+	"github.com/farebox/farebox/upstream/scripted"
 	"io"
 	"math/big"
 	"net/http"
@@ -268,10 +270,9 @@ func TestNothingChargedWithoutAnAnswer(t *testing.T) {
 	}
 	cfg := paidConfig(c, "after")
 	cfg.Models = append(cfg.Models,
-		gateway.ModelConfig{Name: "broken-early", Upstream: "inprocess", Price: price},
-		gateway.ModelConfig{Name: "broken-midway", Upstream: "inprocess", Price: price})
-	ts := startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st,
-		Models: map[string]fb.Model{"broken-early": brokenModel{}, "broken-midway": brokenModel{before: 3}}})
+		gateway.ModelConfig{Name: "broken-early", Upstream: inprocess.Kind, UpstreamConfig: inprocess.Use(brokenModel{}), Price: price},
+		gateway.ModelConfig{Name: "broken-midway", Upstream: inprocess.Kind, UpstreamConfig: inprocess.Use(brokenModel{before: 3}), Price: price})
+	ts := startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st})
 	signer := payer.NewSigner(c.PayerKey)
 	name, value, err := signer.PaymentHeader(offerFor(t, ts, c), 2)
 	if err != nil {
@@ -450,7 +451,7 @@ func TestDisconnectMidStreamStillSettles(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := paidConfig(c, "after")
-	cfg.Models[0].Pace = gateway.Duration(50 * time.Millisecond)
+	cfg.Models[0].UpstreamConfig = &scripted.Settings{Pace: gateway.Duration(50 * time.Millisecond)}
 	ts := startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st})
 	name, value, err := payer.NewSigner(c.PayerKey).PaymentHeader(offerFor(t, ts, c), 2)
 	if err != nil {
@@ -614,9 +615,8 @@ func TestSettleBeforeFailureIsNotRetriedIntoASecondPayment(t *testing.T) {
 	}
 	st.PollInterval = 10 * time.Millisecond
 	cfg := paidConfig(c, "before")
-	cfg.Models = append(cfg.Models, gateway.ModelConfig{Name: "broken-early", Upstream: "inprocess", Price: price})
-	ts := startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st,
-		Models: map[string]fb.Model{"broken-early": brokenModel{}}})
+	cfg.Models = append(cfg.Models, gateway.ModelConfig{Name: "broken-early", Upstream: inprocess.Kind, UpstreamConfig: inprocess.Use(brokenModel{}), Price: price})
+	ts := startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st})
 	before := tokenBalance(t, c, c.Payer)
 	var receipts []*x402.Receipt
 	reg, _ := x402.NewRegistry(c.Network)

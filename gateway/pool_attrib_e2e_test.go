@@ -95,9 +95,9 @@ func TestPaidPoolSettlesPerSupplier(t *testing.T) {
 			cfg.Admin.TokenEnv = "FAREBOX_ADMIN_TOKEN"
 			cfg.Models = []gateway.ModelConfig{{Name: pooled, Price: price,
 				Suppliers: []gateway.SupplierConfig{
-					{Name: "first", Upstream: "chat", BaseURL: flakyUpstream(t, up, "failover"), UpstreamModel: "echo",
+					{Name: "first", Upstream: "chat", UpstreamConfig: endpoint("chat", flakyUpstream(t, up, "failover"), "echo"),
 						Cost: gateway.CostConfig{PerCall: "0.0002"}},
-					{Name: "second", Upstream: "openai", BaseURL: up.URL(), UpstreamModel: "echo",
+					{Name: "second", Upstream: "openai", UpstreamConfig: endpoint("openai", up.URL(), "echo"),
 						Cost: gateway.CostConfig{PerCall: "0.0003"}},
 				},
 				Routing: gateway.RoutingConfig{Strategy: "ordered", Circuit: gateway.CircuitConfig{Failures: 100}}}}
@@ -192,8 +192,8 @@ func TestUptoPoolSettlesPerSupplier(t *testing.T) {
 	opts.Getenv = func(n string) string { return map[string]string{"FAREBOX_ADMIN_TOKEN": adminToken}[n] }
 	cfg.Models = []gateway.ModelConfig{{Name: pooled, PricePerMTok: &p,
 		Suppliers: []gateway.SupplierConfig{
-			{Name: "first", Upstream: "chat", BaseURL: flakyUpstream(t, up, "failover"), UpstreamModel: "echo"},
-			{Name: "second", Upstream: "openai", BaseURL: up.URL(), UpstreamModel: "echo"},
+			{Name: "first", Upstream: "chat", UpstreamConfig: endpoint("chat", flakyUpstream(t, up, "failover"), "echo")},
+			{Name: "second", Upstream: "openai", UpstreamConfig: endpoint("openai", up.URL(), "echo")},
 		},
 		Routing: gateway.RoutingConfig{Strategy: "ordered", Circuit: gateway.CircuitConfig{Failures: 100}}}}
 	ts := startServer(t, cfg, opts)

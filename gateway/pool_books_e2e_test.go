@@ -53,8 +53,8 @@ func TestPaidPoolBooksSupplierAndCost(t *testing.T) {
 	cfg.Admin.TokenEnv = "FAREBOX_ADMIN_TOKEN"
 	cfg.Models = []gateway.ModelConfig{{Name: pooled, Price: price,
 		Suppliers: []gateway.SupplierConfig{
-			{Name: "failing", Upstream: "chat", BaseURL: up.URL(), UpstreamModel: "status:500", Cost: gateway.CostConfig{PerCall: "0.0005"}},
-			{Name: "healthy", Upstream: "openai", BaseURL: up.URL(), UpstreamModel: "echo",
+			{Name: "failing", Upstream: "chat", UpstreamConfig: endpoint("chat", up.URL(), "status:500"), Cost: gateway.CostConfig{PerCall: "0.0005"}},
+			{Name: "healthy", Upstream: "openai", UpstreamConfig: endpoint("openai", up.URL(), "echo"),
 				Cost: gateway.CostConfig{InputPerMTok: "10", OutputPerMTok: "20"}},
 		},
 		Routing: gateway.RoutingConfig{Strategy: "ordered", Circuit: gateway.CircuitConfig{Failures: 100}}}}

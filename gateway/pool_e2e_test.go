@@ -49,9 +49,9 @@ func TestPaidPoolFailsOverAndChargesOnce(t *testing.T) {
 			cfg := paidConfig(c, "after")
 			cfg.Models = []gateway.ModelConfig{{Name: pooled, Price: price,
 				Suppliers: []gateway.SupplierConfig{
-					{Name: "failing", Upstream: "chat", BaseURL: tc.url, UpstreamModel: tc.model,
-						Timeouts: gateway.UpstreamTimeouts{FirstByte: gateway.Duration(200 * time.Millisecond)}},
-					{Name: "healthy", Upstream: "openai", BaseURL: up.URL(), UpstreamModel: "echo+" + tc.name},
+					{Name: "failing", Upstream: "chat", UpstreamConfig: endpoint("chat", tc.url, tc.model,
+						gateway.UpstreamTimeouts{FirstByte: gateway.Duration(200 * time.Millisecond)})},
+					{Name: "healthy", Upstream: "openai", UpstreamConfig: endpoint("openai", up.URL(), "echo+"+tc.name)},
 				},
 				Routing: gateway.RoutingConfig{Strategy: "ordered", Circuit: gateway.CircuitConfig{Failures: failures, Cooldown: gateway.Duration(time.Hour)}}}}
 			ts := startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st, Ready: st.Ready})
@@ -143,9 +143,9 @@ func TestKeepAlivesWhileAPoolFailsOver(t *testing.T) {
 	defer up.Close()
 	cfg := gateway.Config{Keepalive: gateway.Duration(40 * time.Millisecond), Models: []gateway.ModelConfig{{Name: pooled, Price: "0",
 		Suppliers: []gateway.SupplierConfig{
-			{Name: "hangs", Upstream: "chat", BaseURL: up.URL(), UpstreamModel: "status:timeout",
-				Timeouts: gateway.UpstreamTimeouts{FirstByte: gateway.Duration(300 * time.Millisecond)}},
-			{Name: "answers", Upstream: "chat", BaseURL: up.URL(), UpstreamModel: "echo"},
+			{Name: "hangs", Upstream: "chat", UpstreamConfig: endpoint("chat", up.URL(), "status:timeout",
+				gateway.UpstreamTimeouts{FirstByte: gateway.Duration(300 * time.Millisecond)})},
+			{Name: "answers", Upstream: "chat", UpstreamConfig: endpoint("chat", up.URL(), "echo")},
 		}}}}
 	ts := startServer(t, cfg, gateway.Options{})
 	res, body := post(t, ts.URL+"/responses", `{"model":"`+pooled+`","stream":true,"input":"after a failover"}`)
@@ -178,8 +178,8 @@ func TestReplicasShareCircuitsThroughRedis(t *testing.T) {
 	cfg := gateway.Config{Payments: gateway.PaymentsConfig{RedisURL: "redis://" + addr + "/0"},
 		Models: []gateway.ModelConfig{{Name: pooled, Price: "0",
 			Suppliers: []gateway.SupplierConfig{
-				{Name: "failing", Upstream: "chat", BaseURL: up.URL(), UpstreamModel: "status:500+replicas"},
-				{Name: "healthy", Upstream: "chat", BaseURL: up.URL(), UpstreamModel: "echo"},
+				{Name: "failing", Upstream: "chat", UpstreamConfig: endpoint("chat", up.URL(), "status:500+replicas")},
+				{Name: "healthy", Upstream: "chat", UpstreamConfig: endpoint("chat", up.URL(), "echo")},
 			},
 			Routing: gateway.RoutingConfig{Circuit: gateway.CircuitConfig{Failures: 3, Cooldown: gateway.Duration(time.Hour)}}}}}
 	replicas := []*testServer{startServer(t, cfg, gateway.Options{}), startServer(t, cfg, gateway.Options{})}

@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"crypto/ecdsa"
+	"github.com/farebox/farebox/upstream/resell"
 	"math/big"
 	"net/http"
 	"strings"
@@ -46,8 +47,8 @@ func TestCheapestSellerIsBoughtFromAndFailsOver(t *testing.T) {
 	env["RESELLER_WALLET_KEY"] = hexutil.Encode(crypto.FromECDSA(walletKey))
 	resellerPayTo := common.HexToAddress(pc.PayTo)
 	sup := func(name, url string) gateway.SupplierConfig {
-		return gateway.SupplierConfig{Name: name, Upstream: "x402", BaseURL: url, UpstreamModel: sellerModel,
-			PayerKeyEnv: "RESELLER_WALLET_KEY", MaxUpstreamPrice: "0.002"}
+		return gateway.SupplierConfig{Name: name, Upstream: "x402", UpstreamConfig: &resell.Settings{BaseURL: url, UpstreamModel: sellerModel,
+			PayerKeyEnv: "RESELLER_WALLET_KEY", MaxUpstreamPrice: "0.002"}}
 	}
 	reseller := startServer(t, gateway.Config{Payments: pc, Models: []gateway.ModelConfig{{Name: resoldModel, Price: "0.003",
 		Suppliers: []gateway.SupplierConfig{sup("dear", dear.URL), sup("cheap", cheap.URL)},

@@ -26,7 +26,7 @@ func TestReasoningAndCustomToolRoundTripThroughResponsesUpstream(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { up.Close() })
-	cfg := gateway.Config{Models: []gateway.ModelConfig{{Name: "reasoner", Upstream: "openai", UpstreamModel: "reason", BaseURL: up.URL(), Price: "0"}}}
+	cfg := gateway.Config{Models: []gateway.ModelConfig{{Name: "reasoner", Upstream: "openai", UpstreamConfig: endpoint("openai", up.URL(), "reason"), Price: "0"}}}
 	ts := startServer(t, cfg, gateway.Options{})
 	c := ts.client(t)
 	ctx := context.Background()

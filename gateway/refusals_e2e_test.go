@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"bufio"
 	"context"
+	"github.com/farebox/farebox/upstream/scripted"
 	"io"
 	"net"
 	"net/http"
@@ -120,7 +121,7 @@ func raw(t *testing.T, root, request string) (*http.Response, []byte) {
 // not counted and still answer.
 func TestInFlightCapAnswers503(t *testing.T) {
 	cfg := freeConfig()
-	cfg.Models[0].Pace = gateway.Duration(200 * time.Millisecond)
+	cfg.Models[0].UpstreamConfig = &scripted.Settings{Pace: gateway.Duration(200 * time.Millisecond)}
 	cfg.Limits.MaxInFlight = 1
 	ts := startServer(t, cfg, gateway.Options{})
 	ctx, cancel := context.WithCancel(context.Background())

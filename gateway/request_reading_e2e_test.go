@@ -2,6 +2,8 @@ package gateway_test
 
 import (
 	"context"
+	"github.com/farebox/farebox/upstream/chat"
+	upopenai "github.com/farebox/farebox/upstream/openai"
 	"io"
 	"net/http"
 	"strconv"
@@ -45,7 +47,7 @@ func upstreamBodies(up *fakeupstream.Server) []string {
 func TestHostileRequestFieldsNeverReachTheProvider(t *testing.T) {
 	up := startFake(t)
 	cfg := gateway.Config{Models: []gateway.ModelConfig{
-		{Name: "gpt", Upstream: "openai", UpstreamModel: "echo", BaseURL: up.URL(), Price: "0"},
+		{Name: "gpt", Upstream: "openai", UpstreamConfig: endpoint("openai", up.URL(), "echo"), Price: "0"},
 	}}
 	ts := startServer(t, cfg, gateway.Options{})
 	refused := []struct{ name, body, code string }{
@@ -98,7 +100,7 @@ func TestHostileRequestFieldsNeverReachTheProvider(t *testing.T) {
 func TestModerationPassesWhereTheOperatorAllowsIt(t *testing.T) {
 	up := startFake(t)
 	cfg := gateway.Config{Models: []gateway.ModelConfig{
-		{Name: "gpt", Upstream: "openai", UpstreamModel: "echo", BaseURL: up.URL(), Price: "0", Limits: &gateway.ModelLimits{Moderation: true}},
+		{Name: "gpt", Upstream: "openai", UpstreamConfig: endpoint("openai", up.URL(), "echo"), Price: "0", Limits: &gateway.ModelLimits{Moderation: true}},
 	}}
 	ts := startServer(t, cfg, gateway.Options{})
 	if res, body := post(t, ts.URL+"/responses", `{"model":"gpt","input":"hi","moderation":{"model":"omni-moderation-latest"}}`); res.StatusCode != 200 {
@@ -118,7 +120,12 @@ func exampleModel(t *testing.T, name string, up *fakeupstream.Server) gateway.Mo
 	}
 	for _, mc := range c.Models {
 		if mc.Name == name {
-			mc.BaseURL = up.URL()
+			switch k := mc.UpstreamConfig.(type) {
+			case *upopenai.Settings:
+				k.BaseURL = up.URL()
+			case *chat.Settings:
+				k.BaseURL = up.URL()
+			}
 			return mc
 		}
 	}
@@ -235,7 +242,7 @@ func contains(list []string, s string) bool {
 func TestChatUpstreamGetsTheModelsLimits(t *testing.T) {
 	up := startFake(t)
 	cfg := gateway.Config{Models: []gateway.ModelConfig{
-		{Name: "llama", Upstream: "chat", UpstreamModel: "echo", BaseURL: up.URL(), Price: "0",
+		{Name: "llama", Upstream: "chat", UpstreamConfig: endpoint("chat", up.URL(), "echo"), Price: "0",
 			Limits: &gateway.ModelLimits{MaxOutputTokens: 300, ReasoningEfforts: []string{"low"}}},
 	}}
 	ts := startServer(t, cfg, gateway.Options{})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"errors"
+	"github.com/farebox/farebox/upstream/resell"
 	"io"
 	"math/big"
 	"net"
@@ -77,8 +78,8 @@ func startResale(t *testing.T, sellerURL, maxUpstream string, walletFunds int64,
 	pc, env = chainSettled(t, a)
 	env["RESELLER_WALLET_KEY"] = hexutil.Encode(crypto.FromECDSA(walletKey))
 	r.resellerPayTo = common.HexToAddress(pc.PayTo)
-	mc := gateway.ModelConfig{Name: resoldModel, Upstream: "x402", BaseURL: sellerURL,
-		UpstreamModel: sellerModel, PayerKeyEnv: "RESELLER_WALLET_KEY", MaxUpstreamPrice: maxUpstream, Price: "0.002"}
+	mc := gateway.ModelConfig{Name: resoldModel, Upstream: "x402", UpstreamConfig: &resell.Settings{BaseURL: sellerURL,
+		UpstreamModel: sellerModel, PayerKeyEnv: "RESELLER_WALLET_KEY", MaxUpstreamPrice: maxUpstream}, Price: "0.002"}
 	for _, f := range edit {
 		f(&mc)
 	}

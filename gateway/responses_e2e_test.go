@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/farebox/farebox/internal/testkit/inprocess"
+	"github.com/farebox/farebox/upstream/scripted"
 	"net/http"
 	"strings"
 	"testing"
@@ -321,7 +323,7 @@ func TestModelsHealthAndUnknownRoutes(t *testing.T) {
 
 func TestShutdownLetsOpenStreamsFinish(t *testing.T) {
 	cfg := freeConfig()
-	cfg.Models[0].Pace = gateway.Duration(20 * time.Millisecond)
+	cfg.Models[0].UpstreamConfig = &scripted.Settings{Pace: gateway.Duration(20 * time.Millisecond)}
 	ts := startServer(t, cfg, gateway.Options{})
 	c := ts.client(t, option.WithRequestTimeout(20*time.Second))
 	stream := c.Responses.NewStreaming(context.Background(), oresponses.ResponseNewParams{Model: free,
@@ -366,8 +368,8 @@ func (rogueModel) Respond(ctx context.Context, req *fb.Request, out fb.Output) e
 }
 
 func TestUndeclaredToolCallsNeverLeave(t *testing.T) {
-	cfg := gateway.Config{Models: []gateway.ModelConfig{{Name: "rogue", Upstream: "inprocess"}}}
-	ts := startServer(t, cfg, gateway.Options{Models: map[string]fb.Model{"rogue": rogueModel{}}})
+	cfg := gateway.Config{Models: []gateway.ModelConfig{{Name: "rogue", Upstream: inprocess.Kind, UpstreamConfig: inprocess.Use(rogueModel{})}}}
+	ts := startServer(t, cfg, gateway.Options{})
 	for _, stream := range []string{"false", "true"} {
 		res, body := post(t, ts.URL+"/responses", `{"model":"rogue","input":"hi","stream":`+stream+`,"tools":[{"type":"function","name":"ls"}]}`)
 		if res.StatusCode != 502 || gjson.GetBytes(body, "error.code").String() != "tool_call_denied" || strings.Contains(string(body), `"path"`) {

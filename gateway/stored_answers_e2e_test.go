@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"fmt"
+	"github.com/farebox/farebox/internal/testkit/inprocess"
 	"math/big"
 	"strconv"
 	"strings"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/farebox/farebox/gateway"
 	"github.com/farebox/farebox/internal/testkit/redistest"
-	fb "github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/scripted"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
@@ -57,7 +57,7 @@ func TestHostileAnswerFloodKeepsOtherPayersAnswers(t *testing.T) {
 			}
 			m := &countingModel{inner: scripted.New(scripted.Options{ChunkSize: 4096})}
 			cfg := paidConfig(c, "after")
-			cfg.Models[0].Upstream = "inprocess"
+			cfg.Models[0].Upstream, cfg.Models[0].UpstreamConfig = inprocess.Kind, inprocess.Use(m)
 			// The flood's 1 MB instructions and 50 KB answers are over the default
 			// limits of a per-call model: this operator raised them.
 			cfg.Models[0].Limits = &gateway.ModelLimits{MaxInputTokens: 1 << 20, MaxOutputTokens: 1 << 20}
@@ -70,8 +70,7 @@ func TestHostileAnswerFloodKeepsOtherPayersAnswers(t *testing.T) {
 				rdb = redis.NewClient(&redis.Options{Addr: addr})
 				t.Cleanup(func() { rdb.Close() })
 			}
-			ts := startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st, Ready: st.Ready,
-				Models: map[string]fb.Model{paid: m}})
+			ts := startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st, Ready: st.Ready})
 			offer := offerFor(t, ts, c)
 			newPayer := func(calls int64) *payer.Signer {
 				key, _ := crypto.GenerateKey()

@@ -28,8 +28,8 @@ func startBehindFake(t *testing.T, kind string) *testServer {
 	cfg := gateway.Config{}
 	for _, m := range []string{"echo", "call", "fixture:parallel_calls", "fixture:mid_stream_failure", "fixture:index_zero",
 		"status:400", "status:401", "status:429", "status:500", "status:timeout"} {
-		mc := gateway.ModelConfig{Name: m, Upstream: kind, UpstreamModel: m, BaseURL: up.URL(), Price: "0"}
-		mc.Timeouts.FirstByte = gateway.Duration(300 * time.Millisecond)
+		mc := gateway.ModelConfig{Name: m, Upstream: kind, UpstreamConfig: endpoint(kind, up.URL(), m,
+			gateway.UpstreamTimeouts{FirstByte: gateway.Duration(300 * time.Millisecond)}), Price: "0"}
 		cfg.Models = append(cfg.Models, mc)
 	}
 	return startServer(t, cfg, gateway.Options{})
@@ -138,7 +138,7 @@ func TestClientDisconnectCancelsUpstream(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer up.Close()
-	cfg := gateway.Config{Models: []gateway.ModelConfig{{Name: "slow", Upstream: "chat", UpstreamModel: "echo+stall", BaseURL: up.URL(), Price: "0"}}}
+	cfg := gateway.Config{Models: []gateway.ModelConfig{{Name: "slow", Upstream: "chat", UpstreamConfig: endpoint("chat", up.URL(), "echo+stall"), Price: "0"}}}
 	ts := startServer(t, cfg, gateway.Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

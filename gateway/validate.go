@@ -141,47 +141,6 @@ func (v *validation) models(c Config) (priced bool) {
 	return priced
 }
 
-func (v *validation) upstream(key string, mc ModelConfig) {
-	switch mc.Upstream {
-	case "scripted", "inprocess":
-	case "openai", "chat":
-		if mc.BaseURL == "" {
-			v.add(key+".base_url", "required for upstream %s", mc.Upstream)
-		} else {
-			v.url(key+".base_url", mc.BaseURL, "http", "https")
-		}
-		if mc.APIKeyEnv != "" {
-			v.secret(key+".api_key_env", mc.APIKeyEnv, false)
-		}
-	case "x402":
-		if mc.BaseURL == "" {
-			v.add(key+".base_url", "required for upstream x402")
-		} else {
-			v.url(key+".base_url", mc.BaseURL, "http", "https")
-		}
-		if mc.PayerKeyEnv == "" {
-			v.add(key+".payer_key_env", "required for upstream x402: it names the variable holding the wallet key that pays the upstream")
-		} else {
-			v.secret(key+".payer_key_env", mc.PayerKeyEnv, true)
-		}
-		if mc.MaxUpstreamPrice == "" {
-			v.add(key+".max_upstream_price", "required for upstream x402: the most one call may cost upstream")
-		} else {
-			v.usdc(key+".max_upstream_price", mc.MaxUpstreamPrice)
-		}
-		if mc.MaxSpendPerDay != "" {
-			v.usdc(key+".max_spend_per_day", mc.MaxSpendPerDay)
-		}
-		if mc.RPCURL != "" {
-			v.url(key+".rpc_url", mc.RPCURL, "http", "https", "ws", "wss")
-		}
-	case "":
-		v.add(key+".upstream", "required (scripted, openai, chat or x402)")
-	default:
-		v.add(key+".upstream", "unknown upstream %q (want scripted, openai, chat or x402)", mc.Upstream)
-	}
-}
-
 func (v *validation) payments(pc PaymentsConfig, priced bool) {
 	switch pc.Settle {
 	case "after", "before":

@@ -1,6 +1,9 @@
 package gateway
 
 import (
+	"github.com/farebox/farebox/upstream"
+	upopenai "github.com/farebox/farebox/upstream/openai"
+	"github.com/farebox/farebox/upstream/resell"
 	"strings"
 	"testing"
 )
@@ -51,8 +54,8 @@ func TestValidateReportsEveryProblemByKey(t *testing.T) {
 		Models: []ModelConfig{
 			{Name: "a", Upstream: "scripted", Price: "0.001"},
 			{Name: "a", Upstream: "scripted", Price: "free"},
-			{Name: "b", Upstream: "openai", APIKeyEnv: "B_KEY", Price: "0.001", PricePerMTok: &TokenPriceConfig{Input: "1"}},
-			{Name: "c", Upstream: "x402", BaseURL: "seller", PayerKeyEnv: "C_KEY"},
+			{Name: "b", Upstream: "openai", UpstreamConfig: &upopenai.Settings{Endpoint: upstream.Endpoint{APIKeyEnv: "B_KEY"}}, Price: "0.001", PricePerMTok: &TokenPriceConfig{Input: "1"}},
+			{Name: "c", Upstream: "x402", UpstreamConfig: &resell.Settings{BaseURL: "seller", PayerKeyEnv: "C_KEY"}},
 			{Upstream: "carrier-pigeon"},
 		},
 	}

@@ -14,11 +14,6 @@ import (
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/farebox/farebox/responses"
-	"github.com/farebox/farebox/upstream/chat"
-	upopenai "github.com/farebox/farebox/upstream/openai"
-	"github.com/farebox/farebox/upstream/scripted"
-	"github.com/farebox/farebox/upstream/upstreamhttp"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/channel"
 	"github.com/farebox/farebox/x402/channel/service"
@@ -214,48 +209,6 @@ func dialChain(url string) (*ethclient.Client, error) {
 		return nil, fmt.Errorf("payments.chain.rpc_url: %w", err)
 	}
 	return client, nil
-}
-
-// newUpstream makes the model behind one public name.
-func (s *Server) newUpstream(mc ModelConfig, opts Options) (responses.Model, error) {
-	switch mc.Upstream {
-	case "x402":
-		return s.newResold(mc, opts)
-	case "scripted":
-		return scripted.New(scripted.Options{Pace: mc.Pace.D(0)}), nil
-	case "openai", "chat":
-		key := ""
-		if mc.APIKeyEnv != "" {
-			if key = opts.getenv()(mc.APIKeyEnv); key == "" {
-				return nil, fmt.Errorf("api_key_env: $%s is empty", mc.APIKeyEnv)
-			}
-		}
-		if mc.BaseURL == "" {
-			return nil, fmt.Errorf("base_url is required for upstream %s", mc.Upstream)
-		}
-		name := mc.UpstreamModel
-		if name == "" {
-			name = mc.Name
-		}
-		t := mc.Timeouts.upstream()
-		if mc.Upstream == "openai" {
-			return upopenai.New(upopenai.Config{BaseURL: mc.BaseURL, APIKey: key, Model: name, Timeouts: t})
-		}
-		return chat.New(chat.Config{BaseURL: mc.BaseURL, APIKey: key, Model: name, Timeouts: t, NoImages: mc.Images != nil && !*mc.Images})
-	case "inprocess":
-		if m, ok := opts.Models[mc.Name]; ok {
-			return m, nil
-		}
-		return nil, fmt.Errorf("upstream inprocess: no in-process model named %q", mc.Name)
-	case "":
-		return nil, fmt.Errorf("upstream is required (scripted, openai, chat or x402)")
-	}
-	return nil, fmt.Errorf("unknown upstream %q (want scripted, openai, chat or x402)", mc.Upstream)
-}
-
-func (t UpstreamTimeouts) upstream() upstreamhttp.Timeouts {
-	return upstreamhttp.Timeouts{Connect: time.Duration(t.Connect), FirstByte: time.Duration(t.FirstByte),
-		Gap: time.Duration(t.Idle), Total: time.Duration(t.Total)}
 }
 
 // newChecker is the chain's check of payments under cc's simulate mode.

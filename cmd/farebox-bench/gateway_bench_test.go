@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"github.com/farebox/farebox/internal/testkit/inprocess"
+	fbupstream "github.com/farebox/farebox/upstream"
+	upopenai "github.com/farebox/farebox/upstream/openai"
 	"io"
 	"log/slog"
 	"net/http"
@@ -60,9 +63,9 @@ func newBenchGateway(tb testing.TB, upstream string) *benchGateway {
 	}
 	tb.Cleanup(st.close)
 	mc := func(name, price string) gateway.ModelConfig {
-		m := gateway.ModelConfig{Name: name, Upstream: upstream, Price: price}
-		if upstream != "inprocess" {
-			m.UpstreamModel, m.BaseURL = "anything", fake.URL()
+		m := gateway.ModelConfig{Name: name, Upstream: upstream, Price: price, UpstreamConfig: inprocess.Use(fixedModel{})}
+		if upstream != inprocess.Kind {
+			m.UpstreamConfig = &upopenai.Settings{Endpoint: fbupstream.Endpoint{UpstreamModel: "anything", BaseURL: fake.URL()}}
 		}
 		return m
 	}
@@ -77,7 +80,6 @@ func newBenchGateway(tb testing.TB, upstream string) *benchGateway {
 	srv, err := gateway.New(cfg, gateway.Options{
 		Logger:   slog.New(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo})),
 		Networks: []*x402.Network{benchNetwork},
-		Models:   map[string]responses.Model{"bench-free": fixedModel{}, "bench-paid": fixedModel{}},
 	})
 	if err != nil {
 		tb.Fatal(err)

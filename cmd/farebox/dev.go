@@ -22,6 +22,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/gateway"
+	"github.com/farebox/farebox/upstream/scripted"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/evm/devchain"
@@ -197,14 +198,14 @@ func (m *DevMain) configure(ctx context.Context) error {
 		Keepalive: gateway.Duration(f.keepalive),
 		CORS:      gateway.CORSConfig{AllowedOrigins: []string{"*"}}, // dev: any page may call it
 		Models: []gateway.ModelConfig{
-			{Name: "farebox-scripted", Upstream: "scripted", Price: f.price, Pace: gateway.Duration(f.pace),
+			{Name: "farebox-scripted", Upstream: scripted.Kind, UpstreamConfig: paced(f.pace), Price: f.price,
 				Description: "farebox's scripted dev model",
 				// The scripted model costs nothing upstream, and an agent's
 				// instructions (Codex's are ~9k tokens) are over a per-call
 				// model's default input limit: dev takes any input.
 				Limits: &gateway.ModelLimits{MaxInputTokens: 1 << 20}},
-			{Name: "farebox-scripted-free", Upstream: "scripted", Price: "0", Pace: gateway.Duration(f.pace)},
-			{Name: DevMeteredModel, Upstream: "scripted", Pace: gateway.Duration(f.pace), PricePerMTok: &DevMeteredPrice,
+			{Name: "farebox-scripted-free", Upstream: scripted.Kind, UpstreamConfig: paced(f.pace), Price: "0"},
+			{Name: DevMeteredModel, Upstream: scripted.Kind, UpstreamConfig: paced(f.pace), PricePerMTok: &DevMeteredPrice,
 				Description: "farebox's scripted dev model, charged per token"},
 		},
 		Admin: gateway.AdminConfig{TokenEnv: devAdminTokenEnv},
@@ -318,4 +319,9 @@ func deployerKey(file, flagValue string, getenv func(string) string, stderr io.W
 		return flagValue, nil
 	}
 	return getenv("FAREBOX_DEPLOYER_KEY"), nil
+}
+
+// paced is the scripted model's keys at dev's --pace.
+func paced(pace time.Duration) *scripted.Settings {
+	return &scripted.Settings{Pace: gateway.Duration(pace)}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/gateway"
+	"github.com/farebox/farebox/upstream"
 	"gopkg.in/yaml.v3"
 )
 
@@ -106,8 +107,29 @@ func initConfig(upstream, payTo, model, kind, price, keyEnv, network string) gat
 		DataDir: "farebox-data",
 		Payments: gateway.PaymentsConfig{PayTo: payTo, Networks: []string{network}, Settler: "facilitator",
 			Facilitator: gateway.FacilitatorConfig{URL: "https://x402.org/facilitator"}},
-		Models: []gateway.ModelConfig{{Name: model, Upstream: kind, BaseURL: upstream, APIKeyEnv: keyEnv, Price: price, Limits: &limits}},
+		Models: []gateway.ModelConfig{{Name: model, Upstream: kind, UpstreamConfig: endpointKeys(kind, upstream, keyEnv),
+			Price: price, Limits: &limits}},
 	}
+}
+
+// endpointKeys is the kind's config with base_url and api_key_env set as
+// an operator writes them, whichever HTTP kind it is; nil for a kind
+// farebox does not know, which Validate then names.
+func endpointKeys(kind, baseURL, keyEnv string) upstream.Config {
+	k, ok := upstream.Lookup(kind)
+	if !ok {
+		return nil
+	}
+	keys := map[string]string{"base_url": baseURL}
+	if keyEnv != "" {
+		keys["api_key_env"] = keyEnv
+	}
+	cfg := k.NewConfig()
+	var n yaml.Node
+	if n.Encode(keys) != nil || n.Decode(cfg) != nil {
+		return nil
+	}
+	return cfg
 }
 
 // encodeInit writes cfg as YAML without the keys left at their zero value.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/farebox/farebox/upstream/resell"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,7 +41,11 @@ func TestSellersListsPasteReadySuppliers(t *testing.T) {
 	if len(listed.Suppliers) != 2 {
 		t.Fatalf("%d suppliers listed, want 2:\n%s", len(listed.Suppliers), stdout.String())
 	}
-	cheap, dear := listed.Suppliers[0], listed.Suppliers[1]
+	cheap, _ := listed.Suppliers[0].UpstreamConfig.(*resell.Settings)
+	dear, _ := listed.Suppliers[1].UpstreamConfig.(*resell.Settings)
+	if cheap == nil || dear == nil {
+		t.Fatalf("listed %+v: want x402 sellers", listed.Suppliers)
+	}
 	if cheap.BaseURL != "https://cheap.example/v1" || cheap.MaxUpstreamPrice != "0.001" || dear.BaseURL != "https://dear.example/v1" || dear.MaxUpstreamPrice != "0.0025" {
 		t.Errorf("listed %+v, %+v", cheap, dear)
 	}

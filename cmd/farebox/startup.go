@@ -23,7 +23,7 @@ func listenError(addr, flag string, err error) error {
 }
 
 // unknownField is how yaml.v3 words an unknown key under KnownFields.
-var unknownField = regexp.MustCompile(`^line (\d+): field (\S+) not found in type gateway\.(\w+)$`)
+var unknownField = regexp.MustCompile(`^line (\d+): field (\S+) not found in type (?:gateway|upstream)\.(\w+)$`)
 
 // configError rewords a config file's YAML errors for the person fixing
 // it: an unknown key is named as such, with where the keys are documented.
@@ -58,13 +58,15 @@ func sectionOf(goType string) string {
 		return "payments"
 	case "ModelConfig":
 		return "a model"
+	case "SupplierConfig":
+		return "a supplier"
 	case "ChainConfig":
 		return "payments.chain"
 	case "FacilitatorConfig":
 		return "payments.facilitator"
 	case "NetworkConfig":
 		return "a custom network"
-	case "UpstreamTimeouts":
+	case "Timeouts":
 		return "a model's timeouts"
 	}
 	return goType

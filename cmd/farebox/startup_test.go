@@ -236,3 +236,24 @@ func TestServeCheckNamesAnUnknownKeyWithEveryOtherProblem(t *testing.T) {
 		}
 	}
 }
+
+// TestServeCheckNamesTheBuiltInKinds: the kinds an unknown upstream is
+// told to choose from are the ones farebox links, and the test kit's
+// in-process kind is none of them; a key of another kind is an unknown key.
+func TestServeCheckNamesTheBuiltInKinds(t *testing.T) {
+	const cfg = "models:\n  - {name: m, upstream: inprocess}\n  - {name: n, upstream: openai, base_url: \"http://x/v1\", pace: 1s}\n"
+	path := filepath.Join(t.TempDir(), "farebox.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := farebox(t, nil, "serve", "--check", "--config", path)
+	if code == 0 {
+		t.Fatalf("serve --check passed:\n%s", stderr)
+	}
+	for _, want := range []string{`models[0] (m).upstream: unknown upstream "inprocess" (want chat, openai, scripted or x402)`,
+		`line 3: unknown key "pace" in a model`, "2 problem(s)"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("serve --check output lacks %q:\n%s", want, stderr)
+		}
+	}
+}

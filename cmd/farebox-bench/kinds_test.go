@@ -1,0 +1,4 @@
+package main
+
+// The tests build gateways from configs naming the built-in upstream kinds.
+import _ "github.com/farebox/farebox/builtin"

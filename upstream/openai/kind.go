@@ -1,0 +1,30 @@
+package openai
+
+import (
+	"github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/upstream"
+)
+
+// Kind is this package's name in `upstream:`.
+const Kind = "openai"
+
+func init() {
+	upstream.Register(Kind, upstream.KindFunc(func() upstream.Config { return new(Settings) }))
+}
+
+// Settings is the keys of `upstream: openai`: a Responses API endpoint.
+type Settings struct {
+	upstream.Endpoint `yaml:",inline"`
+}
+
+// Validate checks the endpoint.
+func (s *Settings) Validate(p upstream.Problems) { s.Endpoint.Validate(p, Kind) }
+
+// New builds the Responses upstream.
+func (s *Settings) New(env upstream.Env) (responses.Model, error) {
+	key, err := s.APIKey(env.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	return New(Config{BaseURL: s.BaseURL, APIKey: key, Model: upstream.ModelName(s.UpstreamModel, env.Model), Timeouts: s.Timeouts.HTTP()})
+}

@@ -1,0 +1,139 @@
+package resell
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/upstream"
+	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/evm"
+	"github.com/farebox/farebox/x402/payer"
+)
+
+// Kind is this package's name in `upstream:`: a paid endpoint resold.
+const Kind = "x402"
+
+func init() {
+	upstream.Register(Kind, upstream.KindFunc(func() upstream.Config { return new(Settings) }))
+}
+
+// Settings is the keys of `upstream: x402`: a Responses endpoint that
+// charges with x402, paid from the operator's wallet within its limits.
+type Settings struct {
+	// UpstreamModel is the model name sent to the seller (default: the public name).
+	UpstreamModel string `yaml:"upstream_model"`
+	// BaseURL of the seller, e.g. https://seller.example/v1.
+	BaseURL string `yaml:"base_url"`
+	// Timeouts for the upstream call.
+	Timeouts upstream.Timeouts `yaml:"timeouts"`
+	// PayerKeyEnv names the environment variable holding the key of the
+	// wallet that pays the upstream.
+	PayerKeyEnv string `yaml:"payer_key_env"`
+	// MaxUpstreamPrice is the most one call may cost upstream, in USDC; an
+	// offer above it is never signed.
+	MaxUpstreamPrice string `yaml:"max_upstream_price"`
+	// MaxSpendPerDay caps what the wallet signs for the upstream per UTC
+	// day, in USDC; empty = no cap.
+	MaxSpendPerDay string `yaml:"max_spend_per_day"`
+	// MaxUpstreamDeposit is the most one batch-settlement deposit may lock
+	// in the upstream's channel, in USDC; default 10 x max_upstream_price.
+	// A seller asking a larger minimum is not paid.
+	MaxUpstreamDeposit string `yaml:"max_upstream_deposit"`
+	// MaxUpstreamWithdrawDelay is the longest withdraw delay of an upstream
+	// channel the wallet deposits into (default 24h).
+	MaxUpstreamWithdrawDelay upstream.Duration `yaml:"max_upstream_withdraw_delay"`
+	// RPCURL is a chain endpoint to read the wallet's balance, so a call it
+	// cannot pay is refused before anything is signed; default
+	// payments.chain.rpc_url.
+	RPCURL string `yaml:"rpc_url"`
+}
+
+// Validate checks the seller, the wallet's key and the limits.
+func (s *Settings) Validate(p upstream.Problems) {
+	if s.BaseURL == "" {
+		p.Add("base_url", "required for upstream x402")
+	} else {
+		p.URL("base_url", s.BaseURL, "http", "https")
+	}
+	if s.PayerKeyEnv == "" {
+		p.Add("payer_key_env", "required for upstream x402: it names the variable holding the wallet key that pays the upstream")
+	} else {
+		p.Secret("payer_key_env", s.PayerKeyEnv, true)
+	}
+	if s.MaxUpstreamPrice == "" {
+		p.Add("max_upstream_price", "required for upstream x402: the most one call may cost upstream")
+	} else {
+		p.USDC("max_upstream_price", s.MaxUpstreamPrice)
+	}
+	if s.MaxSpendPerDay != "" {
+		p.USDC("max_spend_per_day", s.MaxSpendPerDay)
+	}
+	if s.MaxUpstreamDeposit != "" {
+		p.USDC("max_upstream_deposit", s.MaxUpstreamDeposit)
+	}
+	if s.RPCURL != "" {
+		p.URL("rpc_url", s.RPCURL, "http", "https", "ws", "wss")
+	}
+}
+
+// New builds the resold model: the wallet, its limits and, when a chain
+// can be read, the balance check.
+func (s *Settings) New(env upstream.Env) (responses.Model, error) {
+	keyHex := strings.TrimPrefix(env.Getenv(s.PayerKeyEnv), "0x")
+	if keyHex == "" {
+		return nil, fmt.Errorf("payer_key_env: $%s is empty", s.PayerKeyEnv)
+	}
+	key, err := crypto.HexToECDSA(keyHex)
+	if err != nil {
+		return nil, fmt.Errorf("payer_key_env: $%s is not a private key", s.PayerKeyEnv)
+	}
+	cfg := Config{BaseURL: s.BaseURL, Model: upstream.ModelName(s.UpstreamModel, env.Model), Signer: payer.NewSigner(key),
+		MaxWithdrawDelay: time.Duration(s.MaxUpstreamWithdrawDelay), Timeouts: s.Timeouts.HTTP(), Log: env.Log.With("model", env.Model)}
+	if err := s.limits(&cfg); err != nil {
+		return nil, err
+	}
+	if cfg.Networks, err = env.Networks(); err != nil {
+		return nil, err
+	}
+	if url := s.RPCURL; url != "" || env.ChainRPCURL != "" {
+		if url == "" {
+			url = env.ChainRPCURL
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		client, err := evm.Dial(ctx, url)
+		if err != nil {
+			return nil, fmt.Errorf("rpc_url: %w", err)
+		}
+		env.OnClose(client.Close)
+		cfg.Balance = func(ctx context.Context, req *x402.Requirement, who common.Address) (*big.Int, error) {
+			return TokenBalance(ctx, client, req.Network.Asset, who)
+		}
+	}
+	return New(cfg)
+}
+
+// limits reads the wallet's limits into cfg.
+func (s *Settings) limits(cfg *Config) error {
+	var err error
+	if cfg.MaxPrice, err = x402.ParseUSDC(s.MaxUpstreamPrice); err != nil {
+		return fmt.Errorf("max_upstream_price: %w", err)
+	}
+	if s.MaxSpendPerDay != "" {
+		if cfg.MaxSpendPerDay, err = x402.ParseUSDC(s.MaxSpendPerDay); err != nil {
+			return fmt.Errorf("max_spend_per_day: %w", err)
+		}
+	}
+	if s.MaxUpstreamDeposit != "" {
+		if cfg.MaxDeposit, err = x402.ParseUSDC(s.MaxUpstreamDeposit); err != nil {
+			return fmt.Errorf("max_upstream_deposit: %w", err)
+		}
+	}
+	return nil
+}
