@@ -35,7 +35,7 @@ func TestRefusalsAreOpenAIErrors(t *testing.T) {
 		status                   int
 		code                     string
 	}{
-		{"unknown URL", "POST", "/v1/chat/completions", okBody, nil, 404, "unknown_url"},
+		{"unknown URL", "POST", "/v1/completions", okBody, nil, 404, "unknown_url"},
 		{"unknown model", "GET", "/v1/models/nope", "", nil, 404, "model_not_found"},
 		{"GET on a POST route", "GET", "/v1/responses", "", nil, 405, "method_not_allowed"},
 		{"body over body_limit", "POST", "/v1/responses", `{"input":"` + strings.Repeat("x", 2000) + `"}`, nil, 413, "request_too_large"},

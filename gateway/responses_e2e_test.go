@@ -312,7 +312,7 @@ func TestModelsHealthAndUnknownRoutes(t *testing.T) {
 			t.Errorf("%s: %v %v", path, err, res)
 		}
 	}
-	res, body := post(t, ts.URL+"/chat/completions", `{}`)
+	res, body := post(t, ts.URL+"/completions", `{}`)
 	if res.StatusCode != 404 || !gjson.GetBytes(body, "error.message").Exists() {
 		t.Errorf("unknown route: %d %s", res.StatusCode, body)
 	}
