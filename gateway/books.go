@@ -10,7 +10,6 @@ import (
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/pool"
 	"github.com/farebox/farebox/x402"
-	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/settle"
 	"github.com/labstack/echo/v4"
 )
@@ -45,7 +44,7 @@ func (p *payments) startBooks(store books.Store, journal settle.Journal) {
 		// The relayer's transactions that are no batch of transfers (channel
 		// deposits, claims and refunds, metered settlements): booked under
 		// the model their context names, else under none.
-		p.chain.OnCallGas(func(g evm.CallGas) {
+		p.chain.OnCallGas(func(g settle.CallGas) {
 			b.RecordGas(books.Gas{Model: g.Label, Wei: g.Wei, Once: g.Tx.Hex()})
 		})
 	}
@@ -54,7 +53,7 @@ func (p *payments) startBooks(store books.Store, journal settle.Journal) {
 // gasFor labels ctx with rt's model for the relayer's calls made under it
 // (a deposit, a metered settlement), so their gas is booked under it.
 func gasFor(ctx context.Context, rt *route) context.Context {
-	return evm.WithGasLabel(ctx, rt.name)
+	return settle.WithGasLabel(ctx, rt.name)
 }
 
 // costSampleEvery is how often a resold model's upstream payments are

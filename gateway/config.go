@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/farebox/farebox/responses"
-	"github.com/farebox/farebox/x402/channel"
 	"gopkg.in/yaml.v3"
 )
 
@@ -311,7 +310,7 @@ type ChainConfig struct {
 	// operator no upstream call. Default true (every payment) whenever
 	// rpc_url is set (with either settler); false skips the round trip;
 	// "payer" simulates a payer's payments until one passes, then skips
-	// until one of its payments fails at settlement (see evm.Checker.PerPayer).
+	// until one of its payments fails at settlement (the chain checker's PerPayer).
 	Simulate SimulateMode `yaml:"simulate"`
 	// Overlap runs that check (simulation, contract-wallet signature)
 	// alongside the model instead of before it: the answer's first byte
@@ -412,7 +411,7 @@ func (pc PaymentsConfig) withDefaults() PaymentsConfig {
 	}
 	bc := &pc.BatchSettlement
 	if bc.WithdrawDelay == 0 {
-		bc.WithdrawDelay = channel.MinWithdrawDelay
+		bc.WithdrawDelay = defaultWithdrawDelay
 	}
 	if bc.ClaimInterval == 0 {
 		bc.ClaimInterval = Duration(defaultClaimInterval)

@@ -12,6 +12,7 @@ import (
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/resell"
 	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/payer"
 )
 
@@ -63,7 +64,7 @@ func (s *Server) newResold(mc ModelConfig, opts Options) (responses.Model, error
 		MaxPrice: maxPrice, MaxSpendPerDay: perDay, MaxDeposit: maxDeposit, MaxWithdrawDelay: time.Duration(mc.MaxUpstreamWithdrawDelay),
 		Timeouts: mc.Timeouts.upstream(), Log: s.log.With("model", mc.Name)}
 	if url := firstNonEmpty(mc.RPCURL, s.cfg.Payments.Chain.RPCURL); url != "" {
-		client, err := dialChain(url)
+		client, err := evm.DialConfigured(url)
 		if err != nil {
 			return nil, fmt.Errorf("rpc_url: %w", err)
 		}

@@ -22,6 +22,8 @@ type SchemeConfig struct {
 	RPCURL string
 	// Channels is payments.batch_settlement.
 	Channels ChannelsConfig
+	// Getenv reads the variables the configuration names for secrets.
+	Getenv func(string) string
 }
 
 // ChannelsConfig tunes the payment channels (payments.batch_settlement);
@@ -52,7 +54,6 @@ type SchemeDeps struct {
 	Networks []*x402.Network
 	Now      func() time.Time
 	Log      *slog.Logger
-	Getenv   func(string) string
 	// Timeout bounds one settlement (payments.settle_timeout).
 	Timeout time.Duration
 	// Overlap runs the chain check alongside the model (payments.chain.overlap,
