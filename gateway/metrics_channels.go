@@ -49,7 +49,7 @@ func (m *metrics) registerChannels(ch settle.Channels) {
 // the channels hold unclaimed and how many there are; a store that does
 // not answer in time leaves both out of the scrape.
 type unclaimed struct {
-	channels                 settle.Channels
+	channels                   settle.Channels
 	amount, count, quarantined *prometheus.Desc
 }
 
