@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/farebox/farebox/responses"
+	"github.com/farebox/farebox/x402/channel"
 	"gopkg.in/yaml.v3"
 )
 
@@ -411,13 +412,13 @@ func (pc PaymentsConfig) withDefaults() PaymentsConfig {
 	}
 	bc := &pc.BatchSettlement
 	if bc.WithdrawDelay == 0 {
-		bc.WithdrawDelay = defaultWithdrawDelay
+		bc.WithdrawDelay = channel.MinWithdrawDelay
 	}
 	if bc.ClaimInterval == 0 {
-		bc.ClaimInterval = Duration(defaultClaimInterval)
+		bc.ClaimInterval = Duration(channel.DefaultClaimInterval)
 	}
 	if bc.ClaimWithdrawLead == 0 {
-		bc.ClaimWithdrawLead = Duration(defaultClaimWithdrawLead)
+		bc.ClaimWithdrawLead = Duration(channel.DefaultClaimWithdrawLead)
 	}
 	return pc
 }

@@ -3,7 +3,6 @@ package gateway
 import (
 	"errors"
 	"fmt"
-	"github.com/farebox/farebox/x402/settle"
 	"math/big"
 	"net/url"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/settle"
 )
 
 // Validate reports every problem of the config at once, each naming its

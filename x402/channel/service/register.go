@@ -21,14 +21,6 @@ func init() {
 	settle.RegisterSchemeValidation(channel.Scheme, validate)
 }
 
-// DefaultClaimInterval is how often vouchers are claimed when the config
-// says nothing: each claim costs the operator one transaction's gas.
-const DefaultClaimInterval = time.Hour
-
-// DefaultClaimWithdrawLead leaves a claim time to be mined (and retried)
-// before a withdrawal can be finalized.
-const DefaultClaimWithdrawLead = 5 * time.Minute
-
 // defaultMinDeposit is min_deposit's default: a deposit is a transaction
 // farebox sends, so one must bring enough to be worth its gas.
 const defaultMinDeposit = "0.01"
@@ -120,8 +112,8 @@ func canonicalContracts(chainID *big.Int) *channel.Contracts {
 // claimPolicy is the claim policy the config describes, or a startup
 // error naming the key that is wrong.
 func claimPolicy(bc settle.ChannelsConfig) (channel.ClaimPolicy, error) {
-	policy := channel.ClaimPolicy{Interval: orDefault(bc.ClaimInterval, DefaultClaimInterval),
-		WithdrawLead: orDefault(bc.ClaimWithdrawLead, DefaultClaimWithdrawLead)}
+	policy := channel.ClaimPolicy{Interval: orDefault(bc.ClaimInterval, channel.DefaultClaimInterval),
+		WithdrawLead: orDefault(bc.ClaimWithdrawLead, channel.DefaultClaimWithdrawLead)}
 	delay := bc.WithdrawDelay
 	if delay == 0 {
 		delay = channel.MinWithdrawDelay
