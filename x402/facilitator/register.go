@@ -41,8 +41,8 @@ func build(d settle.SettlerDeps) (*settle.SettlerParts, error) {
 		parts.Checker = c
 		return parts, nil
 	}
-	if d.Chain.RPCURL != "" {
-		if parts.Checker, err = settle.BuildChecker("eip155", d); err != nil {
+	if d.Chain.RPCURL != "" && len(d.Networks) > 0 {
+		if parts.Checker, err = settle.BuildChecker(settle.Family(d.Networks[0]), d); err != nil {
 			return nil, err
 		}
 	}
