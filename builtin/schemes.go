@@ -5,9 +5,9 @@
 package builtin
 
 import (
-	_ "github.com/farebox/farebox/x402/channel/service" // scheme batch-settlement on eip155
-	_ "github.com/farebox/farebox/x402/evm"             // settler chain, and the chain check of eip155 networks
-	_ "github.com/farebox/farebox/x402/exact"           // scheme exact on eip155
-	_ "github.com/farebox/farebox/x402/facilitator"     // settler facilitator
-	_ "github.com/farebox/farebox/x402/upto"            // scheme upto on eip155
+	_ "github.com/farebox/farebox/x402/channel/eip155" // scheme batch-settlement on eip155
+	_ "github.com/farebox/farebox/x402/evm"            // settler chain, and the chain check of eip155 networks
+	_ "github.com/farebox/farebox/x402/exact"          // scheme exact on eip155
+	_ "github.com/farebox/farebox/x402/facilitator"    // settler facilitator
+	_ "github.com/farebox/farebox/x402/upto"           // scheme upto on eip155
 )

@@ -138,6 +138,10 @@ func ClaimAndSettleCalldata(claims []Claim, receiver, token common.Address) []by
 	return settlementABI.PackMulticall([][]byte{ClaimCalldata(claims), SettleCalldata(receiver, token)})
 }
 
+// MulticallCalldata is multicall(calls): the calls in one transaction,
+// sent by the receiver or its authorizer (the contract keeps msg.sender).
+func MulticallCalldata(calls [][]byte) []byte { return settlementABI.PackMulticall(calls) }
+
 // RefundCalldata is refund(config, amount), sent by the receiver or its authorizer.
 func RefundCalldata(cfg Config, amount *big.Int) []byte {
 	return settlementABI.PackRefund(cfg.binding(), amount)

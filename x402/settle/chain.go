@@ -2,11 +2,18 @@ package settle
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402"
 )
+
+// ErrCallReverted means a relayer call reverted: in simulation (it was
+// not sent) or on chain. A chain settler's calls wrap it, so that the
+// schemes sending them tell a revert from an unreachable node without
+// knowing the chain.
+var ErrCallReverted = errors.New("evm: the call reverts")
 
 // Chain is a settler that is the server's own relayer on a chain: it
 // broadcasts exact transfers and, beside Broadcaster, answers the engine's

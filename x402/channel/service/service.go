@@ -21,7 +21,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/farebox/farebox/x402/channel"
-	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/settle"
 )
 
@@ -35,8 +34,6 @@ type Relayer interface {
 	// AwaitCall waits for its receipt; see evm.Settler.AwaitCall.
 	AwaitCall(ctx context.Context, hash common.Hash) (*types.Receipt, error)
 }
-
-var _ Relayer = (*evm.Settler)(nil)
 
 // Config is a Service's setup. Contracts, Receiver, Chain, Relayer and
 // Store are required.

@@ -1,4 +1,10 @@
-package service
+// Package eip155 serves batch-settlement (x402/channel/service) on EVM
+// networks: it builds the channel service from the configuration, on
+// farebox's own relayer or a facilitator that settles the scheme, and
+// validates payments.batch_settlement. It is the one part of the scheme
+// that knows the chain, so that the service (and a server that reads its
+// store) does not.
+package eip155
 
 import (
 	"context"
@@ -8,6 +14,7 @@ import (
 
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/channel"
+	"github.com/farebox/farebox/x402/channel/service"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/evm/contracts"
 	"github.com/farebox/farebox/x402/settle"
@@ -25,10 +32,12 @@ func init() {
 // farebox sends, so one must bring enough to be worth its gas.
 const defaultMinDeposit = "0.01"
 
+var _ ownRelayer = (*evm.Settler)(nil)
+
 // ownRelayer is a chain settler that is the channels' receiver
 // authorizer: it sends their transactions and reads their contract.
 type ownRelayer interface {
-	Relayer
+	service.Relayer
 	ChainID() *big.Int
 	Backend() evm.Backend
 }
@@ -40,18 +49,18 @@ type ownRelayer interface {
 // payments close and once more, for everything unclaimed, at close. The
 // scheme is Unserved when batch-settlement cannot be served.
 func build(d settle.SchemeDeps) (x402.ServerScheme, error) {
-	unserved := &x402.Unserved{SchemeName: channel.Scheme, Refusal: ErrUnserved}
+	unserved := &x402.Unserved{SchemeName: channel.Scheme, Refusal: service.ErrUnserved}
 	bc := d.Channels
 	policy, err := claimPolicy(bc)
 	if err != nil {
 		return nil, err
 	}
-	var cfg Config
+	var cfg service.Config
 	if st, ok := d.Chain.(ownRelayer); ok {
 		if bc.ReceiverAuthorizer != "" {
 			return nil, fmt.Errorf("payments.batch_settlement.receiver_authorizer: only with settler facilitator (settler chain: the relayer authorizes)")
 		}
-		cfg = Config{Contracts: canonicalContracts(st.ChainID()), Chain: st.Backend(), Relayer: st}
+		cfg = service.Config{Contracts: canonicalContracts(st.ChainID()), Chain: st.Backend(), Relayer: st}
 	} else {
 		fc, ok := d.Settler.(remoteFacilitator)
 		if !ok {
@@ -67,24 +76,24 @@ func build(d settle.SchemeDeps) (x402.ServerScheme, error) {
 	if err := depositAndRefundLimits(bc, &cfg); err != nil {
 		return nil, err
 	}
-	store, ok := d.ChannelStore.(Store)
+	store, ok := d.ChannelStore.(service.Store)
 	if !ok {
 		return nil, fmt.Errorf("payments.batch_settlement: the storage keeps no channels")
 	}
 	cfg.Receiver, cfg.WithdrawDelay, cfg.Policy = d.PayTo, bc.WithdrawDelay, policy
 	cfg.Store, cfg.Logger, cfg.Now = store, d.Log, d.Now
-	svc, err := New(cfg)
+	svc, err := service.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("payments.batch_settlement: %w", err)
 	}
 	d.AddCloser(runClaims(svc, d), true)
-	return NewScheme(svc), nil
+	return service.NewScheme(svc), nil
 }
 
 // runClaims starts svc's claimer and is its closer: first among the
 // closers, the claimer stops, then claims what is left while the engine,
 // the journal and the chain are still open.
-func runClaims(svc *Service, d settle.SchemeDeps) func() {
+func runClaims(svc *service.Service, d settle.SchemeDeps) func() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -141,7 +150,7 @@ func orDefault(d, def time.Duration) time.Duration {
 
 // depositAndRefundLimits sets the service's minimum deposit, refund
 // interval and minimum refund from the config, or names the wrong key.
-func depositAndRefundLimits(bc settle.ChannelsConfig, cfg *Config) error {
+func depositAndRefundLimits(bc settle.ChannelsConfig, cfg *service.Config) error {
 	min := bc.MinDeposit
 	if min == "" {
 		min = defaultMinDeposit
@@ -163,6 +172,6 @@ func depositAndRefundLimits(bc settle.ChannelsConfig, cfg *Config) error {
 	if bc.RefundInterval < 0 {
 		return fmt.Errorf("payments.batch_settlement.refund_interval: must not be negative")
 	}
-	cfg.RefundInterval = orDefault(bc.RefundInterval, DefaultRefundInterval)
+	cfg.RefundInterval = orDefault(bc.RefundInterval, service.DefaultRefundInterval)
 	return nil
 }

@@ -1,4 +1,4 @@
-package service
+package eip155
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/channel"
+	"github.com/farebox/farebox/x402/channel/service"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/facilitator"
 	"github.com/farebox/farebox/x402/settle"
@@ -19,7 +20,7 @@ import (
 // says what it settles (/supported), and the channels may call its
 // endpoints.
 type remoteFacilitator interface {
-	FacilitatorCaller
+	service.FacilitatorCaller
 	Supported(ctx context.Context) (*facilitator.Supported, error)
 }
 
@@ -31,7 +32,7 @@ type remoteFacilitator interface {
 // eth_call only) to load channels and see withdrawals. on is false, with
 // a log line, when batch-settlement cannot be offered (no rpc_url, or a
 // facilitator that does not settle it).
-func delegated(d settle.SchemeDeps, fc remoteFacilitator) (cfg Config, on bool, err error) {
+func delegated(d settle.SchemeDeps, fc remoteFacilitator) (cfg service.Config, on bool, err error) {
 	bc := d.Channels
 	switch bc.ReceiverAuthorizer {
 	case "", "facilitator", "key":
@@ -39,7 +40,7 @@ func delegated(d settle.SchemeDeps, fc remoteFacilitator) (cfg Config, on bool, 
 		return cfg, false, fmt.Errorf("payments.batch_settlement.receiver_authorizer: want facilitator or key, got %q", bc.ReceiverAuthorizer)
 	}
 	required := bc.ReceiverAuthorizer != ""
-	skip := func(why string) (Config, bool, error) {
+	skip := func(why string) (service.Config, bool, error) {
 		if required {
 			return cfg, false, fmt.Errorf("payments.batch_settlement.receiver_authorizer %s: %s", bc.ReceiverAuthorizer, why)
 		}
@@ -80,7 +81,7 @@ func delegated(d settle.SchemeDeps, fc remoteFacilitator) (cfg Config, on bool, 
 	if !sup.Supports(2, channel.Scheme, network.CAIP2) {
 		return skip("the facilitator does not settle batch-settlement on " + network.CAIP2)
 	}
-	fb := &FacilitatorBackend{Facilitator: fc, Contracts: canonicalContracts(chainID), Network: network.CAIP2, Receipts: client}
+	fb := &service.FacilitatorBackend{Facilitator: fc, Contracts: canonicalContracts(chainID), Network: network.CAIP2, Receipts: client}
 	if bc.ReceiverAuthorizer == "key" {
 		env := bc.ReceiverAuthorizerKeyEnv
 		if env == "" {
@@ -100,5 +101,5 @@ func delegated(d settle.SchemeDeps, fc remoteFacilitator) (cfg Config, on bool, 
 	}
 	d.Log.Info("batch-settlement through the facilitator", "network", network.CAIP2,
 		"receiver_authorizer", fb.Authorizer.Hex(), "farebox_signs", fb.Key != nil)
-	return Config{Contracts: fb.Contracts, Chain: client, Backend: fb}, true, nil
+	return service.Config{Contracts: fb.Contracts, Chain: client, Backend: fb}, true, nil
 }

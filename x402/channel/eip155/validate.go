@@ -1,4 +1,4 @@
-package service
+package eip155
 
 import (
 	"fmt"
