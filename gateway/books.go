@@ -9,7 +9,6 @@ import (
 	"github.com/farebox/farebox/charge"
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream/pool"
-	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/settle"
 	"github.com/labstack/echo/v4"
 )
@@ -38,7 +37,7 @@ func (p *payments) startBooks(store books.Store, journal settle.Journal) {
 		// The relayer's transactions that are no batch of transfers (channel
 		// deposits, claims and refunds, metered settlements): booked under
 		// the model their context names, else under none.
-		p.chain.OnCallGas(func(g evm.CallGas) {
+		p.chain.OnCallGas(func(g settle.CallGas) {
 			b.RecordGas(books.Gas{Model: g.Label, Wei: g.Wei, Once: g.Tx.Hex()})
 		})
 	}

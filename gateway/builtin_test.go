@@ -1,4 +1,5 @@
 package gateway_test
 
-// A whole gateway is built here: its stores are the ones farebox ships with.
+// A whole gateway is built here: its stores, schemes and settlers are the
+// ones farebox ships with.
 import _ "github.com/farebox/farebox/builtin"

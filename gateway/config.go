@@ -288,7 +288,7 @@ type ChainConfig struct {
 	// operator no upstream call. Default true (every payment) whenever
 	// rpc_url is set (with either settler); false skips the round trip;
 	// "payer" simulates a payer's payments until one passes, then skips
-	// until one of its payments fails at settlement (see evm.Checker.PerPayer).
+	// until one of its payments fails at settlement (the chain checker's PerPayer).
 	Simulate SimulateMode `yaml:"simulate"`
 	// Overlap runs that check (simulation, contract-wallet signature)
 	// alongside the model instead of before it: the answer's first byte
@@ -413,10 +413,10 @@ func (pc PaymentsConfig) withDefaults() PaymentsConfig {
 		bc.WithdrawDelay = channel.MinWithdrawDelay
 	}
 	if bc.ClaimInterval == 0 {
-		bc.ClaimInterval = Duration(defaultClaimInterval)
+		bc.ClaimInterval = Duration(channel.DefaultClaimInterval)
 	}
 	if bc.ClaimWithdrawLead == 0 {
-		bc.ClaimWithdrawLead = Duration(defaultClaimWithdrawLead)
+		bc.ClaimWithdrawLead = Duration(channel.DefaultClaimWithdrawLead)
 	}
 	return pc
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/x402"
-	"github.com/farebox/farebox/x402/channel"
+	"github.com/farebox/farebox/x402/settle"
 )
 
 // Validate reports every problem of the config at once, each naming its
@@ -250,33 +250,9 @@ func (v *validation) settler(pc PaymentsConfig) {
 	}
 }
 
+// batch is the schemes' validation of their keys (payments.batch_settlement).
 func (v *validation) batch(pc PaymentsConfig) {
-	bc := pc.BatchSettlement
-	if bc.WithdrawDelay != 0 && (bc.WithdrawDelay < channel.MinWithdrawDelay || bc.WithdrawDelay > channel.MaxWithdrawDelay) {
-		v.add("payments.batch_settlement.withdraw_delay", "%d is out of range [%d, %d] seconds", bc.WithdrawDelay, channel.MinWithdrawDelay, channel.MaxWithdrawDelay)
-	}
-	lead := bc
-	lead.ClaimThreshold = "" // checked on its own: claimPolicy stops at its first problem
-	if _, err := lead.claimPolicy(); err != nil {
-		v.errs = append(v.errs, err)
-	}
-	if bc.ClaimThreshold != "" {
-		v.usdc("payments.batch_settlement.claim_threshold", bc.ClaimThreshold)
-	}
-	switch bc.ReceiverAuthorizer {
-	case "", "facilitator":
-	case "key":
-		if bc.ReceiverAuthorizerKeyEnv == "" {
-			v.add("payments.batch_settlement.receiver_authorizer_key_env", "required with receiver_authorizer: key")
-		} else {
-			v.secret("payments.batch_settlement.receiver_authorizer_key_env", bc.ReceiverAuthorizerKeyEnv, true)
-		}
-	default:
-		v.add("payments.batch_settlement.receiver_authorizer", "want facilitator or key, got %q", bc.ReceiverAuthorizer)
-	}
-	if bc.ReceiverAuthorizer != "" && pc.Settler == "chain" {
-		v.add("payments.batch_settlement.receiver_authorizer", "only with settler facilitator (settler chain: the relayer authorizes)")
-	}
+	v.errs = append(v.errs, settle.ValidateSchemes(pc.schemeConfig(v.getenv))...)
 }
 
 // publicTestAccounts are addresses whose keys every developer has (anvil

@@ -1,81 +1,69 @@
 package gateway
 
 import (
-	"context"
 	"fmt"
-	"net/http"
-	"time"
-
-	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/ethclient"
-	"github.com/farebox/farebox/x402/evm"
-	"github.com/farebox/farebox/x402/facilitator"
 	"math/big"
 	"strings"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402"
-	"github.com/farebox/farebox/x402/channel"
-	"github.com/farebox/farebox/x402/channel/service"
-	"github.com/farebox/farebox/x402/exact"
 	"github.com/farebox/farebox/x402/settle"
-	"github.com/farebox/farebox/x402/upto"
 )
 
-// chainSettler is a settler that is farebox's own relayer on a chain
-// (evm.Settler): it broadcasts exact transfers, settles upto payments
-// after the answer and sends the channels' transactions. Beside
-// Broadcaster, the engine asks it for balances (and which transfers a
-// balance already shows) and, after a restart or a front-run, for the
-// transaction that moved a payment (TransferTx, PaidBy).
-type chainSettler interface {
-	x402.Settler
-	settle.Broadcaster
-	settle.Balances
-	settle.ShownBalances
-	upto.Chain
-	service.Relayer
-	exact.Chain
-	TransferTx(ctx context.Context, p *x402.Payment, req *x402.Requirement) (common.Hash, error)
-	settle.FeeAwaiter
-	OnCallGas(fn func(evm.CallGas))
-}
+// chainSettler is a settler that is farebox's own relayer on a chain: it
+// broadcasts exact transfers, and the engine asks it for balances and the
+// transactions that moved payments. The schemes that need more of it
+// (upto's proxy, the channels' transactions) ask for it themselves.
+type chainSettler = settle.Chain
 
-// buildSchemes registers the schemes farebox takes, in the order they are
-// offered: the metered ones first (batch-settlement, then upto), then
-// exact. A metered scheme the configuration cannot serve (no chain
-// settler of farebox's own, no facilitator that settles it) stays known,
-// never offered, and refuses its payments with its own reason. This is
-// the one place the gateway names a scheme.
+// buildSchemes builds the schemes registered for the networks' families,
+// in the order they are offered: the metered ones first (batch-settlement,
+// then upto), then exact. A metered scheme the configuration cannot serve
+// (no chain settler of farebox's own, no facilitator that settles it)
+// stays known, never offered, and refuses its payments with its own
+// reason. The gateway names no scheme: it keeps the one that refunds and
+// the one whose channels the admin API and the metrics show.
 func (p *payments) buildSchemes(pc PaymentsConfig, now func() time.Time, getenv func(string) string, metered bool) error {
-	svc, err := p.buildChannels(pc, now, getenv, metered)
-	if err != nil {
+	d := settle.SchemeDeps{SchemeConfig: pc.schemeConfig(getenv), Engine: p.engine, Verifier: p.verifier,
+		Settler: p.settler, PayTo: p.payTo, Networks: p.networks, Now: now, Log: p.log, Timeout: p.timeout,
+		Overlap: p.overlap && !p.before, Metered: metered, ChannelStore: p.chanStore, AddCloser: p.addCloser}
+	if p.chain != nil {
+		d.Chain = p.chain
+	}
+	if err := settle.BuildSchemes(d, &p.schemes); err != nil {
 		return err
 	}
-	if svc != nil {
-		bs := service.NewScheme(svc)
-		p.schemes.Register(bs)
-		p.refunder = bs
-		store := p.chanStore
-		p.chanSvc = svc
-		p.schemeMetrics = append(p.schemeMetrics, func(m *metrics) { m.registerChannels(svc, store) })
-	} else {
-		p.schemes.Register(&x402.Unserved{SchemeName: channel.Scheme, Refusal: service.ErrUnserved})
+	for _, s := range p.schemes.All() {
+		if r, ok := s.(x402.Refunder); ok && p.refunder == nil {
+			p.refunder = r
+		}
+		if ch, ok := s.(settle.Channels); ok && p.channels == nil {
+			p.channels = ch
+			p.schemeMetrics = append(p.schemeMetrics, func(m *metrics) { m.registerChannels(ch) })
+		}
 	}
-	if p.chain != nil {
-		u := upto.NewServer(p.chain, now)
-		u.Engine, u.Log = p.engine, p.log
-		p.schemes.Register(u)
-	} else {
-		p.schemes.Register(&x402.Unserved{SchemeName: upto.Scheme, Refusal: upto.ErrUnserved})
-	}
-	var followed exact.Chain
-	if p.chain != nil {
-		followed = p.chain
-	}
-	p.schemes.Register(&exact.Server{Verifier: p.verifier, Engine: p.engine, Chain: followed,
-		Overlap: p.overlap && !p.before, Log: p.log})
 	return nil
+}
+
+// addCloser runs fn when the payments close: first, before what is
+// already there, or after it.
+func (p *payments) addCloser(fn func(), first bool) {
+	if first {
+		p.closers = append([]func(){fn}, p.closers...)
+		return
+	}
+	p.closers = append(p.closers, fn)
+}
+
+// schemeConfig is what the schemes read of the payments configuration.
+func (pc PaymentsConfig) schemeConfig(getenv func(string) string) settle.SchemeConfig {
+	bc := pc.BatchSettlement
+	return settle.SchemeConfig{Settler: pc.Settler, RPCURL: pc.Chain.RPCURL, Getenv: getenv,
+		Channels: settle.ChannelsConfig{WithdrawDelay: bc.WithdrawDelay, ClaimInterval: time.Duration(bc.ClaimInterval),
+			ClaimThreshold: bc.ClaimThreshold, ClaimWithdrawLead: time.Duration(bc.ClaimWithdrawLead),
+			MinDeposit: bc.MinDeposit, RefundInterval: time.Duration(bc.RefundInterval), MinRefund: bc.MinRefund,
+			ReceiverAuthorizer: bc.ReceiverAuthorizer, ReceiverAuthorizerKeyEnv: bc.ReceiverAuthorizerKeyEnv}}
 }
 
 // registry is the configured custom networks, those supplied in process,
@@ -123,97 +111,33 @@ func lookupNetwork(reg *x402.Registry, name string) *x402.Network {
 }
 
 // buildSettler makes the configured settler (and checker, when the config
-// asks for verification beyond farebox's own).
+// asks for verification beyond farebox's own) through the settler kind
+// registered under payments.settler.
 func (p *payments) buildSettler(pc PaymentsConfig, getenv func(string) string) error {
-	switch pc.Settler {
-	case "facilitator":
-		fc := pc.Facilitator
-		if fc.URL == "" {
-			return fmt.Errorf("payments.facilitator.url is required with settler: facilitator")
-		}
-		var opts []facilitator.Option
-		if fc.AuthHeaderEnv != "" {
-			v := getenv(fc.AuthHeaderEnv)
-			if v == "" {
-				return fmt.Errorf("payments.facilitator.auth_header_env: %s is empty", fc.AuthHeaderEnv)
-			}
-			opts = append(opts, facilitator.WithAuthHeaders(func(string) http.Header { return http.Header{"Authorization": {v}} }))
-		}
-		opts = append(opts, facilitator.WithTimeout(p.timeout))
-		c, err := facilitator.New(fc.URL, opts...)
-		if err != nil {
-			return fmt.Errorf("payments.facilitator.url: %w", err)
-		}
-		p.settler = c
-		if fc.Verify && p.verifier.Checker == nil {
-			p.verifier.Checker = c
-		}
-		if pc.Chain.RPCURL != "" && p.verifier.Checker == nil {
-			// A chain to read: simulate (when on) and check contract-wallet
-			// signatures locally instead of asking the facilitator.
-			client, err := dialChain(pc.Chain.RPCURL)
-			if err != nil {
-				return err
-			}
-			p.closers = append(p.closers, client.Close)
-			p.verifier.Checker = newChecker(client, pc.Chain)
-		}
-		return nil
-	case "chain":
-		cc := pc.Chain
-		if cc.RPCURL == "" {
-			return fmt.Errorf("payments.chain.rpc_url is required with settler: chain")
-		}
-		keyHex := strings.TrimPrefix(getenv(cc.RelayerKeyEnv), "0x")
-		if keyHex == "" {
-			return fmt.Errorf("settler chain: the relayer key is read from $%s, which is empty", cc.RelayerKeyEnv)
-		}
-		key, err := crypto.HexToECDSA(keyHex)
-		if err != nil {
-			return fmt.Errorf("$%s: %w", cc.RelayerKeyEnv, err)
-		}
-		client, err := dialChain(cc.RPCURL)
-		if err != nil {
-			return err
-		}
-		p.closers = append(p.closers, client.Close)
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		st, err := evm.NewSettler(ctx, client, key)
-		if err != nil {
-			return err
-		}
-		for _, n := range p.networks {
-			if n.ChainID.Cmp(st.ChainID()) != 0 {
-				return fmt.Errorf("payments.networks: %s is not the chain at payments.chain.rpc_url (chain id %s)", n.CAIP2, st.ChainID())
-			}
-		}
-		p.settler = st
-		p.readiness = append(p.readiness, st.Ready)
-		if p.verifier.Checker == nil {
-			// EIP-1271 wallets always; the eth_call simulation unless turned off.
-			p.verifier.Checker = newChecker(client, cc)
-		}
-		return nil
-	case "":
+	build := settle.LookupSettler(pc.Settler)
+	switch {
+	case pc.Settler == "":
 		return fmt.Errorf("payments.settler is required for priced models: facilitator or chain")
+	case build == nil:
+		return fmt.Errorf("payments.settler: want facilitator or chain, got %q", pc.Settler)
 	}
-	return fmt.Errorf("payments.settler: want facilitator or chain, got %q", pc.Settler)
-}
-
-func dialChain(url string) (*ethclient.Client, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	client, err := evm.Dial(ctx, url)
+	cc := pc.Chain
+	parts, err := build(settle.SettlerDeps{
+		SettlerConfig: settle.SettlerConfig{Kind: pc.Settler,
+			Facilitator: settle.FacilitatorSettings{URL: pc.Facilitator.URL, AuthHeaderEnv: pc.Facilitator.AuthHeaderEnv, Verify: pc.Facilitator.Verify},
+			Chain:       settle.ChainSettings{RPCURL: cc.RPCURL, RelayerKeyEnv: cc.RelayerKeyEnv, Simulate: cc.simulate(), PerPayer: cc.Simulate.perPayer}},
+		Networks: p.networks, Getenv: getenv, Timeout: p.timeout, Checked: p.verifier.Checker != nil,
+		AddCloser: func(fn func()) { p.closers = append(p.closers, fn) },
+	})
 	if err != nil {
-		return nil, fmt.Errorf("payments.chain.rpc_url: %w", err)
+		return err
 	}
-	return client, nil
-}
-
-// newChecker is the chain's check of payments under cc's simulate mode.
-func newChecker(b evm.Backend, cc ChainConfig) *evm.Checker {
-	c := evm.NewChecker(b, cc.simulate())
-	c.PerPayer = cc.Simulate.perPayer
-	return c
+	p.settler = parts.Settler
+	if parts.Ready != nil {
+		p.readiness = append(p.readiness, parts.Ready)
+	}
+	if parts.Checker != nil && p.verifier.Checker == nil {
+		p.verifier.Checker = parts.Checker
+	}
+	return nil
 }

@@ -11,11 +11,10 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/farebox/farebox/x402/evm/contracts"
 )
 
 var (
-	settlementABI = contracts.NewBatchSettlement()
+	settlementABI = newSettlementContract()
 	// collector data layouts of the two deposit collectors
 	erc3009Data = abi.Arguments{{Type: mustType("uint256")}, {Type: mustType("uint256")}, {Type: mustType("uint256")}, {Type: mustType("bytes")}}
 	permit2Data = abi.Arguments{{Type: mustType("uint256")}, {Type: mustType("uint256")}, {Type: mustType("bytes")}, {Type: mustType("bytes")}}
@@ -29,8 +28,8 @@ func mustType(t string) abi.Type {
 	return ty
 }
 
-func (c Config) binding() contracts.X402BatchSettlementChannelConfig {
-	return contracts.X402BatchSettlementChannelConfig{Payer: c.Payer, PayerAuthorizer: c.PayerAuthorizer,
+func (c Config) binding() channelConfigTuple {
+	return channelConfigTuple{Payer: c.Payer, PayerAuthorizer: c.PayerAuthorizer,
 		Receiver: c.Receiver, ReceiverAuthorizer: c.ReceiverAuthorizer, Token: c.Token,
 		WithdrawDelay: new(big.Int).SetUint64(c.WithdrawDelay), Salt: c.Salt}
 }
@@ -92,11 +91,11 @@ func Claims(states []*State) []Claim {
 	return out
 }
 
-func bindClaims(claims []Claim) []contracts.X402BatchSettlementVoucherClaim {
-	out := make([]contracts.X402BatchSettlementVoucherClaim, len(claims))
+func bindClaims(claims []Claim) []voucherClaimTuple {
+	out := make([]voucherClaimTuple, len(claims))
 	for i, c := range claims {
-		out[i] = contracts.X402BatchSettlementVoucherClaim{
-			Voucher:   contracts.X402BatchSettlementVoucher{Channel: c.Config.binding(), MaxClaimableAmount: c.MaxClaimable},
+		out[i] = voucherClaimTuple{
+			Voucher:   voucherTuple{Channel: c.Config.binding(), MaxClaimableAmount: c.MaxClaimable},
 			Signature: c.Signature, TotalClaimed: c.TotalClaimed}
 	}
 	return out
@@ -138,6 +137,10 @@ func SettleCalldata(receiver, token common.Address) []byte {
 func ClaimAndSettleCalldata(claims []Claim, receiver, token common.Address) []byte {
 	return settlementABI.PackMulticall([][]byte{ClaimCalldata(claims), SettleCalldata(receiver, token)})
 }
+
+// MulticallCalldata is multicall(calls): the calls in one transaction,
+// sent by the receiver or its authorizer (the contract keeps msg.sender).
+func MulticallCalldata(calls [][]byte) []byte { return settlementABI.PackMulticall(calls) }
 
 // RefundCalldata is refund(config, amount), sent by the receiver or its authorizer.
 func RefundCalldata(cfg Config, amount *big.Int) []byte {

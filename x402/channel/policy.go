@@ -5,6 +5,16 @@ import (
 	"time"
 )
 
+// The claim policy's defaults, for a server whose configuration says nothing.
+const (
+	// DefaultClaimInterval claims hourly: each claim costs the receiver one
+	// transaction's gas.
+	DefaultClaimInterval = time.Hour
+	// DefaultClaimWithdrawLead leaves a claim time to be mined (and
+	// retried) before a withdrawal can be finalized.
+	DefaultClaimWithdrawLead = 5 * time.Minute
+)
+
 // ClaimPolicy decides when the server claims its vouchers on chain: every
 // Interval, as soon as the unclaimed total reaches Threshold, and always
 // before a pending withdrawal can be finalized (the claim window closes

@@ -2,18 +2,18 @@ package evm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/farebox/farebox/x402/settle"
 )
 
 // ErrCallReverted means a relayer call reverted: in simulation (it was not
-// sent) or on chain.
-var ErrCallReverted = errors.New("evm: the call reverts")
+// sent) or on chain. It is the engine's sentinel, which the schemes test for.
+var ErrCallReverted = settle.ErrCallReverted
 
 // Call sends one contract call (to, data) from the relayer on the nonce
 // sequence the settlement dispatchers use, so other relayer work (channel

@@ -8,32 +8,21 @@ import (
 	"context"
 	"math/big"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/farebox/farebox/x402/settle"
 )
 
-type gasLabelKey struct{}
-
 // WithGasLabel returns ctx carrying label (a model's name): the fee of a
-// relayer Call made with it is reported under that label, so the books
-// can charge it to the model it served.
+// relayer Call made with it is reported under that label (settle.WithGasLabel).
 func WithGasLabel(ctx context.Context, label string) context.Context {
-	return context.WithValue(ctx, gasLabelKey{}, label)
+	return settle.WithGasLabel(ctx, label)
 }
 
-func gasLabel(ctx context.Context) string {
-	l, _ := ctx.Value(gasLabelKey{}).(string)
-	return l
-}
+func gasLabel(ctx context.Context) string { return settle.GasLabel(ctx) }
 
-// CallGas is what one relayer call (a deposit, claim, refund or metered
-// settlement sent by Call, not a batch of transfers) cost once mined.
-type CallGas struct {
-	Tx       common.Hash
-	Wei      *big.Int // gas used times the effective gas price
-	Label    string   // the WithGasLabel of the context Call was given ("" when none)
-	Reverted bool
-}
+// CallGas is what one relayer call cost once mined: the engine's plain
+// type, so that its readers need not know this chain.
+type CallGas = settle.CallGas
 
 // OnCallGas sets fn to be told the fee of every relayer Call transaction
 // this process sent, once mined (reverted or not). It runs on the

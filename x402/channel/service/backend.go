@@ -10,7 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/channel"
-	"github.com/farebox/farebox/x402/evm"
+	"github.com/farebox/farebox/x402/settle"
 )
 
 // Backend performs the service's on-chain operations: farebox's own
@@ -126,7 +126,7 @@ func (b *RelayerBackend) ReceiverAuthorizer() common.Address { return b.Relayer.
 func (b *RelayerBackend) send(ctx context.Context, data []byte, journal func(common.Hash) error) (common.Hash, error) {
 	tx, err := b.Relayer.Call(ctx, b.Contracts.Settlement, data, journal)
 	if err != nil {
-		if errors.Is(err, evm.ErrCallReverted) {
+		if errors.Is(err, settle.ErrCallReverted) {
 			return common.Hash{}, &TxError{Stage: StageSimulate, Err: err}
 		}
 		return common.Hash{}, &TxError{Stage: StageSend, Err: err}
@@ -160,13 +160,13 @@ func (b *RelayerBackend) Refund(ctx context.Context, op RefundOp) (common.Hash, 
 	if len(calls) > 1 {
 		calls = append(calls, channel.SettleCalldata(st.Config.Receiver, st.Config.Token))
 	}
-	return b.send(ctx, settlementABI.PackMulticall(calls), nil)
+	return b.send(ctx, channel.MulticallCalldata(calls), nil)
 }
 
 // Await waits for the relayer's transaction.
 func (b *RelayerBackend) Await(ctx context.Context, tx common.Hash) error {
 	if _, err := b.Relayer.AwaitCall(ctx, tx); err != nil {
-		if errors.Is(err, evm.ErrCallReverted) {
+		if errors.Is(err, settle.ErrCallReverted) {
 			return &TxError{Stage: StageMined, Tx: tx, Err: err}
 		}
 		return &TxError{Stage: StageWait, Tx: tx, Err: err}

@@ -8,10 +8,7 @@ import (
 
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/channel"
-	"github.com/farebox/farebox/x402/evm/contracts"
 )
-
-var settlementABI = contracts.NewBatchSettlement()
 
 // Refund answers a cooperative refund payload (no resource is served): it
 // verifies the zero-charge voucher, then in one transaction claims what

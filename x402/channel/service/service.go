@@ -21,7 +21,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/farebox/farebox/x402/channel"
-	"github.com/farebox/farebox/x402/evm"
+	"github.com/farebox/farebox/x402/settle"
 )
 
 // Relayer sends the service's transactions from the receiver authorizer's
@@ -34,8 +34,6 @@ type Relayer interface {
 	// AwaitCall waits for its receipt; see evm.Settler.AwaitCall.
 	AwaitCall(ctx context.Context, hash common.Hash) (*types.Receipt, error)
 }
-
-var _ Relayer = (*evm.Settler)(nil)
 
 // Config is a Service's setup. Contracts, Receiver, Chain, Relayer and
 // Store are required.
@@ -160,20 +158,9 @@ func (s *Service) Terms() *channel.Terms {
 	return &t
 }
 
-// Stats counts what the service did since it was made.
-type Stats struct {
-	Deposits, Vouchers, Refunds, Aborts, Busy, Mismatches int64
-	// ClaimTxs are claim-and-settle transactions; ClaimedChannels their rows.
-	ClaimTxs, ClaimedChannels int64
-	// DepositsSkipped are deposits not sent because the channel already
-	// covered the voucher; RefundsRefused refunds refused as too soon or too small.
-	DepositsSkipped, RefundsRefused int64
-	// Quarantined are channels quarantined because the contract refused their voucher.
-	Quarantined int64
-	// ClaimFailures are claims of a (receiver, token) group that failed
-	// (retried on the next round): the operator's alert.
-	ClaimFailures int64
-}
+// Stats counts what the service did since it was made: the engine's plain
+// ChannelStats, so the metrics read it without this package.
+type Stats = settle.ChannelStats
 
 type counters struct {
 	deposits, vouchers, refunds, aborts, busy, mismatches, claimTxs, claimedChannels atomic.Int64

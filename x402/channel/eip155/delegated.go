@@ -1,4 +1,4 @@
-package gateway
+package eip155
 
 import (
 	"context"
@@ -11,27 +11,29 @@ import (
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/channel"
 	"github.com/farebox/farebox/x402/channel/service"
+	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/facilitator"
+	"github.com/farebox/farebox/x402/settle"
 )
 
-// delegatedChannels is the batch-settlement service's setup with settler
-// facilitator (the spec's delegation): the facilitator sends deposits,
-// claims, sweeps and refunds and, unless receiver_authorizer is "key",
-// signs the claims and refunds as the receiverAuthorizer it advertises in
-// /supported. farebox still owns the channel state and reads the contract
-// itself (chain.rpc_url, eth_call only) to load channels and see
-// withdrawals. on is false, with a log line, when batch-settlement cannot
-// be offered (no rpc_url, or a facilitator that does not settle it).
 // remoteFacilitator is a settler that is a remote x402 facilitator: it
-// says what it settles (/supported), and a scheme may call its endpoints
-// (batch-settlement delegates its channels to it).
+// says what it settles (/supported), and the channels may call its
+// endpoints.
 type remoteFacilitator interface {
 	service.FacilitatorCaller
 	Supported(ctx context.Context) (*facilitator.Supported, error)
 }
 
-func (p *payments) delegatedChannels(pc PaymentsConfig, fc remoteFacilitator, getenv func(string) string, metered bool) (cfg service.Config, on bool, err error) {
-	bc := pc.BatchSettlement
+// delegated is the service's setup with settler facilitator (the spec's
+// delegation): the facilitator sends deposits, claims, sweeps and refunds
+// and, unless receiver_authorizer is "key", signs the claims and refunds
+// as the receiverAuthorizer it advertises in /supported. farebox still
+// owns the channel state and reads the contract itself (chain.rpc_url,
+// eth_call only) to load channels and see withdrawals. on is false, with
+// a log line, when batch-settlement cannot be offered (no rpc_url, or a
+// facilitator that does not settle it).
+func delegated(d settle.SchemeDeps, fc remoteFacilitator) (cfg service.Config, on bool, err error) {
+	bc := d.Channels
 	switch bc.ReceiverAuthorizer {
 	case "", "facilitator", "key":
 	default:
@@ -42,21 +44,21 @@ func (p *payments) delegatedChannels(pc PaymentsConfig, fc remoteFacilitator, ge
 		if required {
 			return cfg, false, fmt.Errorf("payments.batch_settlement.receiver_authorizer %s: %s", bc.ReceiverAuthorizer, why)
 		}
-		if metered {
+		if d.Metered {
 			// Only a per-token model would offer it: otherwise there is
 			// nothing to say (start-up logs nothing else).
-			p.log.Info("batch-settlement not offered with settler facilitator: " + why)
+			d.Log.Info("batch-settlement not offered with settler facilitator: " + why)
 		}
 		return cfg, false, nil
 	}
-	if pc.Chain.RPCURL == "" {
+	if d.RPCURL == "" {
 		return skip("payments.chain.rpc_url is needed to read the channels")
 	}
-	client, err := dialChain(pc.Chain.RPCURL)
+	client, err := evm.DialConfigured(d.RPCURL)
 	if err != nil {
 		return cfg, false, err
 	}
-	p.closers = append(p.closers, client.Close)
+	d.AddCloser(client.Close, false)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	chainID, err := client.ChainID(ctx)
@@ -64,7 +66,7 @@ func (p *payments) delegatedChannels(pc PaymentsConfig, fc remoteFacilitator, ge
 		return cfg, false, fmt.Errorf("payments.chain.rpc_url: %w", err)
 	}
 	var network *x402.Network
-	for _, n := range p.networks {
+	for _, n := range d.Networks {
 		if n.ChainID.Cmp(chainID) == 0 {
 			network = n
 		}
@@ -85,7 +87,7 @@ func (p *payments) delegatedChannels(pc PaymentsConfig, fc remoteFacilitator, ge
 		if env == "" {
 			return cfg, false, fmt.Errorf("payments.batch_settlement.receiver_authorizer_key_env is required with receiver_authorizer: key")
 		}
-		key, err := crypto.HexToECDSA(strings.TrimPrefix(getenv(env), "0x"))
+		key, err := crypto.HexToECDSA(strings.TrimPrefix(d.Getenv(env), "0x"))
 		if err != nil {
 			return cfg, false, fmt.Errorf("$%s: %w", env, err)
 		}
@@ -97,7 +99,7 @@ func (p *payments) delegatedChannels(pc PaymentsConfig, fc remoteFacilitator, ge
 		}
 		fb.Authorizer = common.HexToAddress(a)
 	}
-	p.log.Info("batch-settlement through the facilitator", "network", network.CAIP2,
+	d.Log.Info("batch-settlement through the facilitator", "network", network.CAIP2,
 		"receiver_authorizer", fb.Authorizer.Hex(), "farebox_signs", fb.Key != nil)
 	return service.Config{Contracts: fb.Contracts, Chain: client, Backend: fb}, true, nil
 }

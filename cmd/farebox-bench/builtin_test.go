@@ -1,0 +1,3 @@
+package main
+
+import _ "github.com/farebox/farebox/builtin" // the schemes and settlers the gateway these tests start is configured with

@@ -1,0 +1,117 @@
+package settle
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/farebox/farebox/x402"
+)
+
+// SettlerConfig is the settler's part of the payments configuration
+// (payments.settler, payments.facilitator, payments.chain), as plain
+// values a settler kind reads without knowing the server's types.
+type SettlerConfig struct {
+	Kind        string
+	Facilitator FacilitatorSettings
+	Chain       ChainSettings
+}
+
+// FacilitatorSettings are payments.facilitator's keys.
+type FacilitatorSettings struct {
+	URL           string
+	AuthHeaderEnv string
+	Verify        bool
+}
+
+// ChainSettings are payments.chain's keys, its simulate mode resolved.
+type ChainSettings struct {
+	RPCURL        string
+	RelayerKeyEnv string
+	// Simulate runs a payment's transfer as eth_call before it counts;
+	// PerPayer simulates a payer's payments only until one passes.
+	Simulate, PerPayer bool
+}
+
+// SettlerDeps is what a settler kind's constructor gets: its
+// configuration and the environment to read secrets from.
+type SettlerDeps struct {
+	SettlerConfig
+	Networks []*x402.Network
+	Getenv   func(string) string
+	// Timeout bounds one call to a remote settler.
+	Timeout time.Duration
+	// Checked says the verifier already has a checker (supplied in
+	// process): the settler adds none.
+	Checked bool
+	// AddCloser runs fn when the payments close (a dialled connection).
+	AddCloser func(fn func())
+}
+
+// SettlerParts are what a settler kind made.
+type SettlerParts struct {
+	Settler x402.Settler
+	// Checker, when set, checks payments beyond local verification (on
+	// chain, or by the facilitator): only when the deps were not Checked.
+	Checker x402.Checker
+	// Ready, when set, is part of the server's readiness (the relayer can pay gas).
+	Ready func(ctx context.Context) error
+}
+
+// SettlerBuilder makes a settler of one kind.
+type SettlerBuilder func(SettlerDeps) (*SettlerParts, error)
+
+// CheckerBuilder makes the chain check of payments (contract-wallet
+// signatures, the transfer's simulation) from a chain to read.
+type CheckerBuilder func(SettlerDeps) (x402.Checker, error)
+
+var settlerRegistry struct {
+	sync.Mutex
+	kinds    map[string]SettlerBuilder
+	checkers map[string]CheckerBuilder
+}
+
+// RegisterSettler registers the settler kind (payments.settler's value),
+// from its package's init; registering a kind twice panics.
+func RegisterSettler(kind string, build SettlerBuilder) {
+	settlerRegistry.Lock()
+	defer settlerRegistry.Unlock()
+	if settlerRegistry.kinds == nil {
+		settlerRegistry.kinds = map[string]SettlerBuilder{}
+	}
+	if _, dup := settlerRegistry.kinds[kind]; dup {
+		panic("settle: settler " + kind + " registered twice")
+	}
+	settlerRegistry.kinds[kind] = build
+}
+
+// LookupSettler is the settler kind registered as kind, nil when none is.
+func LookupSettler(kind string) SettlerBuilder {
+	settlerRegistry.Lock()
+	defer settlerRegistry.Unlock()
+	return settlerRegistry.kinds[kind]
+}
+
+// RegisterChecker registers how a chain of family (a CAIP-2 namespace) is
+// read to check payments, so that a settler that is not that chain's
+// relayer (a facilitator) can still check them locally.
+func RegisterChecker(family string, build CheckerBuilder) {
+	settlerRegistry.Lock()
+	defer settlerRegistry.Unlock()
+	if settlerRegistry.checkers == nil {
+		settlerRegistry.checkers = map[string]CheckerBuilder{}
+	}
+	settlerRegistry.checkers[family] = build
+}
+
+// BuildChecker is the chain check of d.Chain's chain for family.
+func BuildChecker(family string, d SettlerDeps) (x402.Checker, error) {
+	settlerRegistry.Lock()
+	build := settlerRegistry.checkers[family]
+	settlerRegistry.Unlock()
+	if build == nil {
+		return nil, fmt.Errorf("payments.chain.rpc_url: no chain of %s is linked into this build", family)
+	}
+	return build(d)
+}
