@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/farebox/farebox/x402"
-	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/settle"
 )
 
@@ -117,7 +116,7 @@ func beginError(o *Offer, err error) error {
 // gasFor labels ctx with p's model for the relayer's calls made under it
 // (a deposit, a metered settlement), so their gas is booked under it.
 func gasFor(ctx context.Context, p *Product) context.Context {
-	return evm.WithGasLabel(ctx, p.Name)
+	return settle.WithGasLabel(ctx, p.Name)
 }
 
 // settleReceipt runs the settler on a context of its own (a client that
