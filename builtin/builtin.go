@@ -5,6 +5,7 @@
 package builtin
 
 import (
+	_ "github.com/farebox/farebox/upstream/anthropic"
 	_ "github.com/farebox/farebox/upstream/chat"
 	_ "github.com/farebox/farebox/upstream/openai"
 	_ "github.com/farebox/farebox/upstream/resell"

@@ -127,21 +127,21 @@ func (s *Seller) follow(ctx context.Context, ch *Fare, stop context.CancelFunc) 
 	}()
 }
 
-// paidElsewhere names, in ch's receipt, the transaction of another sender
-// that paid ch in full when ch's own transfer failed for it (a front-run
+// paidElsewhere names, in f's receipt, the transaction of another sender
+// that paid f in full when f's own transfer failed for it (a front-run
 // found while the model ran); call it once the model returned.
-func (ch *Fare) paidElsewhere() {
-	if tx := ch.paidBy.Load(); tx != nil && ch.receipt != nil {
-		r := *ch.receipt
+func (f *Fare) paidElsewhere() {
+	if tx := f.paidBy.Load(); tx != nil && f.receipt != nil {
+		r := *f.receipt
 		r.Transaction = *tx
-		ch.receipt = &r
+		f.receipt = &r
 	}
 }
 
 // chainRefusal is the error of an answer whose transfer failed on chain
 // after it was broadcast, nil when it did not.
-func (ch *Fare) chainRefusal() *responses.Error {
-	xe := ch.failedOnChain.Load()
+func (f *Fare) chainRefusal() *responses.Error {
+	xe := f.failedOnChain.Load()
 	if xe == nil {
 		return nil
 	}

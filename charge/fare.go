@@ -80,9 +80,6 @@ func (o Outcome) String() string {
 // paid reports a fare with a payment (not a free call's).
 func (f *Fare) paid() bool { return f.hold != nil }
 
-// replay reports a paid fare an earlier identical request already paid.
-func (f *Fare) replay() bool { return f.paid() && f.hold.Replay() }
-
 // metered reports a payment that settles the actual use (a metered
 // scheme), not the amount it was verified for.
 func (f *Fare) metered() bool { return f.chargesUse }

@@ -62,8 +62,6 @@ type decoder struct {
 	think   gjson.Result
 	config  gjson.Result
 	dropped []string // the provider-executed tools and fields the policy dropped
-	// inItems is true once the input array is open.
-	inItems bool
 }
 
 // top reads one top-level Messages field.
