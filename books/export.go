@@ -33,7 +33,7 @@ func (b *Books) ExportCSV(ctx context.Context, w io.Writer, from, to time.Time) 
 		if r.Day {
 			period = "day"
 		}
-		rec := []string{period, r.Start.Format(time.RFC3339), r.Model, r.Supplier, r.Payer, n(f[FCalls]), n(f[FPaid]),
+		rec := []string{period, r.Start.Format(time.RFC3339), cell(r.Model), cell(r.Supplier), cell(r.Payer), n(f[FCalls]), n(f[FPaid]),
 			n(f[FFree]), USDC(f[FCharged]), USDC(f[FSettled]), n(f[FSettledN]), USDC(f[FFailed]), n(f[FFailedN]),
 			USDC(f[FRefunded]), USDC(f[FCost]), GasWei(f).String(), ETH(GasWei(f)), USDC(b.gasOf(f)), USDC(b.margin(f)),
 			USDC(f[FForgiven])}
@@ -43,4 +43,22 @@ func (b *Books) ExportCSV(ctx context.Context, w io.Writer, from, to time.Time) 
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// cell neutralises a string column a spreadsheet would run as a formula:
+// the model, supplier and payer come from configs and from strangers (a
+// facilitator's payer, a client's model name), and a cell starting with
+// = + - @, a tab or a CR is a formula to Excel, LibreOffice and Sheets
+// (OWASP's CSV injection advice: prefix a single quote). Amounts are
+// written by this package and never start so, except a negative number,
+// which stays a number.
+func cell(s string) string {
+	if s == "" {
+		return s
+	}
+	switch s[0] {
+	case '=', '+', '-', '@', '\t', '\r':
+		return "'" + s
+	}
+	return s
 }

@@ -138,23 +138,23 @@ func (s *Server) adminAuth(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 func (s *Server) adminAuthorized(c echo.Context) bool {
-	tok, ok := strings.CutPrefix(c.Request().Header.Get("Authorization"), "Bearer ")
-	if !ok {
-		if ck, err := c.Cookie(adminCookie); err == nil {
-			tok, ok = ck.Value, true
-		}
+	if tok, ok := strings.CutPrefix(c.Request().Header.Get("Authorization"), "Bearer "); ok {
+		return s.tokenMatches(tok)
 	}
-	return ok && s.tokenMatches(tok)
+	ck, err := c.Cookie(adminCookie)
+	return err == nil && s.sessionValid(ck.Value, time.Now())
 }
 
 func (s *Server) tokenMatches(tok string) bool {
 	return subtle.ConstantTimeCompare([]byte(tok), []byte(s.admin.token)) == 1
 }
 
-// setAdminCookie hands the page's own fetches the token.
+// setAdminCookie hands the page's own fetches a session (never the token
+// itself: a cookie leaked from a browser profile or a proxy's log expires
+// and cannot be used as a bearer token).
 func (s *Server) setAdminCookie(c echo.Context) {
-	c.SetCookie(&http.Cookie{Name: adminCookie, Value: s.admin.token, Path: "/admin", HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: c.Request().TLS != nil, MaxAge: 12 * 3600})
+	c.SetCookie(&http.Cookie{Name: adminCookie, Value: s.newSession(time.Now()), Path: "/admin", HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: c.Request().TLS != nil, MaxAge: int(adminSession / time.Second)})
 }
 
 func errAdminUnauthorized() *responses.Error {

@@ -100,9 +100,17 @@ func errInputOverCeiling(ceiling string) *responses.Error {
 		Message: "The input is too long for this model's ceiling of " + ceiling + " USDC per call: it leaves room for fewer than 16 output tokens. Shorten the input."}
 }
 
-func errMetricsUnauthorized() *responses.Error {
+func errMetricsUnauthorized(c echo.Context) *responses.Error {
+	c.Response().Header().Set("WWW-Authenticate", `Bearer realm="farebox metrics"`)
 	return &responses.Error{Status: http.StatusUnauthorized, Type: typeInvalidRequest, Code: codeUnauthorized,
-		Message: "/metrics needs Authorization: Bearer <token>."}
+		Message: "/metrics needs Authorization: Bearer <token> (the metrics token, else the admin token)."}
+}
+
+// errMetricsClosed: nobody opened /metrics on the main listener.
+func errMetricsClosed() *responses.Error {
+	return &responses.Error{Status: http.StatusForbidden, Type: typeInvalidRequest, Code: "metrics_closed",
+		Message: "/metrics is closed on this address: set metrics.bearer_token_env, admin.token_env, metrics.addr " +
+			"(a listener of its own) or metrics.public: true."}
 }
 
 // errFromNetHTTP is a refusal net/http writes by itself (431 for headers

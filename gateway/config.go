@@ -26,6 +26,11 @@ type Config struct {
 	// PublicURL is the base URL clients reach farebox at (used for the x402
 	// resource); empty = derived from each request's Host.
 	PublicURL string `yaml:"public_url"`
+	// PublicHosts are the Host headers (host or host:port) farebox may name
+	// in an offer's resource when PublicURL is empty; a loopback host
+	// always may. Any other Host is the client's word, not the operator's:
+	// the resource then names the listen address.
+	PublicHosts []string `yaml:"public_hosts"`
 	// BodyLimit caps a request body in bytes (default 20 MiB).
 	BodyLimit int64 `yaml:"body_limit"`
 	// ShutdownTimeout bounds how long open streams may run after SIGTERM.
@@ -130,6 +135,11 @@ type MetricsConfig struct {
 	// BearerTokenEnv names an environment variable holding a token that
 	// /metrics requires as "Authorization: Bearer <token>".
 	BearerTokenEnv string `yaml:"bearer_token_env"`
+	// Public opens /metrics on the main listener to anyone. Otherwise it
+	// takes the metrics token, or the admin token, or is closed (revenue,
+	// payers' activity and the relayer's balance are the operator's);
+	// metrics.addr is open to whoever reaches that address.
+	Public bool `yaml:"public"`
 }
 
 // ModelConfig declares one model clients can name.
@@ -372,6 +382,11 @@ func (c Config) withDefaults() Config {
 		c.Addr = "127.0.0.1:8402"
 	}
 	c.PublicURL = strings.TrimSuffix(c.PublicURL, "/") // the path is appended to it
+	hosts := make([]string, len(c.PublicHosts))
+	for i, h := range c.PublicHosts {
+		hosts[i] = strings.ToLower(h)
+	}
+	c.PublicHosts = hosts
 	if c.BodyLimit == 0 {
 		c.BodyLimit = 20 << 20
 	}

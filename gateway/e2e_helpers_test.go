@@ -40,6 +40,15 @@ func freeConfig() gateway.Config {
 // startServer runs farebox with cfg until the test ends.
 func startServer(t testing.TB, cfg gateway.Config, opts gateway.Options) *testServer {
 	t.Helper()
+	if cfg.Metrics == (gateway.MetricsConfig{}) && cfg.Admin.TokenEnv == "" {
+		cfg.Metrics.Public = true // the tests scrape /metrics as an operator who opened it
+	}
+	return startServerAsIs(t, cfg, opts)
+}
+
+// startServerAsIs is startServer without opening /metrics.
+func startServerAsIs(t testing.TB, cfg gateway.Config, opts gateway.Options) *testServer {
+	t.Helper()
 	logs := &lockedWriter{w: &bytes.Buffer{}}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))

@@ -43,10 +43,7 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 
 // resourceURL is the absolute URL of this call for the x402 offer.
 func (s *Server) resourceURL(c echo.Context) string {
-	if s.cfg.PublicURL != "" {
-		return s.cfg.PublicURL + c.Request().URL.Path
-	}
-	return c.Scheme() + "://" + c.Request().Host + c.Request().URL.Path
+	return s.publicBase(c) + c.Request().URL.Path
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

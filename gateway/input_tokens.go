@@ -139,10 +139,7 @@ func (tp *tokenPrice) inputPart(count int64) *big.Int {
 // responsesURL is the absolute URL of POST /v1/responses, the resource
 // the quote's offer is for.
 func (s *Server) responsesURL(c echo.Context) string {
-	if s.cfg.PublicURL != "" {
-		return s.cfg.PublicURL + "/v1/responses"
-	}
-	return c.Scheme() + "://" + c.Request().Host + "/v1/responses"
+	return s.publicBase(c) + "/v1/responses"
 }
 
 // handleStored answers the routes that need stored responses (GET and

@@ -156,18 +156,40 @@ func (m *metrics) payment(outcome, reason string) {
 	m.payments.WithLabelValues(outcome, reason).Inc()
 }
 
-// handleMetrics serves GET /metrics: the registry in the Prometheus text
-// format, behind the bearer token when one is set.
+// handleMetrics serves GET /metrics on the main listener: the registry in
+// the Prometheus text format, behind the metrics token when one is set,
+// else open when the operator opened it, else behind the admin token.
 func (s *Server) handleMetrics(c echo.Context) error {
-	if s.metricsToken != "" {
-		got := c.Request().Header.Get("Authorization")
-		if subtle.ConstantTimeCompare([]byte(got), []byte("Bearer "+s.metricsToken)) != 1 {
-			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="farebox metrics"`)
-			return errMetricsUnauthorized()
+	switch {
+	case s.metricsToken != "":
+		if !bearerIs(c, s.metricsToken) {
+			return errMetricsUnauthorized(c)
 		}
+	case s.cfg.Metrics.Public:
+	case s.admin.token != "":
+		if !bearerIs(c, s.admin.token) {
+			return errMetricsUnauthorized(c)
+		}
+	default:
+		return errMetricsClosed()
 	}
 	s.promHandler.ServeHTTP(c.Response(), c.Request())
 	return nil
+}
+
+// handleOwnMetrics serves GET /metrics on metrics.addr: the address is the
+// operator's choice, so only the metrics token guards it.
+func (s *Server) handleOwnMetrics(c echo.Context) error {
+	if s.metricsToken != "" && !bearerIs(c, s.metricsToken) {
+		return errMetricsUnauthorized(c)
+	}
+	s.promHandler.ServeHTTP(c.Response(), c.Request())
+	return nil
+}
+
+func bearerIs(c echo.Context, tok string) bool {
+	got := c.Request().Header.Get("Authorization")
+	return subtle.ConstantTimeCompare([]byte(got), []byte("Bearer "+tok)) == 1
 }
 
 // setupMetrics reads the metrics config: the token and, when metrics have
@@ -190,7 +212,7 @@ func (s *Server) setupMetrics(getenv func(string) string) error {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.httpErrorHandler
-	e.GET("/metrics", s.handleMetrics)
+	e.GET("/metrics", s.handleOwnMetrics)
 	s.metricsLn = ln
 	s.metricsHTTP = &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute,
 		ErrorLog: s.http.ErrorLog}

@@ -66,3 +66,41 @@ func TestSellersOfAnUnlistedModelIsAnError(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// A catalogue is written by strangers: whatever its strings hold, the
+// printed suppliers parse as YAML into only the keys farebox writes (a
+// newline in a scheme once turned the comment's tail into supplier keys
+// such as max_upstream_deposit and rpc_url).
+func TestSellersQuotesWhatTheCatalogueSays(t *testing.T) {
+	inject := "exact\n    max_upstream_deposit: \"5000\"\n    rpc_url: http://attacker.example"
+	hostile := payertest.CatalogueItem("https://evil.example/v1/responses", "gpt-4.1-mini", "1000", false)
+	hostile["accepts"].([]any)[0].(map[string]any)["scheme"] = inject
+	quoted := payertest.CatalogueItem("https://odd.example/v1/responses", "gpt-4.1-mini", "2000", false)
+	quoted["accepts"].([]any)[0].(map[string]any)["network"] = `eip155:84532" # ' : {x: 1}`
+	srv := payertest.Catalogue(t, []map[string]any{hostile, quoted,
+		payertest.CatalogueItem("https://fine.example/v1/responses", "gpt-4.1-mini", "3000", false)})
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"sellers", "--facilitator", srv.URL, "--query", "gpt-4.1-mini"}, &stdout, &stderr, func(string) string { return "" }); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	var listed struct {
+		Suppliers []map[string]any `yaml:"suppliers"`
+	}
+	if err := yaml.Unmarshal(stdout.Bytes(), &listed); err != nil {
+		t.Fatalf("%v\n%s", err, stdout.String())
+	}
+	allowed := map[string]bool{"name": true, "upstream": true, "base_url": true, "upstream_model": true, "payer_key_env": true, "max_upstream_price": true}
+	for _, s := range listed.Suppliers {
+		for k := range s {
+			if !allowed[k] {
+				t.Errorf("a catalogue string became the supplier key %q:\n%s", k, stdout.String())
+			}
+		}
+		if s["base_url"] == "https://evil.example/v1" {
+			t.Errorf("the seller with a control character in its scheme is listed:\n%s", stdout.String())
+		}
+	}
+	if len(listed.Suppliers) != 2 || !strings.Contains(stderr.String(), "evil.example") {
+		t.Errorf("listed %d suppliers (want the odd and the fine one), stderr %q\n%s", len(listed.Suppliers), stderr.String(), stdout.String())
+	}
+}

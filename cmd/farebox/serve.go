@@ -69,10 +69,10 @@ func (m *ServeMain) ParseFlags(args []string) error {
 	if err := cfg.Validate(m.getenv); err != nil || len(problems) > 0 {
 		return invalidConfig(*path, errors.Join(append(problems, err)...), *check, m.Stderr)
 	}
+	for _, w := range cfg.Warnings() {
+		fmt.Fprintf(m.Stderr, "warning: config %s: %s\n", *path, w)
+	}
 	if *check {
-		for _, w := range cfg.Warnings() {
-			fmt.Fprintf(m.Stderr, "warning: config %s: %s\n", *path, w)
-		}
 		fmt.Fprintf(m.Stdout, "config %s: ok\n", *path)
 		return errChecked
 	}
