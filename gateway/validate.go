@@ -187,6 +187,9 @@ func (v *validation) networks(pc PaymentsConfig) int {
 	known := map[string]bool{}
 	for _, n := range x402.DefaultRegistry().Networks() {
 		known[n.CAIP2], known[n.V1Name] = true, true
+		if k, ok := x402.FindKnown(n.CAIP2); ok && k.Alias != "" {
+			known[k.Alias] = true
+		}
 	}
 	for i, nc := range pc.CustomNetworks {
 		key := fmt.Sprintf("payments.custom_networks[%d]", i)
@@ -206,6 +209,9 @@ func (v *validation) networks(pc PaymentsConfig) int {
 			v.add(key+".caip2", "%q does not match chain_id %d (want %s)", caip2, nc.ChainID, want)
 		}
 		known[caip2] = true
+		if k, ok := x402.FindKnown(caip2); ok && k.Alias != "" {
+			known[k.Alias] = true
+		}
 		if nc.V1Name != "" {
 			known[nc.V1Name] = true
 		}
@@ -217,7 +223,7 @@ func (v *validation) networks(pc PaymentsConfig) int {
 		}
 		n++
 		if !known[name] {
-			v.add("payments.networks", "unknown network %q (built in: base, base-sepolia; declare others in custom_networks)", name)
+			v.add("payments.networks", "%s", x402.UnknownNetwork(name))
 		}
 	}
 	return n
