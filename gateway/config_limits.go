@@ -198,7 +198,7 @@ func (c Config) limitWarnings() []string {
 }
 
 // Warnings lists what Validate accepts but an operator should look at.
-func (c Config) Warnings() []string { return c.limitWarnings() }
+func (c Config) Warnings() []string { return append(c.limitWarnings(), c.moneyWarnings()...) }
 
 // endUser sets what the provider sees of this call's end user: who, a
 // payer's address or (free calls) the client's IP address, as a keyed

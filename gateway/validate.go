@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/url"
+	"os"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -245,7 +246,7 @@ func (v *validation) settler(pc PaymentsConfig) {
 		if pc.Chain.RPCURL == "" {
 			v.add("payments.chain.rpc_url", "required with settler: chain (or FAREBOX_RPC_URL)")
 		}
-		v.secret("payments.chain.relayer_key_env", pc.Chain.RelayerKeyEnv, true)
+		v.relayerKey(pc.Chain)
 	case "":
 		v.add("payments.settler", "required for priced models: facilitator or chain (or FAREBOX_SETTLER)")
 	default:
@@ -271,10 +272,27 @@ var publicTestAccounts = map[common.Address]bool{
 	common.HexToAddress("0x90F79bf6EB2c4f870365E785982E1f101E93b906"): true,
 }
 
+// relayerKey checks where the relayer key comes from: a keystore and its
+// password file that exist (decrypting waits for the start, as it is
+// slow by design), or the variable holding the hex key.
+func (v *validation) relayerKey(cc ChainConfig) {
+	if cc.RelayerKeystore == "" && cc.RelayerPasswordFile == "" {
+		v.secret("payments.chain.relayer_key_env", cc.RelayerKeyEnv, true)
+		return
+	}
+	for key, path := range map[string]string{"payments.chain.relayer_keystore": cc.RelayerKeystore, "payments.chain.relayer_password_file": cc.RelayerPasswordFile} {
+		if path == "" {
+			v.add(key, "required: relayer_keystore and relayer_password_file go together")
+		} else if _, err := os.Stat(path); err != nil {
+			v.add(key, "%s cannot be read", path)
+		}
+	}
+}
+
 // acceptsMainnet reports whether networks include a chain with real money.
 func acceptsMainnet(networks []string) bool {
 	for _, n := range networks {
-		if n = strings.TrimSpace(n); n == "base" || n == "eip155:8453" {
+		if x402.IsMainnet(strings.TrimSpace(n)) {
 			return true
 		}
 	}
