@@ -3,6 +3,7 @@ package charge
 import (
 	"context"
 	"errors"
+	"math/big"
 	"net/http"
 	"time"
 
@@ -73,15 +74,29 @@ func refuse(o *Offer, reason, msg string) *Refusal {
 // does about it.
 const cannotPayHint = " If your client cannot pay (an OpenAI SDK, Codex, opencode, LangChain): run `farebox proxy --upstream URL` with this server's URL and point the client at the proxy; see the README, \"Codex (and any app with a base URL setting): farebox proxy\"."
 
+// oneUSDC is the per-payment cap x402's official clients apply by default
+// (@x402/fetch's spendControls.maxAmountPerPayment, "$1").
+var oneUSDC = big.NewInt(1_000_000)
+
+// capHint is added to the 402 of a call over a dollar: without it the
+// official client refuses to sign and its user sees no reason.
+func capHint(price *big.Int) string {
+	if price == nil || price.Cmp(oneUSDC) <= 0 {
+		return ""
+	}
+	return " This call costs more than 1 USDC, the default per-payment cap of x402's official clients: raise it, e.g. with @x402/fetch `new x402Client({spendControls: {maxAmountPerPayment: \"$" +
+		x402.FormatUSDC(price) + "\"}})` or `client.setSpendControls({maxAmountPerPayment: ...})`; with `farebox call`/`chat`/`proxy`, --max-price."
+}
+
 func refusePaymentRequired(o *Offer, p *Product) *Refusal {
 	if tp := p.PerToken; tp != nil {
 		in, out := tp.Rates()
 		return refuse(o, CodePaymentRequired, "Payment required: "+p.Name+" costs "+x402.FormatUSDC(in)+" USDC per million input tokens and "+
 			x402.FormatUSDC(out)+" per million output tokens, at most "+x402.FormatUSDC(p.Price)+
-			" USDC per call. Pay with x402 (upto or batch-settlement charge the use; exact charges the ceiling): send a PAYMENT-SIGNATURE header for one of the offers in PAYMENT-REQUIRED."+cannotPayHint)
+			" USDC per call. Pay with x402 (upto or batch-settlement charge the use; exact charges the ceiling): send a PAYMENT-SIGNATURE header for one of the offers in PAYMENT-REQUIRED."+capHint(p.Price)+cannotPayHint)
 	}
 	return refuse(o, CodePaymentRequired, "Payment required: "+p.Name+" costs "+x402.FormatUSDC(p.Price)+
-		" USDC per call. Pay with x402: send a PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1) header for one of the offers in PAYMENT-REQUIRED / accepts."+cannotPayHint)
+		" USDC per call. Pay with x402: send a PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1) header for one of the offers in PAYMENT-REQUIRED / accepts."+capHint(p.Price)+cannotPayHint)
 }
 
 // RefusePaymentRequired is the 402 of a request that sent no payment, for

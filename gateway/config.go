@@ -293,6 +293,12 @@ type ChainConfig struct {
 	// RelayerKeyEnv names the environment variable holding the relayer's
 	// private key (hex). Default FAREBOX_RELAYER_KEY.
 	RelayerKeyEnv string `yaml:"relayer_key_env"`
+	// RelayerKeystore is an encrypted go-ethereum v3 keystore file (what
+	// `geth account new` and wallet tools write) holding the relayer key,
+	// decrypted at start with the password in RelayerPasswordFile; when
+	// set, relayer_key_env is not read.
+	RelayerKeystore     string `yaml:"relayer_keystore"`
+	RelayerPasswordFile string `yaml:"relayer_password_file"`
 	// Simulate runs transferWithAuthorization as eth_call before the model
 	// is called, so an unfunded or already-used authorization costs the
 	// operator no upstream call. Default true (every payment) whenever

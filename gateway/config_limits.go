@@ -198,7 +198,9 @@ func (c Config) limitWarnings() []string {
 }
 
 // Warnings lists what Validate accepts but an operator should look at.
-func (c Config) Warnings() []string { return append(c.limitWarnings(), c.publicURLWarnings()...) }
+func (c Config) Warnings() []string {
+	return slices.Concat(c.limitWarnings(), c.moneyWarnings(), c.publicURLWarnings())
+}
 
 // endUser sets what the provider sees of this call's end user: who, a
 // payer's address or (free calls) the client's IP address, as a keyed

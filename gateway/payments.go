@@ -165,7 +165,7 @@ func newPayments(cfg Config, opts Options, log *slog.Logger) (*payments, error) 
 	for _, name := range pc.Networks {
 		n := lookupNetwork(reg, name)
 		if n == nil {
-			return nil, fmt.Errorf("payments.networks: unknown network %q (built in: base, base-sepolia; declare others in custom_networks)", name)
+			return nil, fmt.Errorf("payments.networks: %s", x402.UnknownNetwork(name))
 		}
 		p.networks = append(p.networks, n)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/url"
+	"os"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -187,6 +188,9 @@ func (v *validation) networks(pc PaymentsConfig) int {
 	known := map[string]bool{}
 	for _, n := range x402.DefaultRegistry().Networks() {
 		known[n.CAIP2], known[n.V1Name] = true, true
+		if k, ok := x402.FindKnown(n.CAIP2); ok && k.Alias != "" {
+			known[k.Alias] = true
+		}
 	}
 	for i, nc := range pc.CustomNetworks {
 		key := fmt.Sprintf("payments.custom_networks[%d]", i)
@@ -206,6 +210,9 @@ func (v *validation) networks(pc PaymentsConfig) int {
 			v.add(key+".caip2", "%q does not match chain_id %d (want %s)", caip2, nc.ChainID, want)
 		}
 		known[caip2] = true
+		if k, ok := x402.FindKnown(caip2); ok && k.Alias != "" {
+			known[k.Alias] = true
+		}
 		if nc.V1Name != "" {
 			known[nc.V1Name] = true
 		}
@@ -217,7 +224,7 @@ func (v *validation) networks(pc PaymentsConfig) int {
 		}
 		n++
 		if !known[name] {
-			v.add("payments.networks", "unknown network %q (built in: base, base-sepolia; declare others in custom_networks)", name)
+			v.add("payments.networks", "%s", x402.UnknownNetwork(name))
 		}
 	}
 	return n
@@ -239,7 +246,7 @@ func (v *validation) settler(pc PaymentsConfig) {
 		if pc.Chain.RPCURL == "" {
 			v.add("payments.chain.rpc_url", "required with settler: chain (or FAREBOX_RPC_URL)")
 		}
-		v.secret("payments.chain.relayer_key_env", pc.Chain.RelayerKeyEnv, true)
+		v.relayerKey(pc.Chain)
 	case "":
 		v.add("payments.settler", "required for priced models: facilitator or chain (or FAREBOX_SETTLER)")
 	default:
@@ -265,10 +272,27 @@ var publicTestAccounts = map[common.Address]bool{
 	common.HexToAddress("0x90F79bf6EB2c4f870365E785982E1f101E93b906"): true,
 }
 
+// relayerKey checks where the relayer key comes from: a keystore and its
+// password file that exist (decrypting waits for the start, as it is
+// slow by design), or the variable holding the hex key.
+func (v *validation) relayerKey(cc ChainConfig) {
+	if cc.RelayerKeystore == "" && cc.RelayerPasswordFile == "" {
+		v.secret("payments.chain.relayer_key_env", cc.RelayerKeyEnv, true)
+		return
+	}
+	for key, path := range map[string]string{"payments.chain.relayer_keystore": cc.RelayerKeystore, "payments.chain.relayer_password_file": cc.RelayerPasswordFile} {
+		if path == "" {
+			v.add(key, "required: relayer_keystore and relayer_password_file go together")
+		} else if _, err := os.Stat(path); err != nil {
+			v.add(key, "%s cannot be read", path)
+		}
+	}
+}
+
 // acceptsMainnet reports whether networks include a chain with real money.
 func acceptsMainnet(networks []string) bool {
 	for _, n := range networks {
-		if n = strings.TrimSpace(n); n == "base" || n == "eip155:8453" {
+		if x402.IsMainnet(strings.TrimSpace(n)) {
 			return true
 		}
 	}

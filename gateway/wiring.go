@@ -103,11 +103,7 @@ func registry(pc PaymentsConfig, extra []*x402.Network) (*x402.Registry, error) 
 }
 
 func lookupNetwork(reg *x402.Registry, name string) *x402.Network {
-	name = strings.TrimSpace(name)
-	if n := reg.ByCAIP2(name); n != nil {
-		return n
-	}
-	return reg.ByV1Name(name)
+	return reg.ByName(strings.TrimSpace(name))
 }
 
 // buildSettler makes the configured settler (and checker, when the config
@@ -125,7 +121,8 @@ func (p *payments) buildSettler(pc PaymentsConfig, getenv func(string) string) e
 	parts, err := build(settle.SettlerDeps{
 		SettlerConfig: settle.SettlerConfig{Kind: pc.Settler,
 			Facilitator: settle.FacilitatorSettings{URL: pc.Facilitator.URL, AuthHeaderEnv: pc.Facilitator.AuthHeaderEnv, Verify: pc.Facilitator.Verify},
-			Chain:       settle.ChainSettings{RPCURL: cc.RPCURL, RelayerKeyEnv: cc.RelayerKeyEnv, Simulate: cc.simulate(), PerPayer: cc.Simulate.perPayer}},
+			Chain: settle.ChainSettings{RPCURL: cc.RPCURL, RelayerKeyEnv: cc.RelayerKeyEnv,
+				RelayerKeystore: cc.RelayerKeystore, RelayerPasswordFile: cc.RelayerPasswordFile, Simulate: cc.simulate(), PerPayer: cc.Simulate.perPayer}},
 		Networks: p.networks, Getenv: getenv, Timeout: p.timeout, Checked: p.verifier.Checker != nil,
 		AddCloser: func(fn func()) { p.closers = append(p.closers, fn) },
 	})

@@ -154,9 +154,10 @@ func NewRegistry(nets ...*Network) (*Registry, error) {
 	return r, nil
 }
 
-// DefaultRegistry holds the built-in networks, Base and Base Sepolia.
+// DefaultRegistry holds the built-in networks: every network of x402's
+// EVM table whose token farebox's schemes pay with (KnownNetworks).
 func DefaultRegistry() *Registry {
-	r, _ := NewRegistry(Base, BaseSepolia)
+	r, _ := NewRegistry(builtinNetworks...)
 	return r
 }
 
@@ -192,6 +193,32 @@ func (r *Registry) ByCAIP2(id string) *Network { return r.byCAIP2[id] }
 
 // ByV1Name finds a network by its legacy v1 name ("base"), or nil.
 func (r *Registry) ByV1Name(name string) *Network { return r.byV1[name] }
+
+// ByName finds a network by the name an operator writes in the config: a
+// CAIP-2 id, a v1 name, or farebox's alias of one of x402's networks that
+// has no v1 name ("arbitrum"); nil when none is registered.
+func (r *Registry) ByName(name string) *Network {
+	if n := r.byCAIP2[name]; n != nil {
+		return n
+	}
+	if n := r.byV1[name]; n != nil {
+		return n
+	}
+	if k, ok := FindKnown(name); ok {
+		return r.byCAIP2[k.CAIP2]
+	}
+	return nil
+}
+
+// UnknownNetwork says, in one clause, why name is not a network farebox
+// takes payments on: one of x402's networks whose token it cannot pay
+// with, or a network it does not know.
+func UnknownNetwork(name string) string {
+	if k, ok := FindKnown(name); ok && !k.Payable() {
+		return fmt.Sprintf("network %q (%s): its token %s is moved by %s with %d decimals, and farebox's schemes pay with EIP-3009 on 6-decimal tokens", name, k.Label, k.Symbol, k.TransferMethod, k.Decimals)
+	}
+	return fmt.Sprintf("unknown network %q (built in: x402's EVM networks by name or CAIP-2 id, e.g. base, base-sepolia, polygon, arbitrum, eip155:42161; docs/operator.md lists them; declare others in custom_networks)", name)
+}
 
 // Lookup finds a network by the name a payment of the given x402 version
 // carries: a v1 name for version 1, a CAIP-2 id otherwise.

@@ -37,7 +37,7 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	if prompt == "" && !*refund {
 		return errors.New(`a prompt is required: farebox call [flags] "PROMPT" (farebox call -h lists the flags)`)
 	}
-	key, err := payerKey(getenv, stderr, "farebox call")
+	key, err := payerKey(getenv, stderr, "farebox call", pf)
 	if err != nil {
 		return err
 	}

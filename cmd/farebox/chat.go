@@ -112,7 +112,7 @@ func newChatSession(ctx context.Context, f *chatFlags, stdout, stderr io.Writer,
 	if err := f.pay.parse(); err != nil {
 		return nil, err
 	}
-	key, err := payerKey(getenv, stderr, "farebox chat")
+	key, err := payerKey(getenv, stderr, "farebox chat", f.pay)
 	if err != nil {
 		return nil, err
 	}

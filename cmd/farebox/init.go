@@ -18,14 +18,14 @@ import (
 // runInit is `farebox init`: a minimal working farebox.yaml for one
 // upstream, validated before it is written.
 func runInit(args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	fs := newFlagSet("init", "--upstream URL --pay-to 0xADDRESS [flags]", "Write a minimal farebox.yaml: one priced model in front of an upstream, paid on\nBase Sepolia through the x402.org facilitator. farebox.example.yaml documents\nevery other key.", stderr)
+	fs := newFlagSet("init", "--upstream URL --pay-to 0xADDRESS [flags]", "Write a minimal farebox.yaml: one priced model in front of an upstream, paid on\nBase Sepolia through the x402.org facilitator by default; on a mainnet (--network\nbase) through Coinbase's CDP facilitator or, with --settler chain, your own\nrelayer. farebox.example.yaml documents every other key.", stderr)
 	upstream := fs.String("upstream", "", "base URL of the upstream API, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1 (required)")
 	payTo := fs.String("pay-to", "", "the address that receives the payments (required)")
 	model := fs.String("model", "gpt-4.1-mini", "the model name clients send, and the upstream's")
 	kind := fs.String("kind", "", "the upstream's API: openai (Responses) or chat (Chat Completions); default openai for api.openai.com, else chat")
 	price := fs.String("price", "0.001", "USDC per call")
 	keyEnv := fs.String("api-key-env", "", "the environment variable holding the upstream's API key (default OPENAI_API_KEY for api.openai.com, else none)")
-	network := fs.String("network", "base-sepolia", "the network payments are made on: base-sepolia (test USDC) or base")
+	pay := addInitPayments(fs.FlagSet)
 	out := fs.String("config", "farebox.yaml", "the file to write")
 	force := fs.Bool("force", false, "overwrite the file when it exists")
 	if err := fs.parse(args); err != nil {
@@ -40,6 +40,9 @@ func runInit(args []string, stdout, stderr io.Writer, getenv func(string) string
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("farebox init needs %s (farebox init -h lists the flags)", strings.Join(missing, " and "))
+	}
+	if err := pay.resolve(); err != nil {
+		return err
 	}
 	if !common.IsHexAddress(*payTo) {
 		return fmt.Errorf("--pay-to %q is not an address", *payTo)
@@ -58,14 +61,12 @@ func runInit(args []string, stdout, stderr io.Writer, getenv func(string) string
 	if *keyEnv == "" && openAI {
 		*keyEnv = "OPENAI_API_KEY"
 	}
-	cfg := initConfig(*upstream, *payTo, *model, *kind, *price, *keyEnv, *network)
-	if err := cfg.Validate(getenv); err != nil {
-		if *keyEnv == "" || getenv(*keyEnv) != "" || strings.Count(err.Error(), "\n") > 0 || !strings.Contains(err.Error(), "$"+*keyEnv) {
-			return fmt.Errorf("the config would not start: %s", oneLine(err))
-		}
-		// Only the API key is missing: that is for the environment, not the file.
+	cfg := initConfig(*upstream, *model, *kind, *price, *keyEnv, pay.config(*payTo))
+	later := append(pay.laterEnv(), *keyEnv)
+	if err := startsOnceSet(cfg.Validate(getenv), later, getenv); err != nil {
+		return fmt.Errorf("the config would not start: %s", oneLine(err))
 	}
-	b, err := encodeInit(cfg)
+	b, err := encodeInit(cfg, pay.cdp())
 	if err != nil {
 		return err
 	}
@@ -87,7 +88,8 @@ func runInit(args []string, stdout, stderr io.Writer, getenv func(string) string
 	if err := f.Close(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s: %s (%s at %s) for %s USDC per call, paid to %s on %s.\n", *out, *model, *kind, *upstream, *price, *payTo, *network)
+	fmt.Fprintf(stdout, "wrote %s: %s (%s at %s) for %s USDC per call, paid to %s on %s.\n", *out, *model, *kind, *upstream, *price, *payTo, pay.network)
+	pay.nextSteps(stdout, getenv)
 	if *keyEnv != "" && getenv(*keyEnv) == "" {
 		fmt.Fprintf(stdout, "Set %s in the environment, then: ", *keyEnv)
 	} else {
@@ -100,13 +102,12 @@ func runInit(args []string, stdout, stderr io.Writer, getenv func(string) string
 // initConfig is the smallest config that serves one priced model, with
 // the per-call limits written out so the operator sees what a call may
 // cost upstream.
-func initConfig(upstream, payTo, model, kind, price, keyEnv, network string) gateway.Config {
+func initConfig(upstream, model, kind, price, keyEnv string, pc gateway.PaymentsConfig) gateway.Config {
 	limits := gateway.DefaultLimits()
 	return gateway.Config{
-		Addr:    "127.0.0.1:8402",
-		DataDir: "farebox-data",
-		Payments: gateway.PaymentsConfig{PayTo: payTo, Networks: []string{network}, Settler: "facilitator",
-			Facilitator: gateway.FacilitatorConfig{URL: "https://x402.org/facilitator"}},
+		Addr:     "127.0.0.1:8402",
+		DataDir:  "farebox-data",
+		Payments: pc,
 		Models: []gateway.ModelConfig{{Name: model, Upstream: kind, UpstreamConfig: endpointKeys(kind, upstream, keyEnv),
 			Price: price, Limits: &limits}},
 	}
@@ -132,14 +133,44 @@ func endpointKeys(kind, baseURL, keyEnv string) upstream.Config {
 	return cfg
 }
 
-// encodeInit writes cfg as YAML without the keys left at their zero value.
-func encodeInit(cfg gateway.Config) ([]byte, error) {
+// startsOnceSet is err without the problems that are only variables the
+// operator sets after init (the API key, a facilitator's or relayer's
+// keys): those are for the environment, not the file.
+func startsOnceSet(err error, later []string, getenv func(string) string) error {
+	if err == nil {
+		return nil
+	}
+	var left []string
+	for _, line := range strings.Split(err.Error(), "\n") {
+		pending := false
+		for _, env := range later {
+			if env != "" && getenv(env) == "" && strings.Contains(line, "$"+env) {
+				pending = true
+			}
+		}
+		if !pending && strings.TrimSpace(line) != "" {
+			left = append(left, line)
+		}
+	}
+	if len(left) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(left, "\n"))
+}
+
+// encodeInit writes cfg as YAML without the keys left at their zero value;
+// cdp adds the CDP facilitator's kind and key variables.
+func encodeInit(cfg gateway.Config, cdp bool) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteString("# Written by farebox init; farebox.example.yaml documents every key.\n")
 	buf.WriteString("# Secrets are never in this file: only the names of the variables holding them.\n")
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
-	if err := enc.Encode(pruned(cfg)); err != nil {
+	doc := pruned(cfg)
+	if cdp {
+		addCDP(doc)
+	}
+	if err := enc.Encode(doc); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), enc.Close()

@@ -18,14 +18,19 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/farebox/farebox/internal/keyfile"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/payer"
 )
 
-// payerKey is the key clients pay with: FAREBOX_PAYER_KEY (hex), else the
-// publicly known dev payer key of `farebox dev`, said out loud on stderr.
-func payerKey(getenv func(string) string, stderr io.Writer, command string) (*ecdsa.PrivateKey, error) {
+// payerKey is the key clients pay with: the --keystore file decrypted with
+// --password-file, else FAREBOX_PAYER_KEY (hex), else the publicly known
+// dev payer key of `farebox dev`, said out loud on stderr.
+func payerKey(getenv func(string) string, stderr io.Writer, command string, f *payFlags) (*ecdsa.PrivateKey, error) {
+	if f != nil && (f.keystore != "" || f.passwordFile != "") {
+		return keyfile.Source{Keystore: f.keystore, PasswordFile: f.passwordFile, What: "--keystore"}.Load(getenv)
+	}
 	keyHex := getenv("FAREBOX_PAYER_KEY")
 	if keyHex == "" {
 		keyHex = publicDevPayerKey
@@ -33,7 +38,8 @@ func payerKey(getenv func(string) string, stderr io.Writer, command string) (*ec
 	}
 	key, err := crypto.HexToECDSA(strings.TrimPrefix(keyHex, "0x"))
 	if err != nil {
-		return nil, fmt.Errorf("FAREBOX_PAYER_KEY: %w", err)
+		// The parse error may quote the value: name the variable only.
+		return nil, fmt.Errorf("FAREBOX_PAYER_KEY is not a private key (64 hex digits)")
 	}
 	return key, nil
 }
@@ -43,6 +49,7 @@ func payerKey(getenv func(string) string, stderr io.Writer, command string) (*ec
 // ask of the wallet.
 type payFlags struct {
 	scheme, channels, rpcURL string
+	keystore, passwordFile   string
 	maxPrice, maxDeposit     string
 	maxWithdrawDelay         time.Duration
 	price, deposit           *big.Int // parsed
@@ -57,6 +64,8 @@ func addPayFlags(fs *flag.FlagSet, getenv func(string) string, perCall string) *
 	fs.StringVar(&f.channels, "channels", getenv("FAREBOX_CHANNELS"), "directory of the batch-settlement channel store (env FAREBOX_CHANNELS; default farebox/channels under the user's config directory)")
 	fs.StringVar(&f.rpcURL, "rpc-url", getenv("FAREBOX_RPC_URL"), "a JSON-RPC endpoint of the payment chain: recovers channels from chain, checks Permit2 allowances, proves expired payments unused, reads a token's decimals (env FAREBOX_RPC_URL)")
 	fs.StringVar(&f.maxDeposit, "max-deposit", "", "the most one batch-settlement deposit may put into a channel, in USDC (default: --max-price); unspent deposits come back with farebox call --refund")
+	fs.StringVar(&f.keystore, "keystore", getenv("FAREBOX_PAYER_KEYSTORE"), "an encrypted go-ethereum v3 keystore file holding the paying key, instead of FAREBOX_PAYER_KEY (env FAREBOX_PAYER_KEYSTORE)")
+	fs.StringVar(&f.passwordFile, "password-file", getenv("FAREBOX_PAYER_PASSWORD_FILE"), "the file holding --keystore's password (env FAREBOX_PAYER_PASSWORD_FILE)")
 	fs.DurationVar(&f.maxWithdrawDelay, "max-withdraw-delay", payer.DefaultMaxWithdrawDelay, "the longest withdraw delay of a seller's channel the wallet deposits into (how long a deposit can stay locked if the seller stops answering)")
 	return f
 }

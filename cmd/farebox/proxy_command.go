@@ -95,7 +95,7 @@ func loopbackAddr(addr string) bool {
 // Run learns the upstream's networks, listens and serves; it returns once
 // the proxy takes requests.
 func (m *ProxyMain) Run(ctx context.Context) error {
-	key, err := payerKey(m.getenv, m.Stderr, "farebox proxy")
+	key, err := payerKey(m.getenv, m.Stderr, "farebox proxy", m.pay)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { createWalletClient, http } from 'viem';
+import { createWalletClient, getAddress, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { chainReader } from './chain.js';
 import { stopChild } from './farebox.js';
@@ -22,6 +22,10 @@ export const KEYS = {
   payTo: '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6', // #3 receives
 };
 export const CHAIN_ID = 84532;
+// BASE is what a Base mainnet rehearsal needs: Base's chain id, and
+// Circle's FiatToken at Base's USDC address with Base's EIP-712 domain
+// ("USD Coin", "2"), as @x402/evm's table has it.
+export const BASE = { chainId: 8453, usdcAt: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', name: 'USD Coin' };
 // PAYER_FUNDS is the USDC (atomic units) minted to the payer.
 export const PAYER_FUNDS = 1_000_000_000n;
 
@@ -42,15 +46,16 @@ function link(a, libs) {
 }
 
 // startAnvil runs anvil on a free loopback port, deploys USDC and funds
-// the payer; stop() ends it.
-export async function startAnvil() {
-  const { child, rpcURL } = await spawnAnvil([]);
+// the payer; stop() ends it. Without options the chain is Base Sepolia's
+// (84532) and the token's domain "USDC"; BASE makes it look like Base.
+export async function startAnvil({ chainId = CHAIN_ID, usdcAt, name = 'USDC' } = {}) {
+  const { child, rpcURL } = await spawnAnvil([], chainId);
   try {
-    const usdc = await deployUSDC(rpcURL);
+    const usdc = await deployUSDC(rpcURL, { chainId, usdcAt, name });
     const accounts = Object.fromEntries(Object.entries(KEYS).map(([k, key]) => [k, privateKeyToAccount(key)]));
     return {
-      rpcURL, usdc, accounts,
-      chain: chainReader({ rpcURL, chainId: CHAIN_ID, token: usdc }),
+      rpcURL, usdc, accounts, chainId,
+      chain: chainReader({ rpcURL, chainId, token: usdc }),
       stop: () => stopChild(child),
     };
   } catch (e) {
@@ -66,8 +71,8 @@ export async function startBareAnvil(args = []) {
   return { rpcURL, stop: () => stopChild(child) };
 }
 
-async function spawnAnvil(args) {
-  const child = spawn(anvilBin, ['--host', '127.0.0.1', '--port', '0', '--chain-id', String(CHAIN_ID), '--accounts', '4', ...args], {
+async function spawnAnvil(args, chainId = CHAIN_ID) {
+  const child = spawn(anvilBin, ['--host', '127.0.0.1', '--port', '0', '--chain-id', String(chainId), '--accounts', '4', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const reap = () => child.kill('SIGKILL');
@@ -87,9 +92,14 @@ async function spawnAnvil(args) {
   return { child, rpcURL };
 }
 
-async function deployUSDC(rpcURL) {
+// deployUSDC deploys Circle's FiatToken v2.2 and initialises it; with
+// usdcAt its runtime code is copied there (anvil_setCode) and that address
+// initialised instead: the token is not behind a proxy and its domain
+// separator is computed from its name and the chain id, so the copy is
+// the token at that address.
+async function deployUSDC(rpcURL, { chainId = CHAIN_ID, usdcAt, name = 'USDC' } = {}) {
   const owner = privateKeyToAccount(KEYS.owner);
-  const { chain, client } = chainReader({ rpcURL, chainId: CHAIN_ID, token: undefined });
+  const { chain, client } = chainReader({ rpcURL, chainId, token: undefined });
   const wallet = createWalletClient({ account: owner, chain, transport: http(rpcURL) });
   const mined = async (hash) => {
     const r = await client.waitForTransactionReceipt({ hash });
@@ -99,12 +109,16 @@ async function deployUSDC(rpcURL) {
   const checker = artifact('util/SignatureChecker.sol/SignatureChecker.json');
   const checkerAddr = (await mined(await wallet.deployContract({ abi: checker.abi, bytecode: checker.bytecode }))).contractAddress;
   const fiat = artifact('v2/FiatTokenV2_2.sol/FiatTokenV2_2.json');
-  const usdc = (await mined(await wallet.deployContract({ abi: fiat.abi, bytecode: link(fiat, { SignatureChecker: checkerAddr }) })))
+  let usdc = (await mined(await wallet.deployContract({ abi: fiat.abi, bytecode: link(fiat, { SignatureChecker: checkerAddr }) })))
     .contractAddress;
+  if (usdcAt) {
+    await client.request({ method: 'anvil_setCode', params: [usdcAt, await client.getCode({ address: usdc })] });
+    usdc = getAddress(usdcAt);
+  }
   const call = async (functionName, args) => mined(await wallet.writeContract({ address: usdc, abi: fiat.abi, functionName, args }));
   const me = owner.address;
-  await call('initialize', ['USDC', 'USDC', 'USD', 6, me, me, me, me]);
-  await call('initializeV2', ['USDC']);
+  await call('initialize', [name, 'USDC', 'USD', 6, me, me, me, me]);
+  await call('initializeV2', [name]);
   await call('initializeV2_1', [me]);
   await call('initializeV2_2', [[], 'USDC']);
   await call('configureMinter', [me, 1n << 200n]);

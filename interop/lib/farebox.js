@@ -24,8 +24,9 @@ export function fareboxBinary() {
 
 // start runs the binary and resolves once its stdout holds everything
 // parse() wants (parse returns undefined until then).
-function start(args, env, parse, what) {
+function start(args, env, parse, what, cwd = undefined) {
   const child = spawn(fareboxBinary(), args, {
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -118,6 +119,15 @@ export function startServe(configYAML, env = {}) {
     const m = text.match(/base URL (\S+)/);
     return m ? { baseURL: m[1] } : undefined;
   }, 'farebox serve');
+}
+
+// serveFile runs `farebox serve` on a config file as written (by farebox
+// init, say) from its folder, so a relative data_dir stays in there.
+export function serveFile(path, env = {}) {
+  return start(['serve', '--config', path, '--addr', '127.0.0.1:0'], env, (text) => {
+    const m = text.match(/base URL (\S+)/);
+    return m ? { baseURL: m[1] } : undefined;
+  }, 'farebox serve', dirname(path));
 }
 
 // startProxy runs `farebox proxy` in front of upstream (a base URL) on a

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math/big"
-	"strings"
+	"os"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/farebox/farebox/internal/keyfile"
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/upstream"
 	"github.com/farebox/farebox/x402"
@@ -35,6 +35,10 @@ type Settings struct {
 	// PayerKeyEnv names the environment variable holding the key of the
 	// wallet that pays the upstream.
 	PayerKeyEnv string `yaml:"payer_key_env"`
+	// PayerKeystore, with PayerPasswordFile, holds that key instead: an
+	// encrypted go-ethereum v3 keystore file and the file of its password.
+	PayerKeystore     string `yaml:"payer_keystore"`
+	PayerPasswordFile string `yaml:"payer_password_file"`
 	// MaxUpstreamPrice is the most one call may cost upstream, in USDC; an
 	// offer above it is never signed.
 	MaxUpstreamPrice string `yaml:"max_upstream_price"`
@@ -61,9 +65,19 @@ func (s *Settings) Validate(p upstream.Problems) {
 	} else {
 		p.URL("base_url", s.BaseURL, "http", "https")
 	}
-	if s.PayerKeyEnv == "" {
-		p.Add("payer_key_env", "required for upstream x402: it names the variable holding the wallet key that pays the upstream")
-	} else {
+	src := s.keySource()
+	switch {
+	case src.Check() != nil:
+		p.Add("payer_keystore", "payer_keystore and payer_password_file go together")
+	case src.FromKeystore():
+		for key, path := range map[string]string{"payer_keystore": s.PayerKeystore, "payer_password_file": s.PayerPasswordFile} {
+			if _, err := os.Stat(path); err != nil {
+				p.Add(key, "%s cannot be read", path)
+			}
+		}
+	case s.PayerKeyEnv == "":
+		p.Add("payer_key_env", "required for upstream x402 (or payer_keystore): it names the variable holding the wallet key that pays the upstream")
+	default:
 		p.Secret("payer_key_env", s.PayerKeyEnv, true)
 	}
 	if s.MaxUpstreamPrice == "" {
@@ -82,16 +96,17 @@ func (s *Settings) Validate(p upstream.Problems) {
 	}
 }
 
+// keySource is where the wallet's key is read from.
+func (s *Settings) keySource() keyfile.Source {
+	return keyfile.Source{Keystore: s.PayerKeystore, PasswordFile: s.PayerPasswordFile, Env: s.PayerKeyEnv, What: "payer_keystore"}
+}
+
 // New builds the resold model: the wallet, its limits and, when a chain
 // can be read, the balance check.
 func (s *Settings) New(env upstream.Env) (responses.Model, error) {
-	keyHex := strings.TrimPrefix(env.Getenv(s.PayerKeyEnv), "0x")
-	if keyHex == "" {
-		return nil, fmt.Errorf("payer_key_env: $%s is empty", s.PayerKeyEnv)
-	}
-	key, err := crypto.HexToECDSA(keyHex)
+	key, err := s.keySource().Load(env.Getenv)
 	if err != nil {
-		return nil, fmt.Errorf("payer_key_env: $%s is not a private key", s.PayerKeyEnv)
+		return nil, fmt.Errorf("payer key: %w", err)
 	}
 	cfg := Config{BaseURL: s.BaseURL, Model: upstream.ModelName(s.UpstreamModel, env.Model), Signer: payer.NewSigner(key),
 		MaxWithdrawDelay: time.Duration(s.MaxUpstreamWithdrawDelay), Timeouts: s.Timeouts.HTTP(), Log: env.Log.With("model", env.Model)}

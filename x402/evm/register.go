@@ -3,11 +3,10 @@ package evm
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/farebox/farebox/internal/keyfile"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/settle"
 )
@@ -30,13 +29,10 @@ func buildChainSettler(d settle.SettlerDeps) (*settle.SettlerParts, error) {
 	if cc.RPCURL == "" {
 		return nil, fmt.Errorf("payments.chain.rpc_url is required with settler: chain")
 	}
-	keyHex := strings.TrimPrefix(d.Getenv(cc.RelayerKeyEnv), "0x")
-	if keyHex == "" {
-		return nil, fmt.Errorf("settler chain: the relayer key is read from $%s, which is empty", cc.RelayerKeyEnv)
-	}
-	key, err := crypto.HexToECDSA(keyHex)
+	key, err := keyfile.Source{Keystore: cc.RelayerKeystore, PasswordFile: cc.RelayerPasswordFile,
+		Env: cc.RelayerKeyEnv, What: "payments.chain.relayer_keystore"}.Load(d.Getenv)
 	if err != nil {
-		return nil, fmt.Errorf("$%s: %w", cc.RelayerKeyEnv, err)
+		return nil, fmt.Errorf("settler chain: the relayer key: %w", err)
 	}
 	client, err := DialConfigured(cc.RPCURL)
 	if err != nil {

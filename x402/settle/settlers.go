@@ -29,6 +29,9 @@ type FacilitatorSettings struct {
 type ChainSettings struct {
 	RPCURL        string
 	RelayerKeyEnv string
+	// RelayerKeystore and RelayerPasswordFile, when set, hold the relayer
+	// key instead: an encrypted go-ethereum v3 keystore and its password.
+	RelayerKeystore, RelayerPasswordFile string
 	// Simulate runs a payment's transfer as eth_call before it counts;
 	// PerPayer simulates a payer's payments only until one passes.
 	Simulate, PerPayer bool
