@@ -19,6 +19,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	oresponses "github.com/openai/openai-go/v3/responses"
+	"github.com/tidwall/gjson"
 )
 
 // Prompt caching priced exactly: a Claude upstream with caching on
@@ -77,7 +78,7 @@ func TestCacheReadsAndWritesArePricedExactly(t *testing.T) {
 		t.Fatal(err)
 	}
 	if u := res.Usage; u.InputTokens != total || u.InputTokensDetails.CachedTokens != cacheUsage.CacheReadTokens ||
-		u.InputTokensDetails.JSON.ExtraFields["cache_write_tokens"].Raw() != "1200" || u.OutputTokens != cacheUsage.OutputTokens {
+		gjson.Get(u.RawJSON(), "input_tokens_details.cache_write_tokens").Int() != cacheUsage.CacheWriteTokens || u.OutputTokens != cacheUsage.OutputTokens {
 		t.Errorf("responses usage: %s", u.RawJSON())
 	}
 
