@@ -18,6 +18,11 @@ type TokenPriceConfig struct {
 	// Output is USDC per million output tokens ("0.60"); reasoning tokens
 	// are output tokens.
 	Output string `yaml:"output"`
+	// CacheRead is USDC per million input tokens the upstream read from its
+	// prompt cache (input_tokens_details.cached_tokens, Anthropic's
+	// cache_read_input_tokens); default: Input, so a price written before
+	// cache reads were priced charges what it did.
+	CacheRead string `yaml:"cache_read"`
 	// CacheWrite is USDC per million input tokens the upstream wrote to its
 	// prompt cache (input_tokens_details.cache_write_tokens); default: Input.
 	CacheWrite string `yaml:"cache_write"`
@@ -28,8 +33,8 @@ type TokenPriceConfig struct {
 
 // tokenPrice is a parsed per-token price, in atomic units (6 decimals).
 type tokenPrice struct {
-	input, output, cacheWrite *big.Int // atomic units per million tokens
-	ceiling                   *big.Int // atomic units per call
+	input, output, cacheRead, cacheWrite *big.Int // atomic units per million tokens
+	ceiling                              *big.Int // atomic units per call
 }
 
 var million = big.NewInt(1_000_000)
@@ -57,7 +62,12 @@ func parseTokenPrice(c *TokenPriceConfig) (*tokenPrice, error) {
 	if tp.ceiling, err = field("max_per_call", c.MaxPerCall); err != nil {
 		return nil, err
 	}
-	tp.cacheWrite = tp.input
+	tp.cacheRead, tp.cacheWrite = tp.input, tp.input
+	if c.CacheRead != "" {
+		if tp.cacheRead, err = field("cache_read", c.CacheRead); err != nil {
+			return nil, err
+		}
+	}
 	if c.CacheWrite != "" {
 		if tp.cacheWrite, err = field("cache_write", c.CacheWrite); err != nil {
 			return nil, err
@@ -73,11 +83,16 @@ func parseTokenPrice(c *TokenPriceConfig) (*tokenPrice, error) {
 }
 
 // Cost is what a call with this usage costs: ceil((in*input +
-// cacheWrite*cache_write + out*output) / 1e6) atomic units, capped at the
-// ceiling, where in excludes the cache writes (they are input tokens).
+// cacheRead*cache_read + cacheWrite*cache_write + out*output) / 1e6)
+// atomic units, capped at the ceiling, where in excludes the cache reads
+// and writes (they are input tokens). A report of more cached tokens than
+// input counts the input only: reads first, then writes.
 func (tp *tokenPrice) Cost(u responses.Usage) *big.Int {
-	written := min(max(u.CacheWriteTokens, 0), max(u.InputTokens, 0))
-	sum := new(big.Int).Mul(big.NewInt(max(u.InputTokens, 0)-written), tp.input)
+	in := max(u.InputTokens, 0)
+	read := min(max(u.CachedTokens, 0), in)
+	written := min(max(u.CacheWriteTokens, 0), in-read)
+	sum := new(big.Int).Mul(big.NewInt(in-read-written), tp.input)
+	sum.Add(sum, new(big.Int).Mul(big.NewInt(read), tp.cacheRead))
 	sum.Add(sum, new(big.Int).Mul(big.NewInt(written), tp.cacheWrite))
 	// Reasoning tokens are output tokens (OpenAI counts them inside
 	// output_tokens); an upstream that reports them apart is still charged

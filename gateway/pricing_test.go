@@ -95,3 +95,33 @@ func TestTokenPriceChargesCacheWrites(t *testing.T) {
 		t.Error("a malformed cache_write price was accepted")
 	}
 }
+
+// Cache reads are input tokens priced at cache_read (default: the input
+// price), beside writes at cache_write: Anthropic's cache_read_input_tokens
+// and cache_creation_input_tokens.
+func TestTokenPriceChargesCacheReads(t *testing.T) {
+	tp, err := parseTokenPrice(&TokenPriceConfig{Input: "3", Output: "15", CacheRead: "0.3", CacheWrite: "3.75", MaxPerCall: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 301 plain at 3, 5001 read at 0.3, 1200 written at 3.75, 41 out at 15:
+	// 903 + 1500.3 + 4500 + 615, rounded up once.
+	u := responses.Usage{InputTokens: 6502, CachedTokens: 5001, CacheWriteTokens: 1200, OutputTokens: 41}
+	if got := tp.Cost(u); got.Int64() != 7519 {
+		t.Errorf("with cache reads and writes: %s, want 7519", got)
+	}
+	// More cached than input: reads count first, then writes, never past the input.
+	if got := tp.Cost(responses.Usage{InputTokens: 100, CachedTokens: 80, CacheWriteTokens: 400}); got.Int64() != 99 {
+		t.Errorf("cache above input: %s, want 80*0.3 + 20*3.75 = 99", got)
+	}
+	def, err := parseTokenPrice(&TokenPriceConfig{Input: "1", Output: "0", MaxPerCall: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := def.Cost(responses.Usage{InputTokens: 1000, CachedTokens: 400}); got.Int64() != 1000 {
+		t.Errorf("default cache_read price: %s, want the input price (1000)", got)
+	}
+	if _, err := parseTokenPrice(&TokenPriceConfig{Input: "1", Output: "0", CacheRead: "x", MaxPerCall: "1"}); err == nil {
+		t.Error("a malformed cache_read price was accepted")
+	}
+}

@@ -61,6 +61,8 @@ func (rt *route) appendModel(b []byte) []byte {
 	if tp := rt.perToken; tp != nil {
 		b = append(b, `"currency":"USDC","unit":"token","input_per_mtok":`...)
 		b = appendString(b, x402.FormatUSDC(tp.input))
+		b = append(b, `,"cache_read_per_mtok":`...)
+		b = appendString(b, x402.FormatUSDC(tp.cacheRead))
 		b = append(b, `,"cache_write_per_mtok":`...)
 		b = appendString(b, x402.FormatUSDC(tp.cacheWrite))
 		b = append(b, `,"output_per_mtok":`...)

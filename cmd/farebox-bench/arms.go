@@ -38,6 +38,11 @@ type arm struct {
 	proc     *process // the gateway process; nil for direct
 	pay      *payPool // pre-signed payments; nil for free arms
 	holdNote string   // what "open streams" means for this arm
+	// body, when set, is the request body in the arm's wire (default: a
+	// Responses body); expect is the text the answer must hold (default:
+	// the fake upstream's).
+	body   func(model string, stream bool) string
+	expect string
 	// via, when set, makes the arm's non-streaming calls itself (the voucher
 	// arm pays through the Go transport) and returns the time to report.
 	via func(context.Context) (time.Duration, error)
@@ -49,6 +54,9 @@ func (a *arm) request(ctx context.Context, model string, stream bool) (*http.Req
 	body := `{"model":"` + model + `","input":"Say hello."}`
 	if stream {
 		body = `{"model":"` + model + `","input":"Say hello.","stream":true}`
+	}
+	if a.body != nil {
+		body = a.body(model, stream)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.url, strings.NewReader(body))
 	if err != nil {
@@ -103,7 +111,11 @@ func callOnce(ctx context.Context, c *http.Client, a *arm) (time.Duration, error
 	if res.StatusCode != http.StatusOK {
 		return d, fmt.Errorf("%s: HTTP %d: %.300s", a.name, res.StatusCode, body)
 	}
-	if !bytes.Contains(body, []byte(fakeupstream.DefaultText)) {
+	want := fakeupstream.DefaultText
+	if a.expect != "" {
+		want = a.expect
+	}
+	if !bytes.Contains(body, []byte(want)) {
 		return d, fmt.Errorf("%s: the answer lacks the upstream's text: %.300s", a.name, body)
 	}
 	if a.pay != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/farebox/farebox/internal/testkit/fakeanthropic"
 	"github.com/farebox/farebox/internal/testkit/fakeupstream"
 )
 
@@ -32,6 +33,8 @@ type harness struct {
 	profDir                string // CPU profiles of the farebox processes ("" = none)
 	root, tmp              string
 	fake                   *fakeupstream.Server
+	fakeAnthropic          *fakeanthropic.Server // the anthropic upstream arm's; nil without it
+	wiresOnly              bool                  // only the wire arms against farebox-free
 	standIn                *settleStandIn
 	procs                  []*process
 	arms                   []*arm
@@ -47,6 +50,9 @@ func (h *harness) close() {
 	}
 	if h.fake != nil {
 		h.fake.Close()
+	}
+	if h.fakeAnthropic != nil {
+		h.fakeAnthropic.Close()
 	}
 	if h.standIn != nil {
 		h.standIn.close()
@@ -71,7 +77,7 @@ func (h *harness) run(ctx context.Context) error {
 	}
 	if h.outDir == "" {
 		h.outDir = filepath.Join(h.root, "bench")
-		if h.smoke || h.chainOnly || h.voucherOnly || h.poolOnly {
+		if h.smoke || h.chainOnly || h.voucherOnly || h.poolOnly || h.wiresOnly {
 			h.outDir = filepath.Join(h.tmp, "out")
 		} else if h.profDir == "" {
 			h.profDir = filepath.Join(h.outDir, "profiles")
@@ -83,6 +89,12 @@ func (h *harness) run(ctx context.Context) error {
 			return err
 		}
 		return h.measurePoolOnly(ctx)
+	}
+	if h.wiresOnly {
+		if err := h.startWiresOnly(ctx); err != nil {
+			return err
+		}
+		return h.measureWiresOnly(ctx)
 	}
 	h.report.Notes = append(h.report.Notes, settlementNote)
 	if err := h.start(ctx); err != nil {
@@ -99,6 +111,7 @@ func (h *harness) start(ctx context.Context) error {
 	if h.fake, err = fakeupstream.Start(fakeupstream.Options{KeepRecords: 4096}); err != nil {
 		return err
 	}
+	h.fakeAnthropic = fakeanthropic.Start(fakeanthropic.Options{})
 	if h.standIn, err = startSettleStandIn(); err != nil {
 		return err
 	}
@@ -144,6 +157,7 @@ func (h *harness) start(ctx context.Context) error {
 	}
 	h.arms = append(h.arms, &arm{name: armPaid, url: base + "/v1/responses", model: "bench-paid", paced: "bench-paid-paced", proc: fp, pay: pool},
 		poolArm(base, fp))
+	h.arms = append(h.arms, wireArms(base, fp)...)
 	if err := h.startChain(ctx, h.fareboxBin); err != nil {
 		return fmt.Errorf("real-settlement arms: %w", err)
 	}
@@ -212,6 +226,7 @@ models:
 	model("bench-paid-paced", "anything+gap="+h.p.pace.String(), "0.001")
 	model("bench-free-hold", h.holdModel, "0")
 	h.poolModelConfig(&b)
+	h.anthropicModelConfig(&b)
 	return b.String()
 }
 

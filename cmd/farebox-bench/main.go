@@ -71,6 +71,7 @@ func main() {
 	chainOnly := flag.Bool("chain-only", false, "measure only farebox-paid-chain (2 s blocks) against farebox-free, with more latency calls (5 rounds x 40); output to a temp dir unless -out")
 	voucherOnly := flag.Bool("voucher-only", false, "measure only the batch-settlement voucher arm (2 s blocks) against farebox-free; output to a temp dir unless -out")
 	poolOnly := flag.Bool("pool-only", false, "measure only farebox-pool (two suppliers, ordered, the first answers) against farebox-free (the same upstream alone) in one farebox; output to a temp dir unless -out")
+	wiresOnly := flag.Bool("wires-only", false, "measure only farebox-chat, farebox-messages (the client wires) and farebox-anthropic (an anthropic upstream, fake at zero delay) against farebox-free in one farebox; output to a temp dir unless -out")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of every farebox process during each CPU phase into this directory (a full run writes them to <out>/profiles unless set; -smoke, -chain-only and -voucher-only only when set)")
 	nodeVoucher := flag.Bool("node-voucher", true, "also time the official @x402/evm batch-settlement client (Node; bench/voucher-node is a workspace of the root package.json, installed by npm ci at the root)")
 	flag.Parse()
@@ -108,7 +109,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	h := &harness{p: p, smoke: *smoke, chainOnly: *chainOnly, chainSimulate: *chainSimulate, voucherOnly: *voucherOnly, poolOnly: *poolOnly, nodeVoucher: *nodeVoucher, profDir: *cpuProfile, fareboxBin: *fareboxBin, portkey: *withPortkey, kind: *upstreamKind, logLevel: *logLevel, outDir: *out}
+	h := &harness{p: p, smoke: *smoke, chainOnly: *chainOnly, chainSimulate: *chainSimulate, voucherOnly: *voucherOnly, poolOnly: *poolOnly, wiresOnly: *wiresOnly, nodeVoucher: *nodeVoucher, profDir: *cpuProfile, fareboxBin: *fareboxBin, portkey: *withPortkey, kind: *upstreamKind, logLevel: *logLevel, outDir: *out}
 	err := h.run(ctx)
 	h.close()
 	if err != nil {

@@ -92,7 +92,7 @@ func (h *harness) warmUp(ctx context.Context, c *http.Client, streaming []*arm) 
 func (h *harness) idleMemory(gateways []*arm) (map[string]*MemoryResult, error) {
 	mem := map[string]*MemoryResult{}
 	for _, a := range gateways {
-		if a.pay != nil || a.name == armPool {
+		if a.pay != nil || sharesFarebox(a) {
 			continue // same process as farebox-free
 		}
 		idle, err := rssKiB(a.proc.pid())
@@ -260,12 +260,12 @@ func procTail(a *arm) string {
 	return "\n--- " + a.proc.name + " log (end) ---\n" + a.proc.tail()
 }
 
-// withoutPool leaves the pool arm out of a phase that measures processes
-// rather than routes (it shares farebox-free's process).
+// withoutPool leaves the pool and wire arms out of a phase that measures
+// processes rather than routes (they share farebox-free's process).
 func withoutPool(arms []*arm) []*arm {
 	var out []*arm
 	for _, a := range arms {
-		if a.name != armPool {
+		if !sharesFarebox(a) {
 			out = append(out, a)
 		}
 	}

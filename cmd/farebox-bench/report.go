@@ -193,6 +193,7 @@ func (r *Report) derive() {
 		budget("memory per open stream", 64, m.PerStreamKiB, "KiB")
 	}
 	r.derivePool()
+	r.deriveWires()
 	r.paidPathBudgets()
 }
 

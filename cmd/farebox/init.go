@@ -21,10 +21,10 @@ func runInit(args []string, stdout, stderr io.Writer, getenv func(string) string
 	fs := newFlagSet("init", "--upstream URL --pay-to 0xADDRESS [flags]", "Write a minimal farebox.yaml: one priced model in front of an upstream, paid on\nBase Sepolia through the x402.org facilitator by default; on a mainnet (--network\nbase) through Coinbase's CDP facilitator or, with --settler chain, your own\nrelayer. farebox.example.yaml documents every other key.", stderr)
 	upstream := fs.String("upstream", "", "base URL of the upstream API, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1 (required)")
 	payTo := fs.String("pay-to", "", "the address that receives the payments (required)")
-	model := fs.String("model", "gpt-4.1-mini", "the model name clients send, and the upstream's")
-	kind := fs.String("kind", "", "the upstream's API: openai (Responses) or chat (Chat Completions); default openai for api.openai.com, else chat")
-	price := fs.String("price", "0.001", "USDC per call")
-	keyEnv := fs.String("api-key-env", "", "the environment variable holding the upstream's API key (default OPENAI_API_KEY for api.openai.com, else none)")
+	model := fs.String("model", "", "the model name clients send, and the upstream's (default gpt-4.1-mini; "+defaultClaude+" for api.anthropic.com)")
+	kind := fs.String("kind", "", "the upstream's API: openai (Responses), chat (Chat Completions) or anthropic (Messages); default openai for api.openai.com, anthropic for api.anthropic.com, else chat")
+	price := fs.String("price", "0.001", "USDC per call (an anthropic model is priced per token unless this is given)")
+	keyEnv := fs.String("api-key-env", "", "the environment variable holding the upstream's API key (default OPENAI_API_KEY for api.openai.com, ANTHROPIC_API_KEY for api.anthropic.com, else none)")
 	pay := addInitPayments(fs.FlagSet)
 	out := fs.String("config", "farebox.yaml", "the file to write")
 	force := fs.Bool("force", false, "overwrite the file when it exists")
@@ -51,17 +51,12 @@ func runInit(args []string, stdout, stderr io.Writer, getenv func(string) string
 	if err != nil || u.Host == "" {
 		return fmt.Errorf("--upstream %q: want the API's base URL, e.g. https://api.openai.com/v1", *upstream)
 	}
-	openAI := u.Host == "api.openai.com"
-	if *kind == "" {
-		*kind = "chat"
-		if openAI {
-			*kind = "openai"
-		}
-	}
-	if *keyEnv == "" && openAI {
-		*keyEnv = "OPENAI_API_KEY"
-	}
+	*kind, *keyEnv, *model = detectUpstream(u.Host, *kind, *keyEnv, *model)
 	cfg := initConfig(*upstream, *model, *kind, *price, *keyEnv, pay.config(*payTo))
+	perToken := *kind == anthropicKind && !fs.given("price")
+	if *kind == anthropicKind {
+		priceAnthropic(&cfg.Models[0], *model, perToken)
+	}
 	later := append(pay.laterEnv(), *keyEnv)
 	if err := startsOnceSet(cfg.Validate(getenv), later, getenv); err != nil {
 		return fmt.Errorf("the config would not start: %s", oneLine(err))
@@ -88,7 +83,11 @@ func runInit(args []string, stdout, stderr io.Writer, getenv func(string) string
 	if err := f.Close(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s: %s (%s at %s) for %s USDC per call, paid to %s on %s.\n", *out, *model, *kind, *upstream, *price, *payTo, pay.network)
+	priced := *price + " USDC per call"
+	if perToken {
+		priced = tokenPriceLine(cfg.Models[0].PricePerMTok)
+	}
+	fmt.Fprintf(stdout, "wrote %s: %s (%s at %s) for %s, paid to %s on %s.\n", *out, *model, *kind, *upstream, priced, *payTo, pay.network)
 	pay.nextSteps(stdout, getenv)
 	if *keyEnv != "" && getenv(*keyEnv) == "" {
 		fmt.Fprintf(stdout, "Set %s in the environment, then: ", *keyEnv)
