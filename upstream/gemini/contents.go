@@ -147,8 +147,43 @@ func (c *conversation) call(i int, it *responses.Item, args string) error {
 			"The arguments of function call '%s' are not a JSON object, which Gemini requires.", it.CallID)
 	}
 	c.names[it.CallID] = it.Name
-	c.add("model", part{FunctionCall: &functionCall{ID: sentID(it.CallID), Name: it.Name, Args: json.RawMessage(args)}})
+	p := part{FunctionCall: &functionCall{ID: sentID(it.CallID), Name: it.Name, Args: json.RawMessage(args)}}
+	if step := c.openStep(); step != nil {
+		step.Parts = append(step.Parts, p)
+		return nil
+	}
+	c.add("model", p)
 	return nil
+}
+
+// openStep is the model turn an unsigned call joins when the client put
+// each output right after its call (call, output, call, output): Gemini
+// wants a step's calls in one model turn and their responses in the next
+// user turn. Gemini signs only a step's first call, so a signature waiting
+// means a new step.
+func (c *conversation) openStep() *content {
+	n := len(c.contents)
+	if c.sig != "" || n < 2 || c.contents[n-2].Role != "model" || c.contents[n-1].Role != "user" {
+		return nil
+	}
+	for _, p := range c.contents[n-1].Parts {
+		if p.FunctionResponse == nil {
+			return nil
+		}
+	}
+	if firstCallPart(c.contents[n-2].Parts) < 0 {
+		return nil
+	}
+	return &c.contents[n-2]
+}
+
+func firstCallPart(ps []part) int {
+	for i, p := range ps {
+		if p.FunctionCall != nil {
+			return i
+		}
+	}
+	return -1
 }
 
 // sentID is the id a call goes back to Gemini with: none for one farebox
@@ -262,8 +297,9 @@ func media(u, fallback, at string) (part, error) {
 }
 
 // callID is the id of the n-th call of an answer that carried none:
-// derived from the call itself, so a streamed and a whole answer agree.
-func callID(name string, args []byte, n int) string {
-	sum := sha256.Sum256(append([]byte(name+"\x00"), args...))
+// derived from the answer (its responseId and signatures) and the call,
+// so it is the conversation's own and the same however it was read.
+func callID(seed, name string, args []byte, n int) string {
+	sum := sha256.Sum256(append([]byte(seed+"\x00"+name+"\x00"), args...))
 	return fmt.Sprintf("%s%x_%d", generatedCallPrefix, sum[:6], n)
 }

@@ -20,8 +20,9 @@ const refusalText = "The model declined to answer this request"
 type mapper struct {
 	em      responses.Output
 	customs map[string]bool
-	calls   int  // function calls seen, for the ids made up for them
-	said    bool // text or a call reached the emitter
+	calls   int    // function calls seen, for the ids made up for them
+	seed    string // what makes this answer's made-up ids its own: responseId, signatures
+	said    bool   // text or a call reached the emitter
 	// thinking: a reasoning item is open that a signature may still join
 	// (a thought shown, its signature not yet seen).
 	thinking bool
@@ -50,6 +51,9 @@ func (m *mapper) chunk(data []byte) error {
 		return upstreamhttp.Failed(code, e.Get("message").Str, fmt.Errorf("upstream error chunk: %.500s", data))
 	}
 	m.setUsage(ch.Get("usageMetadata"))
+	if m.seed == "" {
+		m.seed = ch.Get("responseId").Str
+	}
 	if r := ch.Get("promptFeedback.blockReason").Str; r != "" {
 		m.blocked = r
 	}
@@ -72,6 +76,7 @@ func (m *mapper) chunk(data []byte) error {
 // signature to a reasoning item before the part it signs, text, a call.
 func (m *mapper) part(p gjson.Result) error {
 	sig := p.Get("thoughtSignature").Str
+	m.seed += sig
 	if p.Get("thought").Bool() {
 		if !m.thinking {
 			if err := m.em.StartReasoning(); err != nil {
@@ -122,7 +127,7 @@ func (m *mapper) call(fc gjson.Result) error {
 	name, args := fc.Get("name").Str, fc.Get("args").Raw
 	id := fc.Get("id").Str
 	if id == "" {
-		id = callID(name, []byte(args), m.calls)
+		id = callID(m.seed, name, []byte(args), m.calls)
 	}
 	m.calls++
 	m.said = true

@@ -18,13 +18,14 @@ type answer struct {
 	none    bool   // no candidates at all
 	midErr  bool   // the stream breaks off with an error chunk
 	usage   Usage
+	id      string // responseId
 	// streamSig, when set, is the signature of a streamed text answer,
 	// sent on an empty closing part as Gemini streams it.
 	streamSig string
 }
 
 func (s *Server) answer(req gjson.Result, m mode) *answer {
-	a := &answer{usage: s.opts.Usage, finish: "STOP"}
+	a := &answer{usage: s.opts.Usage, finish: "STOP", id: s.responseID()}
 	text := s.opts.Text
 	switch {
 	case m.name == "call":
@@ -134,7 +135,7 @@ func (a *answer) usageMetadata() map[string]any {
 // chunk is one GenerateContentResponse holding parts (and the ending when
 // finish is set).
 func (a *answer) chunk(parts []map[string]any, final bool) []byte {
-	out := map[string]any{"modelVersion": "fake-gemini", "responseId": "fake-response"}
+	out := map[string]any{"modelVersion": "fake-gemini", "responseId": a.id}
 	switch {
 	case a.blocked != "":
 		out["promptFeedback"] = map[string]any{"blockReason": a.blocked,

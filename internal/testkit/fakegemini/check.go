@@ -28,6 +28,14 @@ func (s *Server) nextSignature() string {
 	return s.Sign(n)
 }
 
+// responseID is a fresh responseId.
+func (s *Server) responseID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.responses++
+	return fmt.Sprintf("fake-response-%d", s.responses)
+}
+
 // validSignature reports whether sig is one the fake gave.
 func (s *Server) validSignature(sig string) bool {
 	raw, err := base64.StdEncoding.DecodeString(sig)

@@ -81,9 +81,10 @@ type Server struct {
 	srv  *httptest.Server
 	key  []byte // signs thoughts; never leaves the fake
 
-	mu      sync.Mutex
-	records []Record
-	sigs    int
+	mu        sync.Mutex
+	records   []Record
+	sigs      int
+	responses int
 }
 
 // Start serves until Close.
