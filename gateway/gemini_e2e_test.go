@@ -198,4 +198,3 @@ func TestGeminiPaidPerTokenPerTurn(t *testing.T) {
 		t.Errorf("the payer spent %s for two turns at %d", spent, want)
 	}
 }
-
