@@ -113,8 +113,8 @@ func TestUpstreamKindChecks(t *testing.T) {
 	c := Config{Models: []ModelConfig{{Name: "a"}, {Name: "b", Upstream: "bard"},
 		{Name: "c", Upstream: "openai", UpstreamConfig: &scripted.Settings{}}}}
 	err := c.Validate(nil)
-	for _, want := range []string{"models[0] (a).upstream: required (anthropic, chat, inprocess, openai, scripted or x402)",
-		`models[1] (b).upstream: unknown upstream "bard" (want anthropic, chat, inprocess, openai, scripted or x402)`,
+	for _, want := range []string{"models[0] (a).upstream: required (anthropic, chat, gemini, inprocess, openai, scripted or x402)",
+		`models[1] (b).upstream: unknown upstream "bard" (want anthropic, chat, gemini, inprocess, openai, scripted or x402)`,
 		"models[2] (c).upstream: upstream openai takes *openai.Settings, not *scripted.Settings"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate: %v\nwant %q", err, want)

@@ -10,4 +10,5 @@ const (
 	AnthropicThinkingPrefix  = "anthropic.thinking:"
 	AnthropicRedactedPrefix  = "anthropic.redacted:"
 	ResponsesReasoningPrefix = "farebox.responses:"
+	GeminiThoughtPrefix      = "gemini.thought:"
 )

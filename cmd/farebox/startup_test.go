@@ -250,7 +250,7 @@ func TestServeCheckNamesTheBuiltInKinds(t *testing.T) {
 	if code == 0 {
 		t.Fatalf("serve --check passed:\n%s", stderr)
 	}
-	for _, want := range []string{`models[0] (m).upstream: unknown upstream "inprocess" (want anthropic, chat, openai, scripted or x402)`,
+	for _, want := range []string{`models[0] (m).upstream: unknown upstream "inprocess" (want anthropic, chat, gemini, openai, scripted or x402)`,
 		`line 3: unknown key "pace" in a model`, "2 problem(s)"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("serve --check output lacks %q:\n%s", want, stderr)
