@@ -31,6 +31,7 @@ const (
 	FGasWeiRem = "gas_wei_rem"
 	prefRefuse = "refused:" // refused:<status>:<code>: calls refused, by status and code
 	prefTTFT   = "ttft:"    // ttft:<bucket>: time to first token, counted in TTFTBuckets
+	prefWire   = "wire:"    // wire:<name>: calls that reached the model, by the client wire they came on
 	FForgiven  = "forgiven" // debts an operator forgave: failed revenue written off, never revenue
 )
 
@@ -44,6 +45,10 @@ var TTFTBuckets = []time.Duration{25 * time.Millisecond, 50 * time.Millisecond, 
 func RefusalField(status int, code string) string {
 	return prefRefuse + strconv.Itoa(status) + ":" + code
 }
+
+// WireField is the field counting the calls that came on wire (responses,
+// chat, messages) and reached the model: its calls split by wire.
+func WireField(wire string) string { return prefWire + wire }
 
 func ttftField(d time.Duration) string {
 	i := 0
@@ -293,6 +298,7 @@ type Call struct {
 	Status   int    // the HTTP status answered
 	Code     string // the error code of a refusal ("" on success)
 	Reached  bool   // the model was called
+	Wire     string // the client wire it came on ("" when unknown)
 	TTFT     time.Duration
 }
 
@@ -304,6 +310,9 @@ func (b *Books) RecordCall(c Call) {
 		f[FCalls] = 1
 		if c.Free {
 			f[FFree] = 1
+		}
+		if c.Wire != "" {
+			f[WireField(c.Wire)] = 1
 		}
 	}
 	if c.Paid {

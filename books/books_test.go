@@ -204,3 +204,31 @@ func TestForgivenIsWrittenOffNotRevenue(t *testing.T) {
 		t.Errorf("export:\n%s\nwant the forgiven column with 0.002", csv.String())
 	}
 }
+
+// TestCallsCountedPerWire: the calls that reached the model are split by
+// the client wire they came on, per model and in the totals; a refused
+// call counts on no wire, and the wires add up to the calls.
+func TestCallsCountedPerWire(t *testing.T) {
+	now := time.Date(2026, 3, 1, 10, 30, 0, 0, time.UTC)
+	b := New(Config{Store: NewMemoryStore(), Now: func() time.Time { return now }})
+	defer b.Close()
+	for _, w := range []string{"responses", "chat", "chat", "messages"} {
+		b.RecordCall(Call{Model: "m", Wire: w, Reached: true, Status: 200})
+	}
+	b.RecordCall(Call{Model: "m", Wire: "chat", Status: 402, Code: "payment_required"})
+	b.RecordCall(Call{Model: "n", Wire: "messages", Reached: true, Status: 200})
+	sum, err := b.Summary(context.Background(), now.Add(-time.Hour), now.Add(time.Hour), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := sum.Models["m"]
+	if f == nil || f.Calls != 4 || f.Wires["responses"] != 1 || f.Wires["chat"] != 2 || f.Wires["messages"] != 1 || len(f.Wires) != 3 {
+		t.Fatalf("m: %+v, want 4 calls: 1 responses, 2 chat, 1 messages", f)
+	}
+	if w := sum.Totals.Wires; w["messages"] != 2 || w["chat"] != 2 || w["responses"] != 1 {
+		t.Errorf("totals' wires %v", w)
+	}
+	if w := b.NoFigures().Wires; w == nil || len(w) != 0 {
+		t.Errorf("no figures' wires %v, want an empty map (an object in JSON)", w)
+	}
+}

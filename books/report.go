@@ -42,6 +42,9 @@ type Figures struct {
 	TTFTP50ms *int64           `json:"ttft_p50_ms"`
 	TTFTP95ms *int64           `json:"ttft_p95_ms"`
 	Refusals  map[string]int64 `json:"refusals"`
+	// Wires splits Calls by the client wire they came on (responses, chat,
+	// messages).
+	Wires map[string]int64 `json:"wires"`
 	// Suppliers breaks a pooled model's figures down by the supplier that
 	// served its calls.
 	Suppliers map[string]*SupplierFigures `json:"suppliers,omitempty"`
@@ -76,13 +79,18 @@ func (sf *SupplierFigures) finish(b *Books) {
 // NoFigures are the figures of a model nothing was booked for.
 func (b *Books) NoFigures() *Figures { return b.finish(newFigures()) }
 
-func newFigures() *Figures { return &Figures{sums: map[string]int64{}, Refusals: map[string]int64{}} }
+func newFigures() *Figures {
+	return &Figures{sums: map[string]int64{}, Refusals: map[string]int64{}, Wires: map[string]int64{}}
+}
 
 func (f *Figures) add(fields map[string]int64) {
 	for k, v := range fields {
 		f.sums[k] += v
 		if code, ok := strings.CutPrefix(k, prefRefuse); ok {
 			f.Refusals[code] += v
+		}
+		if w, ok := strings.CutPrefix(k, prefWire); ok {
+			f.Wires[w] += v
 		}
 	}
 }

@@ -134,7 +134,7 @@ func (s *Server) bookCall(c echo.Context, rt *route, status int) {
 		return
 	}
 	if sale.Reached {
-		call.Reached, call.TTFT = true, sale.TTFT
+		call.Reached, call.TTFT, call.Wire = true, sale.TTFT, wireOf(c)
 		call.Supplier = sale.Supplier
 		if uc := rt.costs[call.Supplier]; uc != nil {
 			if cost := uc.of(sale.Usage); cost.IsInt64() {

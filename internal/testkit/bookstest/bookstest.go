@@ -14,6 +14,7 @@ import (
 func Run(t *testing.T, open func(t *testing.T) books.Store) {
 	t.Run("CountOnceAndRollUp", func(t *testing.T) { countOnceAndRollUp(t, open) })
 	t.Run("MoveOnce", func(t *testing.T) { moveOnce(t, open) })
+	t.Run("FieldsKeptByName", func(t *testing.T) { fieldsKeptByName(t, open) })
 }
 
 // countOnceAndRollUp: a store adds deltas into hourly rows,
@@ -104,4 +105,48 @@ func moveOnce(t *testing.T, open func(t *testing.T) books.Store) {
 	if n := got[""]; n[books.FSettled] != 0 || n[books.FSettledN] != 0 {
 		t.Errorf("the row without a supplier %v, want nothing left", n)
 	}
+}
+
+// fieldsKeptByName: a store keeps every field by the name it was given,
+// whatever it holds (the calls per wire, refusals by status and code, the
+// time-to-first-token buckets: names with colons), through a roll-up too.
+func fieldsKeptByName(t *testing.T, open func(t *testing.T) books.Store) {
+	ctx := context.Background()
+	day := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	s := open(t)
+	fields := map[string]int64{books.FCalls: 3, books.WireField("responses"): 1, books.WireField("chat"): 1,
+		books.WireField("messages"): 1, books.RefusalField(400, "invalid_request_error"): 2}
+	ds := []books.Delta{{At: day.Add(9 * time.Hour), Model: "m", Fields: fields},
+		{At: day.Add(10 * time.Hour), Model: "m", Fields: map[string]int64{books.FCalls: 1, books.WireField("chat"): 1}}}
+	if err := s.Apply(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	sum := func() map[string]int64 {
+		rows, err := s.Rows(ctx, day, day.Add(24*time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]int64{}
+		for _, r := range rows {
+			for f, v := range r.Fields {
+				out[f] += v
+			}
+		}
+		return out
+	}
+	want := map[string]int64{books.FCalls: 4, books.WireField("responses"): 1, books.WireField("chat"): 2,
+		books.WireField("messages"): 1, books.RefusalField(400, "invalid_request_error"): 2}
+	check := func(when string) {
+		got := sum()
+		for f, v := range want {
+			if got[f] != v {
+				t.Errorf("%s: field %q = %d, want %d (all: %v)", when, f, got[f], v, got)
+			}
+		}
+	}
+	check("hourly")
+	if err := s.Rollup(ctx, day.Add(48*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	check("rolled up")
 }
