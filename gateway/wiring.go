@@ -124,7 +124,7 @@ func (p *payments) buildSettler(pc PaymentsConfig, getenv func(string) string) e
 	cc := pc.Chain
 	parts, err := build(settle.SettlerDeps{
 		SettlerConfig: settle.SettlerConfig{Kind: pc.Settler,
-			Facilitator: settle.FacilitatorSettings{URL: pc.Facilitator.URL, AuthHeaderEnv: pc.Facilitator.AuthHeaderEnv, Verify: pc.Facilitator.Verify},
+			Facilitator: pc.Facilitator.settings(),
 			Chain:       settle.ChainSettings{RPCURL: cc.RPCURL, RelayerKeyEnv: cc.RelayerKeyEnv, Simulate: cc.simulate(), PerPayer: cc.Simulate.perPayer}},
 		Networks: p.networks, Getenv: getenv, Timeout: p.timeout, Checked: p.verifier.Checker != nil,
 		AddCloser: func(fn func()) { p.closers = append(p.closers, fn) },
@@ -133,6 +133,7 @@ func (p *payments) buildSettler(pc PaymentsConfig, getenv func(string) string) e
 		return err
 	}
 	p.settler = parts.Settler
+	p.prove = parts.Prove
 	if parts.Ready != nil {
 		p.readiness = append(p.readiness, parts.Ready)
 	}

@@ -216,6 +216,10 @@ func (c *Client) Settle(ctx context.Context, p *x402.Payment, r *x402.Requiremen
 // Supported reads what the facilitator can settle.
 func (c *Client) Supported(ctx context.Context) (*Supported, error) {
 	a, err := c.exchange(ctx, EndpointSupported, nil)
+	var ae *AuthError
+	if errors.As(err, &ae) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("facilitator %s: %w", EndpointSupported, err)
 	}
@@ -239,6 +243,12 @@ func (c *Client) Supported(ctx context.Context) (*Supported, error) {
 // cause (a context error, a dial error) for errors.Is and the logs.
 func unexpected(endpoint, reason string, status int, cause error) error {
 	xe := &x402.Error{Reason: reason, Message: "the payment facilitator did not answer"}
+	var ae *AuthError
+	if errors.As(cause, &ae) {
+		// The message already names the endpoint, status and key.
+		xe.Message = "the payment facilitator is refusing this server's requests for now"
+		return fmt.Errorf("%w: %w", cause, xe)
+	}
 	if status != 0 {
 		return fmt.Errorf("facilitator %s: HTTP %d: %w: %w", endpoint, status, xe, cause)
 	}
@@ -249,6 +259,11 @@ func unexpected(endpoint, reason string, status int, cause error) error {
 // have reached the facilitator: every failure but one to connect (a dial
 // or a name lookup), after which nothing was sent.
 func mayHaveArrived(err error) bool {
+	var ns *notSentError
+	var ae *AuthError
+	if errors.As(err, &ns) || errors.As(err, &ae) {
+		return false // unsigned, or refused before anything was settled
+	}
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {
 		return false

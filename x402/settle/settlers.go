@@ -20,9 +20,16 @@ type SettlerConfig struct {
 
 // FacilitatorSettings are payments.facilitator's keys.
 type FacilitatorSettings struct {
+	// Kind is "" or "cdp" (requests signed with the CDP API key whose id
+	// and secret are in KeyIDEnv and KeySecretEnv).
+	Kind          string
 	URL           string
 	AuthHeaderEnv string
+	KeyIDEnv      string
+	KeySecretEnv  string
 	Verify        bool
+	// Now dates the CDP tokens (nil: time.Now).
+	Now func() time.Time
 }
 
 // ChainSettings are payments.chain's keys, its simulate mode resolved.
@@ -57,6 +64,11 @@ type SettlerParts struct {
 	Checker x402.Checker
 	// Ready, when set, is part of the server's readiness (the relayer can pay gas).
 	Ready func(ctx context.Context) error
+	// Prove, when set, is asked once before the server takes payments:
+	// an error (one line, naming what is wrong) refuses the start, since
+	// payments it takes could not settle (a facilitator that does not
+	// list a configured network, a relayer without gas).
+	Prove func(ctx context.Context) error
 }
 
 // SettlerBuilder makes a settler of one kind.
