@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402"
 	"github.com/tidwall/gjson"
 )
@@ -129,6 +130,11 @@ func (c *Client) Verify(ctx context.Context, p *x402.Payment, r *x402.Requiremen
 		if jerr != nil || v.IsValid == nil {
 			return nil, garbage(EndpointVerify, x402.ReasonUnexpectedVerifyError, a)
 		}
+		if *v.IsValid {
+			if err := samePayer(EndpointVerify, p, v.Payer); err != nil {
+				return nil, err
+			}
+		}
 		return &VerifyResponse{IsValid: *v.IsValid, InvalidReason: v.InvalidReason,
 			InvalidMessage: v.InvalidMessage, Payer: v.Payer}, nil
 	}
@@ -191,11 +197,20 @@ func (c *Client) Settle(ctx context.Context, p *x402.Payment, r *x402.Requiremen
 		return rc, garbage(EndpointSettle, x402.ReasonUnexpectedSettleError, a)
 	}
 	rc.Transaction = s.Transaction
-	rc.Payer = firstOf(s.Payer, rc.Payer)
+	if rc.Payer == "" {
+		rc.Payer = s.Payer
+	}
 	rc.Network = firstOf(s.Network, rc.Network)
 	if a.ok() && s.Success != nil && *s.Success {
 		if s.Transaction == "" {
 			return rc, garbage(EndpointSettle, x402.ReasonUnexpectedSettleError, a)
+		}
+		if err := samePayer(EndpointSettle, p, s.Payer); err != nil {
+			// The books and the receipt name the authorization's signer,
+			// never a stranger's string: a facilitator that says it moved
+			// someone else's money did not settle this payment.
+			rc.ErrorReason = x402.ReasonUnexpectedSettleError
+			return rc, err
 		}
 		rc.Success, rc.ErrorReason = true, ""
 		return rc, nil
@@ -237,6 +252,20 @@ func (c *Client) Supported(ctx context.Context) (*Supported, error) {
 		s.Signers = map[string][]string{}
 	}
 	return &s, nil
+}
+
+// samePayer refuses a facilitator's payer that is not the signer of the
+// payment's authorization (a non-address, a formula, another account).
+func samePayer(endpoint string, p *x402.Payment, payer string) error {
+	if p == nil || payer == "" || p.Authorization.From == (common.Address{}) {
+		return nil
+	}
+	if common.IsHexAddress(payer) && common.HexToAddress(payer) == p.Authorization.From {
+		return nil
+	}
+	return fmt.Errorf("facilitator %s: refused: the facilitator names payer %q, not the authorization's signer %s: %w", endpoint,
+		clientMessage(payer, "?"), p.Authorization.From.Hex(),
+		&x402.Error{Reason: x402.ReasonUnexpectedSettleError, Message: "the payment facilitator reported another payer"})
 }
 
 // unexpected wraps a failed exchange: the x402 reason for the client, the

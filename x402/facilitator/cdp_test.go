@@ -151,3 +151,20 @@ func TestIsCDP(t *testing.T) {
 		t.Error("IsCDP")
 	}
 }
+
+// A facilitator that names another payer than the authorization's signer
+// (here a spreadsheet formula) is refused at verify and at settle: the
+// receipt and the books keep the signer, and nothing counts as settled.
+func TestAPayerThatIsNotTheSignerIsRefused(t *testing.T) {
+	d := newDouble(t, "/facilitator")
+	d.set("other-payer")
+	c := newClient(t, d)
+	r := requirement()
+	if err := c.Check(context.Background(), payment(t, 2, r, 1000, payTo), r); err == nil || !strings.Contains(err.Error(), "not the authorization's signer") {
+		t.Fatalf("verify: %v", err)
+	}
+	rc, err := c.Settle(context.Background(), payment(t, 2, r, 1000, payTo), r)
+	if err == nil || rc.Success || rc.Payer != payer.Hex() || errors.Is(err, x402.ErrSettlementPending) {
+		t.Fatalf("settle: %+v %v", rc, err)
+	}
+}
