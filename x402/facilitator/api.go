@@ -212,6 +212,14 @@ func (c *Client) Settle(ctx context.Context, p *x402.Payment, r *x402.Requiremen
 			rc.ErrorReason = x402.ReasonUnexpectedSettleError
 			return rc, err
 		}
+		if c.txCheck != nil {
+			if err := c.txCheck(ctx, r, s.Transaction); err != nil {
+				// Not booked as settled: the authorization stays spent
+				// while nobody can tell whether the money moved.
+				rc.ErrorReason = x402.ReasonSettlementPending
+				return rc, fmt.Errorf("facilitator %s: reported success, but %w: %w", EndpointSettle, err, x402.ErrSettlementPending)
+			}
+		}
 		rc.Success, rc.ErrorReason = true, ""
 		return rc, nil
 	}

@@ -168,3 +168,20 @@ func TestAPayerThatIsNotTheSignerIsRefused(t *testing.T) {
 		t.Fatalf("settle: %+v %v", rc, err)
 	}
 }
+
+// With a transaction check (payments.chain.rpc_url), a success whose
+// transaction the chain does not show is not settled: pending, the
+// authorization kept spent.
+func TestAFacilitatorTransactionTheChainDoesNotShowIsNotSettled(t *testing.T) {
+	d := newDouble(t, "/facilitator")
+	var checked []string
+	c := newClient(t, d, WithTransactionCheck(func(_ context.Context, _ *x402.Requirement, hash string) error {
+		checked = append(checked, hash)
+		return errors.New("transaction " + hash + " is not on the chain")
+	}))
+	r := requirement()
+	rc, err := c.Settle(context.Background(), payment(t, 2, r, 1000, payTo), r)
+	if err == nil || rc.Success || !errors.Is(err, x402.ErrSettlementPending) || len(checked) != 1 || checked[0] != rc.Transaction {
+		t.Fatalf("settle: %+v %v, checked %v", rc, err, checked)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/farebox/farebox/internal/directhttp"
+	"github.com/farebox/farebox/x402"
 )
 
 // Endpoint names, as handed to the auth hook so that each endpoint can carry
@@ -44,6 +45,14 @@ type Client struct {
 	auth    func(endpoint string) http.Header
 	sign    func(req *http.Request) error // per-request credentials (CDP's JWT)
 	keyID   string                        // the signing key's id, for refusals
+	txCheck func(ctx context.Context, r *x402.Requirement, hash string) error
+}
+
+// WithTransactionCheck checks every transaction hash the facilitator
+// reports as settled (on the chain at payments.chain.rpc_url) before the
+// settlement counts: one the chain does not show is pending, never settled.
+func WithTransactionCheck(f func(ctx context.Context, r *x402.Requirement, hash string) error) Option {
+	return func(c *Client) { c.txCheck = f }
 }
 
 // Option configures a Client.

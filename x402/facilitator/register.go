@@ -35,6 +35,17 @@ func build(d settle.SettlerDeps) (*settle.SettlerParts, error) {
 		opts = append(opts, WithAuthHeaders(func(string) http.Header { return http.Header{"Authorization": {v}} }))
 	}
 	opts = append(opts, WithTimeout(d.Timeout))
+	if d.Chain.RPCURL != "" && len(d.Networks) > 0 {
+		check, err := settle.BuildTxCheck(settle.Family(d.Networks[0]), d)
+		if err != nil {
+			return nil, err
+		}
+		if check != nil {
+			opts = append(opts, WithTransactionCheck(func(ctx context.Context, r *x402.Requirement, hash string) error {
+				return check(ctx, r.Network, hash)
+			}))
+		}
+	}
 	c, err := New(fc.URL, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("payments.facilitator.url: %w", err)

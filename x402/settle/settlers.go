@@ -127,3 +127,36 @@ func BuildChecker(family string, d SettlerDeps) (x402.Checker, error) {
 	}
 	return build(d)
 }
+
+// TxCheck tells whether the transaction a remote settler (a facilitator)
+// names for a payment on network is on the chain and moved that
+// network's token: nil when it did.
+type TxCheck func(ctx context.Context, network *x402.Network, hash string) error
+
+var txChecks struct {
+	sync.Mutex
+	byFamily map[string]func(SettlerDeps) (TxCheck, error)
+}
+
+// RegisterTxCheck registers how a chain of family is read to check a
+// facilitator's transaction hash (payments.chain.rpc_url).
+func RegisterTxCheck(family string, build func(SettlerDeps) (TxCheck, error)) {
+	txChecks.Lock()
+	defer txChecks.Unlock()
+	if txChecks.byFamily == nil {
+		txChecks.byFamily = map[string]func(SettlerDeps) (TxCheck, error){}
+	}
+	txChecks.byFamily[family] = build
+}
+
+// BuildTxCheck is family's transaction check of d.Chain's chain, nil when
+// none is linked.
+func BuildTxCheck(family string, d SettlerDeps) (TxCheck, error) {
+	txChecks.Lock()
+	build := txChecks.byFamily[family]
+	txChecks.Unlock()
+	if build == nil {
+		return nil, nil
+	}
+	return build(d)
+}
