@@ -10,6 +10,8 @@ import (
 
 	"github.com/farebox/farebox/gateway"
 	"github.com/farebox/farebox/internal/testkit/cdpfake"
+	"github.com/farebox/farebox/x402"
+	oresponses "github.com/openai/openai-go/v3/responses"
 )
 
 // cdpConfig is a priced config settling through a facilitator at url on
@@ -83,5 +85,35 @@ func TestProveThroughCDPNamesAWrongKey(t *testing.T) {
 	env["CDP_API_KEY_ID"] = key.ID
 	if err := c.Prove(context.Background(), getenv); err != nil {
 		t.Fatalf("Prove with the key: %v (refused: %v)", err, f.Refused())
+	}
+}
+
+// A paid call settles through the CDP stand-in, which verifies every
+// token as CDP does, in front of the reference facilitator on anvil: with
+// an EC key and with an Ed25519 key; the chain shows one payment each.
+func TestCDPFacilitatorSettlesWithBothKeyTypes(t *testing.T) {
+	for _, key := range []cdpfake.Key{cdpfake.ECKey(t, "organizations/o/apiKeys/ec"), cdpfake.Ed25519Key(t, "ed25519-key")} {
+		t.Run(key.ID, func(t *testing.T) {
+			a, ref := referenceFacilitator(t)
+			f := cdpfake.New(t, ref.URL, []cdpfake.Key{key})
+			pc := usdcPayments(a)
+			pc.Settler = "facilitator"
+			pc.Facilitator = gateway.FacilitatorConfig{Kind: "cdp", URL: f.URL, KeyIDEnv: "CDP_API_KEY_ID", KeySecretEnv: "CDP_API_KEY_SECRET"}
+			fb := startUSDCFarebox(t, a, pc, map[string]string{"CDP_API_KEY_ID": key.ID, "CDP_API_KEY_SECRET": key.Secret})
+			var receipts []*x402.Receipt
+			var sent []string
+			cl := fb.client(t, a.PayerKey, 2, &receipts, &sent)
+			before := usdcBalance(t, a, a.Payer)
+			res, err := cl.Responses.New(context.Background(), oresponses.ResponseNewParams{Model: usdcModel, Input: userText("paid through cdp")})
+			if err != nil || len(receipts) != 1 {
+				t.Fatalf("%v, %d receipts; refused %v\nfacilitator output:\n%s", err, len(receipts), f.Refused(), ref.Output())
+			}
+			_ = res
+			checkMinedReceipt(t, a, receipts[0], a.Payer, networkName(2))
+			fb.checkPaidOnce(t, a.Payer, before)
+			if f.Accepted("settle") != 1 || len(f.Refused()) != 0 {
+				t.Errorf("stand-in accepted %d settlements, refused %v", f.Accepted("settle"), f.Refused())
+			}
+		})
 	}
 }
