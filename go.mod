@@ -3,6 +3,7 @@ module github.com/farebox/farebox
 go 1.26.8
 
 require (
+	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0
 	github.com/ethereum/go-ethereum v1.17.10
 	github.com/google/jsonschema-go v0.4.3

@@ -279,7 +279,18 @@ type NetworkConfig struct {
 
 // FacilitatorConfig points at a remote x402 facilitator.
 type FacilitatorConfig struct {
+	// Kind is "" (any facilitator speaking the x402 HTTP API) or "cdp"
+	// (Coinbase's, every request signed with a JWT of the CDP API key);
+	// a url on api.cdp.coinbase.com is cdp without saying so.
+	Kind string `yaml:"kind"`
+	// URL is the facilitator's base URL (with kind cdp, default
+	// https://api.cdp.coinbase.com/platform/v2/x402).
 	URL string `yaml:"url"`
+	// KeyIDEnv and KeySecretEnv name the environment variables holding
+	// the CDP API key's id and secret (kind cdp; e.g. CDP_API_KEY_ID and
+	// CDP_API_KEY_SECRET).
+	KeyIDEnv     string `yaml:"key_id_env"`
+	KeySecretEnv string `yaml:"key_secret_env"`
 	// AuthHeaderEnv names an environment variable whose value is sent as the
 	// Authorization header on every facilitator call.
 	AuthHeaderEnv string `yaml:"auth_header_env"`
@@ -429,6 +440,7 @@ func (pc PaymentsConfig) withDefaults() PaymentsConfig {
 	if pc.SettleTimeout == 0 {
 		pc.SettleTimeout = Duration(30 * time.Second)
 	}
+	pc.Facilitator = pc.Facilitator.withDefaults()
 	bc := &pc.BatchSettlement
 	if bc.WithdrawDelay == 0 {
 		bc.WithdrawDelay = channel.MinWithdrawDelay

@@ -39,6 +39,7 @@ type payments struct {
 	channelParts
 	timeout   time.Duration
 	readiness []func(context.Context) error
+	prove     func(context.Context) error // the settler's start-up proof, nil when none
 	closers   []func()
 	log       *slog.Logger
 

@@ -242,6 +242,7 @@ func (v *validation) settler(pc PaymentsConfig) {
 		if fc.AuthHeaderEnv != "" {
 			v.secret("payments.facilitator.auth_header_env", fc.AuthHeaderEnv, false)
 		}
+		v.facilitator(fc)
 	case "chain":
 		if pc.Chain.RPCURL == "" {
 			v.add("payments.chain.rpc_url", "required with settler: chain (or FAREBOX_RPC_URL)")

@@ -120,7 +120,7 @@ func (p *payments) buildSettler(pc PaymentsConfig, getenv func(string) string) e
 	cc := pc.Chain
 	parts, err := build(settle.SettlerDeps{
 		SettlerConfig: settle.SettlerConfig{Kind: pc.Settler,
-			Facilitator: settle.FacilitatorSettings{URL: pc.Facilitator.URL, AuthHeaderEnv: pc.Facilitator.AuthHeaderEnv, Verify: pc.Facilitator.Verify},
+			Facilitator: pc.Facilitator.settings(),
 			Chain: settle.ChainSettings{RPCURL: cc.RPCURL, RelayerKeyEnv: cc.RelayerKeyEnv,
 				RelayerKeystore: cc.RelayerKeystore, RelayerPasswordFile: cc.RelayerPasswordFile, Simulate: cc.simulate(), PerPayer: cc.Simulate.perPayer}},
 		Networks: p.networks, Getenv: getenv, Timeout: p.timeout, Checked: p.verifier.Checker != nil,
@@ -130,6 +130,7 @@ func (p *payments) buildSettler(pc PaymentsConfig, getenv func(string) string) e
 		return err
 	}
 	p.settler = parts.Settler
+	p.prove = parts.Prove
 	if parts.Ready != nil {
 		p.readiness = append(p.readiness, parts.Ready)
 	}

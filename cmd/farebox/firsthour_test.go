@@ -22,11 +22,11 @@ func exampleEnv(withSecrets bool) []string {
 // example as shipped once the secrets it names are set, and without them
 // exits non-zero listing every missing one in the same run.
 func TestServeCheckTheExampleConfig(t *testing.T) {
-	code, stdout, stderr := farebox(t, exampleEnv(true), "serve", "--check", "--config", "../../farebox.example.yaml")
+	code, stdout, stderr := farebox(t, exampleEnv(true), "serve", "--check", "--offline", "--config", "../../farebox.example.yaml")
 	if code != 0 || !strings.Contains(stdout, "ok") {
 		t.Fatalf("serve --check of the example with its secrets: exit %d\n%s%s", code, stdout, stderr)
 	}
-	code, _, stderr = farebox(t, exampleEnv(false), "serve", "--check", "--config", "../../farebox.example.yaml")
+	code, _, stderr = farebox(t, exampleEnv(false), "serve", "--check", "--offline", "--config", "../../farebox.example.yaml")
 	if code == 0 {
 		t.Fatal("serve --check passed the example without its secrets")
 	}
@@ -59,7 +59,7 @@ func TestInitWritesAConfigThatChecks(t *testing.T) {
 	if b, _ := os.ReadFile(path); !strings.Contains(string(b), "api_key_env: OPENAI_API_KEY") || strings.Contains(string(b), "sk-") {
 		t.Errorf("farebox.yaml:\n%s", b)
 	}
-	if code, stdout, stderr := farebox(t, exampleEnv(true), "serve", "--check", "--config", path); code != 0 {
+	if code, stdout, stderr := farebox(t, exampleEnv(true), "serve", "--check", "--offline", "--config", path); code != 0 {
 		t.Errorf("serve --check of init's config: exit %d\n%s%s", code, stdout, stderr)
 	}
 	code, _, stderr = farebox(t, exampleEnv(false), args...)

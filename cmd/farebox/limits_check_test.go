@@ -21,16 +21,16 @@ func TestServeCheckWarnsAboutAPerCallModelWithoutLimits(t *testing.T) {
 		return path
 	}
 	bare := write("bare.yaml", "  - {name: m, upstream: scripted, price: \"0.001\"}\n")
-	code, stdout, stderr := farebox(t, exampleEnv(false), "serve", "--check", "--config", bare)
+	code, stdout, stderr := farebox(t, exampleEnv(false), "serve", "--check", "--offline", "--config", bare)
 	if code != 0 || !strings.Contains(stdout, "ok") || !strings.Contains(stderr, "warning") || !strings.Contains(stderr, "models[0] (m): priced per call with no limits") {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
 	bounded := write("bounded.yaml", "  - {name: m, upstream: scripted, price: \"0.001\", limits: {max_output_tokens: 256}}\n")
-	if code, stdout, stderr := farebox(t, exampleEnv(false), "serve", "--check", "--config", bounded); code != 0 || strings.Contains(stderr, "warning") {
+	if code, stdout, stderr := farebox(t, exampleEnv(false), "serve", "--check", "--offline", "--config", bounded); code != 0 || strings.Contains(stderr, "warning") {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
 	bad := write("bad.yaml", "  - {name: m, upstream: scripted, price: \"0.001\", limits: {reasoning_efforts: [low], reasoning_effort_cap: high}}\n")
-	if code, _, stderr := farebox(t, exampleEnv(false), "serve", "--check", "--config", bad); code == 0 || !strings.Contains(stderr, "limits.reasoning_effort_cap") {
+	if code, _, stderr := farebox(t, exampleEnv(false), "serve", "--check", "--offline", "--config", bad); code == 0 || !strings.Contains(stderr, "limits.reasoning_effort_cap") {
 		t.Fatalf("a cap outside the allowed efforts: exit %d\n%s", code, stderr)
 	}
 	path := filepath.Join(dir, "init.yaml")

@@ -34,7 +34,8 @@ func (m *ServeMain) ParseFlags(args []string) error {
 	path := fs.String("config", getenvOr(m.getenv, "FAREBOX_CONFIG", "farebox.yaml"), "config file (env FAREBOX_CONFIG)")
 	addr := fs.String("addr", "", "listen address, overrides the config (env FAREBOX_ADDR)")
 	logLevel := fs.String("log-level", "", "debug, info, warn or error (env FAREBOX_LOG_LEVEL)")
-	check := fs.Bool("check", false, "validate the config (file, environment, flags) and exit: 0 when it is sound, else every problem listed")
+	check := fs.Bool("check", false, "validate the config (file, environment, flags) and exit: 0 when it is sound, else every problem listed; it also asks the facilitator's /supported (or the relayer's chain) whether the payments can settle, unless --offline")
+	offline := fs.Bool("offline", false, "with --check: validate without asking anyone (no facilitator, no RPC node)")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -69,10 +70,19 @@ func (m *ServeMain) ParseFlags(args []string) error {
 	if err := cfg.Validate(m.getenv); err != nil || len(problems) > 0 {
 		return invalidConfig(*path, errors.Join(append(problems, err)...), *check, m.Stderr)
 	}
+	if *offline && !*check {
+		return errors.New("--offline goes with --check: serve itself always proves its facilitator or chain before it takes payments")
+	}
 	for _, w := range cfg.Warnings() {
-		fmt.Fprintf(m.Stderr, "warning: config %s: %s\n", *path, w)
+		fmt.Fprintf(m.Stderr, "warning: config %s: %s
+", *path, w)
 	}
 	if *check {
+		if !*offline {
+			if err := cfg.Prove(context.Background(), m.getenv); err != nil {
+				return fmt.Errorf("config %s: %s (serve --check --offline validates without asking)", *path, oneLine(err))
+			}
+		}
 		fmt.Fprintf(m.Stdout, "config %s: ok\n", *path)
 		return errChecked
 	}
@@ -93,6 +103,9 @@ func (m *ServeMain) Run(ctx context.Context) error {
 	}
 	if err := probeFacilitator(ctx, m.Config); err != nil {
 		return err
+	}
+	if err := m.server.Prove(ctx); err != nil {
+		return fmt.Errorf("config %s: %s", m.ConfigPath, oneLine(err))
 	}
 	if err := m.serve(); err != nil {
 		return err

@@ -21,7 +21,7 @@ func TestServeCheckRefusesTwoStorageKeys(t *testing.T) {
 	}
 	data := filepath.Join(dir, "data")
 	both := write("both.yaml", "store: \"bolt:"+data+"\"\ndata_dir: "+data+"\n")
-	code, _, stderr := farebox(t, exampleEnv(false), "serve", "--check", "--config", both)
+	code, _, stderr := farebox(t, exampleEnv(false), "serve", "--check", "--offline", "--config", both)
 	if code == 0 {
 		t.Fatal("a config with store and data_dir passed the check")
 	}
@@ -33,11 +33,11 @@ func TestServeCheckRefusesTwoStorageKeys(t *testing.T) {
 		t.Errorf("no one line naming store and data_dir, saying which to keep:\n%s", stderr)
 	}
 	for _, top := range []string{"store: \"bolt:" + data + "\"\n", "data_dir: " + data + "\n", "store: memory\n", ""} {
-		if code, stdout, stderr := farebox(t, exampleEnv(false), "serve", "--check", "--config", write("one.yaml", top)); code != 0 {
+		if code, stdout, stderr := farebox(t, exampleEnv(false), "serve", "--check", "--offline", "--config", write("one.yaml", top)); code != 0 {
 			t.Errorf("%q: exit %d\n%s%s", top, code, stdout, stderr)
 		}
 	}
-	if code, _, stderr := farebox(t, exampleEnv(false), "serve", "--check", "--config", write("bad.yaml", "store: \"sqlite:x\"\n")); code == 0 || !strings.Contains(stderr, "store: ") {
+	if code, _, stderr := farebox(t, exampleEnv(false), "serve", "--check", "--offline", "--config", write("bad.yaml", "store: \"sqlite:x\"\n")); code == 0 || !strings.Contains(stderr, "store: ") {
 		t.Errorf("an unknown store: exit %d\n%s", code, stderr)
 	}
 }

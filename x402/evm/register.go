@@ -50,7 +50,7 @@ func buildChainSettler(d settle.SettlerDeps) (*settle.SettlerParts, error) {
 			return nil, fmt.Errorf("payments.networks: %s is not the chain at payments.chain.rpc_url (chain id %s)", n.CAIP2, st.ChainID())
 		}
 	}
-	parts := &settle.SettlerParts{Settler: st, Ready: st.Ready}
+	parts := &settle.SettlerParts{Settler: st, Ready: st.Ready, Prove: st.Ready}
 	if !d.Checked {
 		// EIP-1271 wallets always; the eth_call simulation unless turned off.
 		parts.Checker = ConfiguredChecker(client, cc)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402"
 	"github.com/tidwall/gjson"
 )
@@ -129,6 +130,11 @@ func (c *Client) Verify(ctx context.Context, p *x402.Payment, r *x402.Requiremen
 		if jerr != nil || v.IsValid == nil {
 			return nil, garbage(EndpointVerify, x402.ReasonUnexpectedVerifyError, a)
 		}
+		if *v.IsValid {
+			if err := samePayer(EndpointVerify, p, v.Payer); err != nil {
+				return nil, err
+			}
+		}
 		return &VerifyResponse{IsValid: *v.IsValid, InvalidReason: v.InvalidReason,
 			InvalidMessage: v.InvalidMessage, Payer: v.Payer}, nil
 	}
@@ -191,11 +197,28 @@ func (c *Client) Settle(ctx context.Context, p *x402.Payment, r *x402.Requiremen
 		return rc, garbage(EndpointSettle, x402.ReasonUnexpectedSettleError, a)
 	}
 	rc.Transaction = s.Transaction
-	rc.Payer = firstOf(s.Payer, rc.Payer)
+	if rc.Payer == "" {
+		rc.Payer = s.Payer
+	}
 	rc.Network = firstOf(s.Network, rc.Network)
 	if a.ok() && s.Success != nil && *s.Success {
 		if s.Transaction == "" {
 			return rc, garbage(EndpointSettle, x402.ReasonUnexpectedSettleError, a)
+		}
+		if err := samePayer(EndpointSettle, p, s.Payer); err != nil {
+			// The books and the receipt name the authorization's signer,
+			// never a stranger's string: a facilitator that says it moved
+			// someone else's money did not settle this payment.
+			rc.ErrorReason = x402.ReasonUnexpectedSettleError
+			return rc, err
+		}
+		if c.txCheck != nil {
+			if err := c.txCheck(ctx, r, s.Transaction); err != nil {
+				// Not booked as settled: the authorization stays spent
+				// while nobody can tell whether the money moved.
+				rc.ErrorReason = x402.ReasonSettlementPending
+				return rc, fmt.Errorf("facilitator %s: reported success, but %w: %w", EndpointSettle, err, x402.ErrSettlementPending)
+			}
 		}
 		rc.Success, rc.ErrorReason = true, ""
 		return rc, nil
@@ -216,6 +239,10 @@ func (c *Client) Settle(ctx context.Context, p *x402.Payment, r *x402.Requiremen
 // Supported reads what the facilitator can settle.
 func (c *Client) Supported(ctx context.Context) (*Supported, error) {
 	a, err := c.exchange(ctx, EndpointSupported, nil)
+	var ae *AuthError
+	if errors.As(err, &ae) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("facilitator %s: %w", EndpointSupported, err)
 	}
@@ -235,10 +262,30 @@ func (c *Client) Supported(ctx context.Context) (*Supported, error) {
 	return &s, nil
 }
 
+// samePayer refuses a facilitator's payer that is not the signer of the
+// payment's authorization (a non-address, a formula, another account).
+func samePayer(endpoint string, p *x402.Payment, payer string) error {
+	if p == nil || payer == "" || p.Authorization.From == (common.Address{}) {
+		return nil
+	}
+	if common.IsHexAddress(payer) && common.HexToAddress(payer) == p.Authorization.From {
+		return nil
+	}
+	return fmt.Errorf("facilitator %s: refused: the facilitator names payer %q, not the authorization's signer %s: %w", endpoint,
+		clientMessage(payer, "?"), p.Authorization.From.Hex(),
+		&x402.Error{Reason: x402.ReasonUnexpectedSettleError, Message: "the payment facilitator reported another payer"})
+}
+
 // unexpected wraps a failed exchange: the x402 reason for the client, the
 // cause (a context error, a dial error) for errors.Is and the logs.
 func unexpected(endpoint, reason string, status int, cause error) error {
 	xe := &x402.Error{Reason: reason, Message: "the payment facilitator did not answer"}
+	var ae *AuthError
+	if errors.As(cause, &ae) {
+		// The message already names the endpoint, status and key.
+		xe.Message = "the payment facilitator is refusing this server's requests for now"
+		return fmt.Errorf("%w: %w", cause, xe)
+	}
 	if status != 0 {
 		return fmt.Errorf("facilitator %s: HTTP %d: %w: %w", endpoint, status, xe, cause)
 	}
@@ -249,6 +296,11 @@ func unexpected(endpoint, reason string, status int, cause error) error {
 // have reached the facilitator: every failure but one to connect (a dial
 // or a name lookup), after which nothing was sent.
 func mayHaveArrived(err error) bool {
+	var ns *notSentError
+	var ae *AuthError
+	if errors.As(err, &ns) || errors.As(err, &ae) {
+		return false // unsigned, or refused before anything was settled
+	}
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {
 		return false

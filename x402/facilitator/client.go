@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/farebox/farebox/internal/directhttp"
+	"github.com/farebox/farebox/x402"
 )
 
 // Endpoint names, as handed to the auth hook so that each endpoint can carry
@@ -42,6 +43,16 @@ type Client struct {
 	http    *http.Client
 	timeout time.Duration
 	auth    func(endpoint string) http.Header
+	sign    func(req *http.Request) error // per-request credentials (CDP's JWT)
+	keyID   string                        // the signing key's id, for refusals
+	txCheck func(ctx context.Context, r *x402.Requirement, hash string) error
+}
+
+// WithTransactionCheck checks every transaction hash the facilitator
+// reports as settled (on the chain at payments.chain.rpc_url) before the
+// settlement counts: one the chain does not show is pending, never settled.
+func WithTransactionCheck(f func(ctx context.Context, r *x402.Requirement, hash string) error) Option {
+	return func(c *Client) { c.txCheck = f }
 }
 
 // Option configures a Client.
@@ -159,11 +170,19 @@ func (c *Client) exchange(ctx context.Context, endpoint string, body []byte) (an
 			}
 		}
 	}
+	if c.sign != nil {
+		if err := c.sign(req); err != nil {
+			return answer{}, &notSentError{err}
+		}
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return answer{}, err
 	}
 	defer resp.Body.Close()
+	if err := c.authRefusal(endpoint, resp.StatusCode, resp.Header); err != nil {
+		return answer{status: resp.StatusCode}, err
+	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
 	if err != nil {
 		return answer{status: resp.StatusCode}, fmt.Errorf("reading the answer: %w", err)
@@ -182,6 +201,13 @@ func (c *Client) Exchange(ctx context.Context, endpoint string, body []byte) (in
 	a, err := c.exchange(ctx, endpoint, body)
 	return a.status, a.body, err
 }
+
+// notSentError is a request that failed before it was sent (its
+// credentials could not be made): nothing reached the facilitator.
+type notSentError struct{ err error }
+
+func (e *notSentError) Error() string { return e.err.Error() }
+func (e *notSentError) Unwrap() error { return e.err }
 
 // excerpt shortens a facilitator body for an error message.
 func excerpt(b []byte) string {

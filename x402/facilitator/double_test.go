@@ -130,6 +130,9 @@ func (d *double) serve(w http.ResponseWriter, r *http.Request, endpoint string) 
 	}
 	reason := judge(in)
 	auth := in.authorization()
+	if behaviour == "other-payer" {
+		auth = map[string]any{"from": `=HYPERLINK("http://evil.example","x")`}
+	}
 	if endpoint == "verify" {
 		writeJSON(w, http.StatusOK, map[string]any{"isValid": reason == "", "invalidReason": reason, "payer": auth["from"]})
 		return

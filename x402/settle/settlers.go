@@ -20,9 +20,16 @@ type SettlerConfig struct {
 
 // FacilitatorSettings are payments.facilitator's keys.
 type FacilitatorSettings struct {
+	// Kind is "" or "cdp" (requests signed with the CDP API key whose id
+	// and secret are in KeyIDEnv and KeySecretEnv).
+	Kind          string
 	URL           string
 	AuthHeaderEnv string
+	KeyIDEnv      string
+	KeySecretEnv  string
 	Verify        bool
+	// Now dates the CDP tokens (nil: time.Now).
+	Now func() time.Time
 }
 
 // ChainSettings are payments.chain's keys, its simulate mode resolved.
@@ -60,6 +67,11 @@ type SettlerParts struct {
 	Checker x402.Checker
 	// Ready, when set, is part of the server's readiness (the relayer can pay gas).
 	Ready func(ctx context.Context) error
+	// Prove, when set, is asked once before the server takes payments:
+	// an error (one line, naming what is wrong) refuses the start, since
+	// payments it takes could not settle (a facilitator that does not
+	// list a configured network, a relayer without gas).
+	Prove func(ctx context.Context) error
 }
 
 // SettlerBuilder makes a settler of one kind.
@@ -115,6 +127,39 @@ func BuildChecker(family string, d SettlerDeps) (x402.Checker, error) {
 	settlerRegistry.Unlock()
 	if build == nil {
 		return nil, fmt.Errorf("payments.chain.rpc_url: no chain of %s is linked into this build", family)
+	}
+	return build(d)
+}
+
+// TxCheck tells whether the transaction a remote settler (a facilitator)
+// names for a payment on network is on the chain and moved that
+// network's token: nil when it did.
+type TxCheck func(ctx context.Context, network *x402.Network, hash string) error
+
+var txChecks struct {
+	sync.Mutex
+	byFamily map[string]func(SettlerDeps) (TxCheck, error)
+}
+
+// RegisterTxCheck registers how a chain of family is read to check a
+// facilitator's transaction hash (payments.chain.rpc_url).
+func RegisterTxCheck(family string, build func(SettlerDeps) (TxCheck, error)) {
+	txChecks.Lock()
+	defer txChecks.Unlock()
+	if txChecks.byFamily == nil {
+		txChecks.byFamily = map[string]func(SettlerDeps) (TxCheck, error){}
+	}
+	txChecks.byFamily[family] = build
+}
+
+// BuildTxCheck is family's transaction check of d.Chain's chain, nil when
+// none is linked.
+func BuildTxCheck(family string, d SettlerDeps) (TxCheck, error) {
+	txChecks.Lock()
+	build := txChecks.byFamily[family]
+	txChecks.Unlock()
+	if build == nil {
+		return nil, nil
 	}
 	return build(d)
 }
