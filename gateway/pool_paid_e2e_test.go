@@ -27,7 +27,7 @@ import (
 // not answer is not tried again within the cooldown, even with a circuit
 // of many failures), and what the pool books as the suppliers' cost is
 // what the wallet paid, chain-judged.
-func TestPoolOfSellersPaysOnce(t *testing.T) {
+func TestHostilePoolOfSellersPaysOnce(t *testing.T) {
 	a := sharedAnvil(t)
 	up, err := fakeupstream.Start(fakeupstream.Options{})
 	if err != nil {

@@ -47,7 +47,7 @@ func respond(t *testing.T, ctx context.Context, p *pool.Pool, body string) error
 // A request too large for every supplier's rate limit (OpenAI's 429
 // "Request too large ... tokens per min") opens no circuit, however often
 // it is sent: the honest call right after is served by the first supplier.
-func TestTooLargeRequestOpensNoCircuit(t *testing.T) {
+func TestHostileTooLargeRequestOpensNoCircuit(t *testing.T) {
 	a, b := tooLarge(), tooLarge()
 	p := newPool(t, pool.Config{Failures: 2, Suppliers: []pool.Supplier{{Name: "a", Model: a}, {Name: "b", Model: b}}})
 	for range 5 {
@@ -68,7 +68,7 @@ func TestTooLargeRequestOpensNoCircuit(t *testing.T) {
 // One payment sent again and again after its call failed counts once
 // against a supplier: it cannot open the circuit (failures 2), while two
 // payments do.
-func TestReplayedPaymentCountsOnce(t *testing.T) {
+func TestHostileReplayedPaymentCountsOnce(t *testing.T) {
 	failing := &modelFunc{f: func(context.Context, *responses.Request, responses.Output) error {
 		return upstreamhttp.FromStatus(500, http.Header{}, []byte(`{"error":{"message":"boom"}}`))
 	}}
@@ -92,7 +92,7 @@ func TestReplayedPaymentCountsOnce(t *testing.T) {
 // A supplier that was paid (it committed: an x402 seller signing) and then
 // failed ends the call: the next paid supplier is not bought from, and
 // the circuit of the paid one opens at once, whatever its threshold.
-func TestPaidFailureEndsTheCall(t *testing.T) {
+func TestHostilePaidFailureEndsTheCall(t *testing.T) {
 	paidThenFails := &modelFunc{f: func(ctx context.Context, _ *responses.Request, _ responses.Output) error {
 		if err := responses.Commit(ctx); err != nil {
 			return err
@@ -120,7 +120,7 @@ func TestPaidFailureEndsTheCall(t *testing.T) {
 // In a pool mixing providers, a supplier gets no reasoning item that
 // another provider encrypted (it would refuse it with a 400): Anthropic's
 // thinking is left out for OpenAI and OpenAI's for Anthropic.
-func TestForeignReasoningIsLeftOut(t *testing.T) {
+func TestHostileForeignReasoningIsLeftOut(t *testing.T) {
 	var got []string
 	rec := func(ctx context.Context, req *responses.Request, out responses.Output) error {
 		for _, it := range req.Input {
