@@ -15,6 +15,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/farebox/farebox/responses"
@@ -185,8 +186,9 @@ func (p *Pool) attempt(ctx context.Context, i int, key string, req *responses.Re
 		g.ttft = p.cfg.Now().Sub(start)
 		p.measured(i, g.ttft)
 	}
-	var paid bool
-	err = s.Model.Respond(committed(ctx, &paid), req, g)
+	var commit atomic.Bool
+	err = s.Model.Respond(committed(ctx, &commit), req, g)
+	paid := commit.Load()
 	took := p.cfg.Now().Sub(start)
 	kind := Classify(ctx, err)
 	switch {
@@ -225,12 +227,12 @@ func (p *Pool) attempt(ctx context.Context, i int, key string, req *responses.Re
 
 // committed is ctx under which the supplier's responses.Commit (an x402
 // seller about to sign its payment) is passed on and remembered in paid.
-func committed(ctx context.Context, paid *bool) context.Context {
+func committed(ctx context.Context, paid *atomic.Bool) context.Context {
 	return responses.WithCommit(ctx, func() error {
 		if err := responses.Commit(ctx); err != nil {
 			return err
 		}
-		*paid = true
+		paid.Store(true) // the payer's hook may run on the transport's goroutine
 		return nil
 	})
 }
