@@ -30,6 +30,13 @@ type Call struct {
 	EndUser func(req *responses.Request, who string)
 }
 
+// Availability is a model that knows before a call whether it can try to
+// answer it at all (a pool whose every supplier's circuit is open cannot):
+// Available's error is the call's answer.
+type Availability interface {
+	Available(ctx context.Context) error
+}
+
 // Sell sells one call: prices it, takes its payment (a free product is
 // sold at price zero: no payment is asked), runs the model into out, and
 // settles, releases or owes. It returns what became of the call (never
@@ -41,6 +48,13 @@ func (s *Seller) Sell(ctx context.Context, c *Call, out Output) (*Sale, error) {
 	p := c.Product
 	if p.PerToken != nil {
 		if err := p.PerToken.BoundOutput(c.Request, len(c.Body)); err != nil {
+			return sale, err
+		}
+	}
+	if a, ok := p.Model.(Availability); ok {
+		// Asked before the payment is even read: a call no supplier will
+		// try reserves, takes and settles nothing, whatever its scheme.
+		if err := a.Available(ctx); err != nil {
 			return sale, err
 		}
 	}

@@ -1,10 +1,14 @@
 package gateway
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"reflect"
 	"time"
 
+	"github.com/farebox/farebox/charge"
 	"github.com/farebox/farebox/responses"
 
 	"github.com/farebox/farebox/store"
@@ -151,6 +155,11 @@ func (v *validation) pool(key string, mc ModelConfig) {
 	}
 }
 
+// reasoningProvider is whose encrypted reasoning a supplier of each kind
+// takes back; a kind not named (an x402 seller, chat, scripted) gets every
+// reasoning item as it came.
+var reasoningProvider = map[string]string{"anthropic": pool.ProviderAnthropic, "openai": pool.ProviderOpenAI}
+
 // newPool builds a model's pool of suppliers, each built as a model's
 // upstream is, through the registry of kinds.
 func (s *Server) newPool(mc ModelConfig, opts Options, circuits pool.Circuits) (*pool.Pool, error) {
@@ -165,7 +174,7 @@ func (s *Server) newPool(mc ModelConfig, opts Options, circuits pool.Circuits) (
 		if err != nil {
 			return nil, fmt.Errorf("suppliers[%d] (%s): %w", i, name, err)
 		}
-		sup := pool.Supplier{Name: name, Model: m, Weight: sc.Weight}
+		sup := pool.Supplier{Name: name, Model: m, Weight: sc.Weight, Provider: reasoningProvider[sc.Upstream]}
 		uc, err := parseCost(sc.Cost)
 		if err != nil {
 			return nil, fmt.Errorf("suppliers[%d] (%s).cost: %w", i, name, err)
@@ -227,3 +236,14 @@ func (s *Server) poolCircuits() (pool.Circuits, error) {
 
 // supplierKey holds, on a pooled call, the supplier that served it.
 const supplierKey = "farebox.supplier"
+
+// paymentContext is ctx naming the call's payment to a pool (a hash of its
+// header): the failures of one payment sent again count once against a
+// supplier's circuit.
+func paymentContext(ctx context.Context, p charge.Payment) context.Context {
+	if p.V2 == "" && p.V1 == "" {
+		return ctx
+	}
+	sum := sha256.Sum256([]byte(p.V2 + "\x00" + p.V1))
+	return pool.WithPayment(ctx, hex.EncodeToString(sum[:16]))
+}

@@ -117,6 +117,9 @@ func (s *Server) handleCountTokens(c echo.Context) error {
 	if !ok {
 		return errModelNotFound(req.Model, s.order)
 	}
+	if err := rt.limits.apply(req); err != nil { // as POST /v1/messages would
+		return err
+	}
 	n, _ := s.countInput(c, rt, req, len(body))
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, messages.CountTokens(n))
 }

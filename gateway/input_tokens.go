@@ -57,6 +57,11 @@ func (s *Server) handleInputTokens(c echo.Context) error {
 	if !ok {
 		return errModelNotFound(req.Model, s.order)
 	}
+	// The model's limits first, as /v1/responses applies them: an input
+	// over max_input_tokens is refused here, never sent to be counted.
+	if err := rt.limits.apply(req); err != nil {
+		return err
+	}
 	count, countedBy := s.countInput(c, rt, req, len(body))
 	resource := s.responsesURL(c)
 	if !rt.free() {
@@ -76,7 +81,7 @@ func (s *Server) handleInputTokens(c echo.Context) error {
 // body's length; countedBy says which.
 func (s *Server) countInput(c echo.Context, rt *route, req *responses.Request, bodyLen int) (count int64, countedBy string) {
 	count, countedBy = countTokens(bodyLen), "estimate"
-	if tc, ok := rt.model.(responses.InputTokenCounter); ok {
+	if tc, ok := rt.model.(responses.InputTokenCounter); ok && s.counts.allow(freeCaller(c)) {
 		ctx, cancel := context.WithTimeout(c.Request().Context(), countTimeout)
 		n, cerr := tc.CountInputTokens(ctx, req)
 		cancel()

@@ -22,7 +22,7 @@ func (m *metrics) poolObserver() pool.Observer {
 		f := registrar{m.reg}
 		m.pools = &poolMetrics{
 			calls: f.counterVec("farebox_supplier_calls_total",
-				"Calls to each supplier of a pooled model by outcome (ok, client_error, rate_limited, timeout, payment, upstream_error, broken, abandoned).",
+				"Calls to each supplier of a pooled model by outcome (ok, client_error, rate_limited, too_large, timeout, payment, paid_failure, upstream_error, broken, abandoned).",
 				"model", "supplier", "outcome"),
 			ttft: f.histogramVec("farebox_supplier_time_to_first_token_seconds",
 				"Time from a supplier call to its first output.", "model", "supplier"),

@@ -32,6 +32,8 @@ type Server struct {
 	pay     *payments
 	// circuits are the pools' supplier circuits (poolCircuits).
 	circuits pool.Circuits
+	// counts bounds each client's upstream token counts (input_tokens.go).
+	counts countLimiter
 
 	metrics       *metrics
 	promHandler   http.Handler

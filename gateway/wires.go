@@ -78,7 +78,7 @@ func (s *Server) sellWire(c echo.Context, w *wire) error {
 	call := &charge.Call{Product: rt.product, Request: req, Body: body, Resource: s.resourceURL(c),
 		Payment: charge.Payment{V2: h.Get(x402.HeaderPaymentSignature), V1: h.Get(x402.HeaderXPayment)},
 		Caller:  freeCaller(c), EndUser: rt.limits.endUser}
-	sale, err := s.pay.seller.Sell(c.Request().Context(), call, w.output(c, req))
+	sale, err := s.pay.seller.Sell(paymentContext(c.Request().Context(), call.Payment), call, w.output(c, req))
 	c.Set(chargeKey, sale)
 	if sale.Supplier != "" {
 		c.Set(supplierKey, sale.Supplier)

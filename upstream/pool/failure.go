@@ -21,13 +21,20 @@ const (
 	KindUpstream    Kind = "upstream_error"
 	KindBroken      Kind = "broken" // failed after output began: no failover
 	KindAbandoned   Kind = "abandoned"
+	// KindTooLarge: a rate limit the request's own size exceeds ("Request
+	// too large", more tokens per minute than the limit): another supplier
+	// may take it, but it is no failure of this one.
+	KindTooLarge Kind = "too_large"
+	// KindPaidFailure: a supplier that was paid (an x402 seller) and did
+	// not answer: it opens its circuit at once and the call ends there.
+	KindPaidFailure Kind = "paid_failure"
 )
 
 // Retried reports whether a failure of this kind moves the call to the
 // next supplier (when nothing was sent yet).
 func (k Kind) Retried() bool {
 	switch k {
-	case KindRateLimited, KindTimeout, KindPayment, KindUpstream:
+	case KindRateLimited, KindTimeout, KindPayment, KindUpstream, KindTooLarge:
 		return true
 	}
 	return false
@@ -37,7 +44,7 @@ func (k Kind) Retried() bool {
 // the supplier's doing: it counts against the supplier's circuit (and its
 // health), unlike a success, the client's own error or a client that left.
 func (k Kind) SuppliersFault() bool {
-	return k != KindOK && k != KindClient && k != KindAbandoned
+	return k != KindOK && k != KindClient && k != KindAbandoned && k != KindTooLarge
 }
 
 // Classify names the outcome of a supplier's Respond. Everything that is
@@ -56,7 +63,9 @@ func Classify(ctx context.Context, err error) Kind {
 		return KindUpstream
 	}
 	switch {
-	case e.Code == "upstream_rate_limited" || e.Status == http.StatusTooManyRequests:
+	case tooLarge(e):
+		return KindTooLarge
+	case e.Code == "upstream_rate_limited" || e.Code == "rate_limit_exceeded" || e.Status == http.StatusTooManyRequests:
 		return KindRateLimited
 	case e.Status == http.StatusGatewayTimeout || e.Code == "upstream_timeout":
 		return KindTimeout

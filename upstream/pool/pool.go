@@ -15,6 +15,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/farebox/farebox/responses"
@@ -34,6 +35,10 @@ type Supplier struct {
 	// Offer, when set, tells the price the supplier asks now (an x402
 	// seller's 402): it ranks the supplier under Cheapest instead of Cost.
 	Offer Offerer
+	// Provider is whose encrypted reasoning the supplier takes back
+	// (ProviderAnthropic, ProviderOpenAI); "" is unknown: it gets every
+	// reasoning item.
+	Provider string
 }
 
 // Offerer is a supplier whose price per call changes: an x402 seller.
@@ -87,6 +92,9 @@ type Pool struct {
 	mu   sync.Mutex
 	ttft []time.Duration // per supplier: moving average of time to first token, 0 = not measured
 	seen []seen          // per supplier: what this process saw of it (Health)
+	// blamed: circuit key and payer of the failures counted since the
+	// supplier last answered (firstFrom).
+	blamed map[string]map[string]struct{}
 }
 
 var _ responses.Model = (*Pool)(nil)
@@ -157,7 +165,7 @@ func (p *Pool) Respond(ctx context.Context, req *responses.Request, out response
 		if served, ok := ctx.Value(servedKey{}).(func(string)); ok {
 			served(p.cfg.Suppliers[i].Name)
 		}
-		retry, err := p.attempt(ctx, i, key, req, out)
+		retry, err := p.attempt(ctx, i, key, p.forSupplier(i, req), out)
 		if err == nil || !retry {
 			return err
 		}
@@ -178,14 +186,24 @@ func (p *Pool) attempt(ctx context.Context, i int, key string, req *responses.Re
 		g.ttft = p.cfg.Now().Sub(start)
 		p.measured(i, g.ttft)
 	}
-	err = s.Model.Respond(ctx, req, g)
+	var commit atomic.Bool
+	err = s.Model.Respond(committed(ctx, &commit), req, g)
+	paid := commit.Load()
 	took := p.cfg.Now().Sub(start)
 	kind := Classify(ctx, err)
 	switch {
 	case err == nil:
 		g.flush()
 		p.cfg.Circuits.Success(ctx, key)
-	case kind.SuppliersFault(): // the client's own error, or a client that left, leaves it as it was
+		p.forgive(key)
+	case paid && kind != KindAbandoned:
+		// It was paid and did not answer: whether broken or hostile, it is
+		// left alone for a whole cooldown, however often it answers in
+		// between (a seller failing three calls in four would otherwise
+		// never reach the threshold of failures in a row).
+		p.trip(ctx, key)
+		kind = KindPaidFailure
+	case kind.SuppliersFault() && p.firstFrom(ctx, key): // the client's own error, or a client that left, leaves it as it was
 		p.cfg.Circuits.Failure(ctx, key, p.cfg.Now(), p.cfg.Failures, p.cfg.Cooldown)
 	}
 	if err != nil && g.started {
@@ -198,11 +216,33 @@ func (p *Pool) attempt(ctx context.Context, i int, key string, req *responses.Re
 	}
 	p.cfg.Log.Info("supplier call", attrs...)
 	var cost *big.Int
-	if err == nil {
+	if err == nil || paid {
 		cost = price(ctx, *s)
 	}
 	p.cfg.Observer.Attempt(p.cfg.Model, s.Name, kind, g.ttft, cost)
-	return err != nil && !g.started && kind.Retried(), err
+	// Once a supplier was paid, another paid one would be paid again for
+	// the same call: the call ends with this supplier's answer or error.
+	return err != nil && !g.started && !paid && kind.Retried(), err
+}
+
+// committed is ctx under which the supplier's responses.Commit (an x402
+// seller about to sign its payment) is passed on and remembered in paid.
+func committed(ctx context.Context, paid *atomic.Bool) context.Context {
+	return responses.WithCommit(ctx, func() error {
+		if err := responses.Commit(ctx); err != nil {
+			return err
+		}
+		paid.Store(true) // the payer's hook may run on the transport's goroutine
+		return nil
+	})
+}
+
+// trip opens key's circuit at once: as many failures as the threshold, the
+// one way every Circuits implementation (memory, bolt, Redis) knows.
+func (p *Pool) trip(ctx context.Context, key string) {
+	for range p.cfg.Failures {
+		p.cfg.Circuits.Failure(ctx, key, p.cfg.Now(), p.cfg.Failures, p.cfg.Cooldown)
+	}
 }
 
 // measured folds one time to first token into supplier i's average.
@@ -235,4 +275,19 @@ type servedKey struct{}
 // failed last): the gateway names it in the call's log line.
 func WithServed(ctx context.Context, served func(supplier string)) context.Context {
 	return context.WithValue(ctx, servedKey{}, served)
+}
+
+// Available reports, before a call is paid for, whether any supplier may
+// take it: errNoSupplier (503) when every circuit is open, so the payment
+// is released instead of taken for an answer nobody will try to make. A
+// circuit that opens between this check and the call still ends in that
+// 503, after the payment was taken for some schemes; the check keeps
+// that to the calls in flight as the last circuit opens.
+func (p *Pool) Available(ctx context.Context) error {
+	for _, s := range p.cfg.Suppliers {
+		if !p.cfg.Circuits.Open(ctx, circuitKey(p.cfg.Model, s.Name), p.cfg.Now(), p.cfg.Failures) {
+			return nil
+		}
+	}
+	return errNoSupplier()
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402"
 )
 
@@ -65,12 +66,19 @@ func (m *Model) sawPrice(amount *big.Int) {
 func (m *Model) askPrice(ctx context.Context) (*big.Int, error) {
 	ctx, cancel := context.WithTimeout(ctx, offerTimeout)
 	defer cancel()
-	body, _ := json.Marshal(map[string]any{"model": m.cfg.Model, "input": "price?"})
+	// The probe is sent as a purchase is (its headers, a request of the
+	// same shape): a seller that told it apart could quote low to it and
+	// high to the calls it is then chosen for.
+	body, _ := json.Marshal(map[string]any{"model": m.cfg.Model, "stream": true, "store": false,
+		"input": []any{map[string]any{"type": "message", "role": "user",
+			"content": []any{map[string]any{"type": "input_text", "text": "Hello! What can you do?"}}}}})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(m.cfg.BaseURL, "/")+"/responses", bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("User-Agent", "farebox")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("asking the seller's price: %w", err)
@@ -88,7 +96,7 @@ func (m *Model) askPrice(ctx context.Context) (*big.Int, error) {
 	}
 	var best *big.Int
 	for _, o := range offers {
-		if m.cfg.Networks != nil && m.cfg.Networks.Lookup(o.Version, o.Network) == nil {
+		if !m.pays(o) {
 			continue
 		}
 		a, ok := new(big.Int).SetString(o.Amount, 10)
@@ -97,7 +105,18 @@ func (m *Model) askPrice(ctx context.Context) (*big.Int, error) {
 		}
 	}
 	if best == nil {
-		return nil, errors.New("the seller's 402 has no offer on a network this wallet pays on")
+		return nil, errors.New("the seller's 402 has no offer on a network and token this wallet pays with")
 	}
 	return best, nil
+}
+
+// pays reports an offer the wallet would pay: on one of its networks and
+// in that network's token (an offer of the same amount in another token
+// is no price of a USDC call).
+func (m *Model) pays(o x402.Offer) bool {
+	if m.cfg.Networks == nil {
+		return true
+	}
+	n := m.cfg.Networks.Lookup(o.Version, o.Network)
+	return n != nil && common.IsHexAddress(o.Asset) && common.HexToAddress(o.Asset) == n.Asset
 }

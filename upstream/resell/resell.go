@@ -80,7 +80,7 @@ type Model struct {
 	mu        sync.Mutex
 	day       string   // the UTC day spentToday counts
 	today     *big.Int // signed today, in atomic units
-	paid      *big.Int // receipts of successful upstream settlements, all time
+	paid      *big.Int // signed and not refused by the seller's receipt, all time
 	signed    *big.Int // authorizations signed, all time
 	walletLow bool     // the last balance check found the wallet short
 	inflight  *big.Int // signed for calls still running: not yet off the balance
@@ -325,11 +325,15 @@ func (m *Model) record(p *purchase, err error) {
 		"payer", p.signed.Authorization.From.Hex(), "nonce", common.Hash(p.signed.Authorization.Nonce).Hex()}
 	if r := p.receipt; r != nil {
 		attrs = append(attrs, "transaction", r.Transaction, "success", r.Success, "reason", r.ErrorReason)
-		if r.Success {
-			m.mu.Lock()
-			m.paid.Add(m.paid, p.req.Amount)
-			m.mu.Unlock()
-		}
+	}
+	if r := p.receipt; r == nil || r.Success {
+		// What was signed may move whatever the seller answers: a seller
+		// that took the payment and dropped its answer and receipt is
+		// paid all the same, so the books count it unless the seller said
+		// the payment failed.
+		m.mu.Lock()
+		m.paid.Add(m.paid, p.req.Amount)
+		m.mu.Unlock()
 	}
 	if err != nil {
 		attrs = append(attrs, "err", err)
@@ -337,8 +341,9 @@ func (m *Model) record(p *purchase, err error) {
 	m.cfg.Log.Info("upstream purchase", attrs...)
 }
 
-// Spent reports what this upstream cost: authorizations signed, and the
-// part of it the upstream's receipts show settled.
+// Spent reports what this upstream cost: authorizations and deposits
+// signed, and the payments of them not refused by the upstream's receipt
+// (the books' cost).
 func (m *Model) Spent() (signed, settled *big.Int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
