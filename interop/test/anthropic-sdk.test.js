@@ -85,7 +85,6 @@ test('messages.stream with a tool, paid: finalMessage() accumulates tool_use inp
   assert.match(textOf(second), /get_weather returned: Rain, 9 C/);
   assert.equal(deltas.join(''), textOf(second));
   assert.equal(counter.paid().length, 2);
-  for (const c of counter.paid()) await w.assertPaid(decodePaymentResponseHeader(c.receipt));
   assert.equal(before - (await w.balance()), 2n * w.price);
 });
 
