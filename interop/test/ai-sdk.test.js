@@ -1,9 +1,11 @@
-// The Vercel AI SDK (ai + @ai-sdk/openai in Responses mode) paying farebox
-// dev through @x402/fetch: tools run on the client, every step is a new,
-// paid request carrying the whole conversation.
+// The Vercel AI SDK (ai + @ai-sdk/openai in Responses mode, openai.chat()
+// on Chat Completions, @ai-sdk/anthropic on Messages) paying farebox dev
+// through @x402/fetch: tools run on the client, every step is a new, paid
+// request carrying the whole conversation.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createOpenAI } from '@ai-sdk/openai';
+import { createAnthropic } from '@ai-sdk/anthropic';
 import { generateText, streamText, tool, stepCountIs, APICallError } from 'ai';
 import { z } from 'zod';
 import { devWorld, PAID } from '../lib/world.js';
@@ -122,3 +124,53 @@ test('the default store: true replays items by reference: refused with a clear 4
   assert.equal(counter.paid().length, paidBefore);
   assert.equal(await w.balance(), before, 'nothing charged');
 });
+
+// The other wires: openai.chat() posts /chat/completions, @ai-sdk/anthropic
+// posts /messages (its base URL includes /v1).
+const wires = {
+  'openai.chat': () => {
+    const fetch = w.pay();
+    return { model: createOpenAI({ baseURL: w.dev.baseURL, apiKey: 'x402-pays-instead', fetch }).chat(PAID), counter: fetch.counter };
+  },
+  '@ai-sdk/anthropic': () => {
+    const fetch = w.pay();
+    return { model: createAnthropic({ baseURL: w.dev.baseURL, apiKey: 'x402-pays-instead', fetch })(PAID), counter: fetch.counter };
+  },
+};
+
+for (const [name, make] of Object.entries(wires)) {
+  test(`${name} generateText with a tool execute: two paid steps on chain, the answer quotes the tool`, async () => {
+    const { model, counter } = make();
+    const before = await w.balance();
+    const ran = [];
+    const r = await generateText({ model, tools: weatherTools(ran), stopWhen: stepCountIs(5), prompt: 'What is the weather? Use get_weather.' });
+    assert.equal(r.steps.length, 2);
+    assert.equal(r.steps[0].finishReason, 'tool-calls');
+    assert.equal(r.steps[0].toolCalls[0].toolName, 'get_weather');
+    assert.equal(ran.length, 1);
+    assert.match(r.text, new RegExp(`get_weather returned: "?Sunny, 21 C in ${ran[0]}`));
+    for (const step of r.steps) await w.assertPaid(decodePaymentResponseHeader(step.response.headers['payment-response']));
+    assert.equal(counter.paid().length, 2);
+    assert.equal(before - (await w.balance()), 2n * w.price);
+  });
+
+  test(`${name} streamText with a tool: tool-call, tool-result, then streamed text; two paid steps`, async () => {
+    const { model, counter } = make();
+    const before = await w.balance();
+    const ran = [];
+    const errors = [];
+    const s = streamText({ model, tools: weatherTools(ran), stopWhen: stepCountIs(5), prompt: 'Stream the weather, use get_weather', onError: ({ error }) => errors.push(error) });
+    const types = [];
+    for await (const part of s.fullStream) types.push(part.type);
+    assert.deepEqual(errors, []);
+    let at = -1;
+    for (const t of ['tool-call', 'tool-result', 'finish-step', 'text-delta', 'finish']) {
+      const next = types.indexOf(t, at + 1);
+      assert.ok(next > at, `${t} after position ${at} in ${types.join(' ')}`);
+      at = next;
+    }
+    assert.match(await s.text, new RegExp(`get_weather returned: "?Sunny, 21 C in ${ran[0]}`));
+    assert.equal(counter.paid().length, 2);
+    assert.equal(before - (await w.balance()), 2n * w.price);
+  });
+}

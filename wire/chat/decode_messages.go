@@ -8,9 +8,13 @@ import (
 )
 
 // messageKeys are the keys a chat message may carry, whatever its role.
+// annotations is read and dropped: a chat.completion's message carries it
+// (farebox's too), and SDK code sends that message back as the next
+// request's history (the openai SDK's documented tool loop), which OpenAI
+// accepts.
 var messageKeys = map[string]bool{
 	"role": true, "content": true, "name": true, "tool_calls": true, "tool_call_id": true,
-	"refusal": true, "audio": true, "function_call": true,
+	"refusal": true, "audio": true, "function_call": true, "annotations": true,
 }
 
 // messages turns the chat messages into Responses input items, recording

@@ -130,3 +130,20 @@ func TestDecodeAppliesTheHostedToolPolicy(t *testing.T) {
 		t.Fatalf("refuse tool: %v", err)
 	}
 }
+
+// The openai SDK's tool loop appends completion.choices[0].message as it
+// came, annotations and refusal: null included; that history must decode.
+func TestDecodeAcceptsAnAnsweredMessageSentBack(t *testing.T) {
+	body := `{"model":"m","messages":[
+		{"role":"user","content":"weather?"},
+		{"role":"assistant","content":null,"refusal":null,"annotations":[],"tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]},
+		{"role":"tool","tool_call_id":"call_1","content":"sunny"}],
+		"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}]}`
+	req, err := Decode([]byte(body), responses.HostedDrop)
+	if err != nil {
+		t.Fatalf("Decode: %v", err)
+	}
+	if len(req.Input) != 3 || req.Input[1].Type != responses.ItemFunctionCall || req.Input[2].OutputText != "sunny" {
+		t.Fatalf("items = %+v", req.Input)
+	}
+}

@@ -230,3 +230,13 @@ func TestCountTokensAndModelsReadByTheSDK(t *testing.T) {
 		t.Errorf("empty page: %v %+v", err, page)
 	}
 }
+
+// An uncited text block carries no citations key, as Anthropic's own: the
+// Vercel AI SDK's Anthropic provider refuses citations: null.
+func TestTextBlockHasNoNullCitations(t *testing.T) {
+	_, obj := play(t, `{"model":"claude-x","max_tokens":100,"messages":[{"role":"user","content":"hi"}]}`,
+		func(e *responses.Emitter) { _ = e.Text("hi"); _ = e.Complete(nil) })
+	if strings.Contains(string(obj), "citations") {
+		t.Errorf("object = %s, want no citations key", obj)
+	}
+}

@@ -56,6 +56,6 @@ func Example() {
 	// event: message_stop
 	// data: {"type":"message_stop"}
 	//
-	// {"id":"msg_1","type":"message","role":"assistant","model":"claude-x","content":[{"type":"text","text":"Hello.","citations":null}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0}}
+	// {"id":"msg_1","type":"message","role":"assistant","model":"claude-x","content":[{"type":"text","text":"Hello."}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0}}
 	// 400 {"type":"error","error":{"type":"invalid_request_error","message":"Missing required parameter: 'max_tokens'."}}
 }

@@ -60,8 +60,11 @@ func block(it gjson.Result) []byte {
 			text.WriteString(p.Get("refusal").Str)
 			return true
 		})
+		// No "citations" key: Anthropic leaves it out of an uncited block,
+		// and clients that validate the message (the Vercel AI SDK's
+		// @ai-sdk/anthropic) refuse citations: null.
 		b := responses.AppendJSONString([]byte(`{"type":"text","text":`), text.String())
-		return append(b, `,"citations":null}`...)
+		return append(b, '}')
 	case "function_call":
 		b := append([]byte(`{"type":"tool_use","id":`), it.Get("call_id").Raw...)
 		b = append(b, `,"name":`...)
