@@ -13,6 +13,7 @@
 //	<prefix>debt:<payer>       hash KeyName -> DebtItem (JSON)
 //	<prefix>hold:<account>     hash hold id -> "amount|expiresMs"
 //	<prefix>answer:<KeyName>   a paid answer, until its authorization expires
+//	<prefix>epoch, <prefix>lost  the store epoch and its last loss (epoch.go)
 //
 // Settled entries are never deleted: size Redis for them (about 1 KiB per
 // purchase) and give it persistence (AOF), or the journal is only as
