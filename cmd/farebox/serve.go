@@ -74,8 +74,7 @@ func (m *ServeMain) ParseFlags(args []string) error {
 		return errors.New("--offline goes with --check: serve itself always proves its facilitator or chain before it takes payments")
 	}
 	for _, w := range cfg.Warnings() {
-		fmt.Fprintf(m.Stderr, "warning: config %s: %s
-", *path, w)
+		fmt.Fprintf(m.Stderr, "warning: config %s: %s\n", *path, w)
 	}
 	if *check {
 		if !*offline {

@@ -13,6 +13,7 @@
 //	<prefix>debt:<payer>       hash KeyName -> DebtItem (JSON)
 //	<prefix>hold:<account>     hash hold id -> "amount|expiresMs"
 //	<prefix>answer:<KeyName>   a paid answer, until its authorization expires
+//	<prefix>epoch, <prefix>lost  the store epoch and its last loss (epoch.go)
 //
 // Settled entries are never deleted: size Redis for them (about 1 KiB per
 // purchase) and give it persistence (AOF), or the journal is only as
@@ -37,6 +38,7 @@ import (
 const DefaultPrefix = "farebox:settle:"
 
 var createScript = goredis.NewScript(`
+if redis.call('GET', KEYS[4]) ~= ARGV[4] then return {3} end
 local cur = redis.call('GET', KEYS[1])
 if cur then return {1, cur} end
 if ARGV[3] == '1' then
@@ -78,6 +80,7 @@ return 1
 type Journal struct {
 	rdb    goredis.UniversalClient
 	prefix string
+	epoch  epochState
 }
 
 var _ settle.Journal = (*Journal)(nil)
@@ -120,12 +123,30 @@ func (j *Journal) Create(ctx context.Context, e *settle.Entry) (*settle.Entry, e
 	if e.PaymentID != "" {
 		idKey, hasID = j.idKey(e.Payer, e.PaymentID), "1"
 	}
-	res, err := createScript.Run(ctx, j.rdb, []string{j.entryKey(name), idKey, j.openKey()}, b, name, hasID).Slice()
-	if err != nil {
-		return nil, fmt.Errorf("redisjournal: create: %w", err)
+	var res []any
+	for lost := false; ; lost = true {
+		epoch, err := j.knownEpoch(ctx)
+		if err != nil {
+			return nil, err
+		}
+		res, err = createScript.Run(ctx, j.rdb, []string{j.entryKey(name), idKey, j.openKey(), j.epochKey()}, b, name, hasID, epoch).Slice()
+		if err != nil {
+			return nil, fmt.Errorf("redisjournal: create: %w", err)
+		}
+		if code, _ := res[0].(int64); code != 3 || lost {
+			break
+		}
+		// The epoch is gone or changed: the store lost its data since
+		// this replica last wrote. Adopt (or write) the new epoch and
+		// create again; the loss time makes the engine careful.
+		if _, err := j.adoptEpoch(ctx, true); err != nil {
+			return nil, err
+		}
 	}
 	code, _ := res[0].(int64)
 	switch code {
+	case 3:
+		return nil, errors.New("redisjournal: create: the store epoch keeps changing")
 	case 0:
 		return nil, nil
 	case 1:

@@ -48,7 +48,7 @@ func TestKeysLiveUnderThePrefix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]bool{"ops:e:" + e.Name(): true, "ops:open": true, "ops:id:" + settle.IDName(e.Payer, e.PaymentID): true}
+	want := map[string]bool{"ops:e:" + e.Name(): true, "ops:open": true, "ops:epoch": true, "ops:id:" + settle.IDName(e.Payer, e.PaymentID): true}
 	if len(keys) != len(want) {
 		t.Fatalf("keys = %v, want %v", keys, want)
 	}

@@ -109,8 +109,14 @@ func (s *Set) Books() (books.Store, error) { return s.books, nil }
 // Circuits are shared: replicas agree on which supplier is failing.
 func (s *Set) Circuits() pool.Circuits { return s.circuits }
 
-// Ready pings Redis.
-func (s *Set) Ready(ctx context.Context) error { return s.rdb.Ping(ctx).Err() }
+// Ready pings Redis and compares its store epoch with the one this
+// replica knows (a Redis that lost its data is noticed here too).
+func (s *Set) Ready(ctx context.Context) error {
+	if err := s.rdb.Ping(ctx).Err(); err != nil {
+		return err
+	}
+	return s.journal.checkEpoch(ctx)
+}
 
 // Instance is host:pid, naming this replica among those sharing Redis.
 func (s *Set) Instance() string { return s.instance }

@@ -130,6 +130,10 @@ type Config struct {
 	// answer is not stored (lost in a crash, evicted, a stream cut short)
 	// run the model again (default 2); then they get ErrNoAnswer.
 	MaxReruns int
+	// LossWindow is how long after the journal lost its data (a
+	// LossReporter) new authorizations are checked against the chain's
+	// pending state (default 1 h).
+	LossWindow time.Duration
 	// OnEvent, when set, is called for every step of every purchase (turn
 	// it into metrics); it must not block.
 	OnEvent func(Event)
@@ -192,6 +196,7 @@ func NewEngine(cfg Config) (*Engine, error) {
 		cfg.MaxResubmits = 3
 	}
 	cfg.AnswerWait = orDefault(cfg.AnswerWait, 30*time.Second)
+	cfg.LossWindow = orDefault(cfg.LossWindow, defaultLossWindow)
 	if cfg.MaxReruns == 0 {
 		cfg.MaxReruns = 2
 	}
@@ -269,7 +274,11 @@ func (e *Engine) Begin(ctx context.Context, p Purchase) (*Purchase, error) {
 	}
 	e.emit(EventReserved, pu.entry, nil)
 	pu.making = e.ans.start(pu.name)
-	if err := e.hold(ctx, pu); err != nil {
+	err = e.checkAfterLoss(ctx, pu)
+	if err == nil {
+		err = e.hold(ctx, pu)
+	}
+	if err != nil {
 		pu.keepNothing()
 		if derr := e.cfg.Journal.Delete(context.WithoutCancel(ctx), pu.entry.Key(), Reserved); derr != nil {
 			e.cfg.Logger.Error("settle: releasing a refused reservation", "entry", pu.name, "err", derr)
