@@ -39,7 +39,7 @@ test('claude -p through farebox proxy against the paid model: the payer pays the
     const r = await claudePrint(proxy.baseURL, PAID, PROMPT, opts);
     check(r, `\n--- proxy ---\n${proxy.logs()}`);
     const receipts = [...proxy.logs().matchAll(/receipt \d+: scheme=exact amount=([\d.]+) USDC tx=(0x[0-9a-f]{64}) payer=(0x[0-9a-fA-F]{40})/g)];
-    assert.ok(receipts.length >= r.json.num_turns, `a receipt per turn (${r.json.num_turns}), receipts:\n${proxy.logs()}`);
+    assert.equal(receipts.length, r.json.num_turns, `one receipt per turn, receipts:\n${proxy.logs()}`);
     for (const [, amount, transaction, payer] of receipts) {
       assert.equal(amount, w.dev.price);
       await w.assertPaid({ success: true, transaction, payer, network: w.dev.network });
