@@ -23,6 +23,8 @@ type Source struct {
 	Env                    string
 	// What names the setting in errors ("payments.chain.relayer_keystore").
 	What string
+	// Key names the key in errors about the variable ("the relayer key").
+	Key string
 }
 
 // FromKeystore reports whether the key is read from a keystore file.
@@ -37,6 +39,13 @@ func (s Source) Check() error {
 		return fmt.Errorf("%s: a password file without a keystore", s.what())
 	}
 	return nil
+}
+
+func (s Source) key() string {
+	if s.Key != "" {
+		return s.Key
+	}
+	return "the key"
 }
 
 func (s Source) what() string {
@@ -64,7 +73,7 @@ func (s Source) Load(getenv func(string) string) (*ecdsa.PrivateKey, error) {
 	}
 	hex := strings.TrimPrefix(strings.TrimSpace(getenv(s.Env)), "0x")
 	if hex == "" {
-		return nil, fmt.Errorf("the key is read from $%s, which is empty", s.Env)
+		return nil, fmt.Errorf("%s is read from $%s, which is empty", s.key(), s.Env)
 	}
 	key, err := crypto.HexToECDSA(hex)
 	if err != nil {

@@ -90,3 +90,11 @@ test('the official client pays eip155:8453 in Base USDC, and the chain shows it'
   assert.equal(await anvil.chain.balanceOf(payer.address), before.payer - 10_000n);
   assert.equal(await anvil.chain.balanceOf(payTo.address), before.payTo + 10_000n);
 });
+
+test('the relayer key appears in no output farebox makes', async () => {
+  const hex = KEYS.relayer.slice(2);
+  const metrics = await (await fetch(`${farebox.baseURL.replace(/\/v1$/, '')}/metrics`)).text();
+  for (const [what, text] of [['logs', farebox.logs()], ['/metrics', metrics], ['init', initOut], ['config', readFileSync(config, 'utf8')]]) {
+    assert.ok(!text.toLowerCase().includes(hex), `the relayer key is in ${what}`);
+  }
+});

@@ -30,9 +30,9 @@ func buildChainSettler(d settle.SettlerDeps) (*settle.SettlerParts, error) {
 		return nil, fmt.Errorf("payments.chain.rpc_url is required with settler: chain")
 	}
 	key, err := keyfile.Source{Keystore: cc.RelayerKeystore, PasswordFile: cc.RelayerPasswordFile,
-		Env: cc.RelayerKeyEnv, What: "payments.chain.relayer_keystore"}.Load(d.Getenv)
+		Env: cc.RelayerKeyEnv, What: "payments.chain.relayer_keystore", Key: "the relayer key"}.Load(d.Getenv)
 	if err != nil {
-		return nil, fmt.Errorf("settler chain: the relayer key: %w", err)
+		return nil, fmt.Errorf("settler chain: %w", err)
 	}
 	client, err := DialConfigured(cc.RPCURL)
 	if err != nil {
