@@ -19,7 +19,7 @@ func TestServeCheckProvesTheFacilitatorUnlessOffline(t *testing.T) {
 			"extensions": []string{}, "signers": map[string]any{}})
 	}))
 	t.Cleanup(srv.Close)
-	path := writeFile(t, "payments: {pay_to: \"0x90F79bf6EB2c4f870365E785982E1f101E93b906\", networks: [base], settler: facilitator, facilitator: {url: \""+srv.URL+"\"}}\n"+
+	path := writeFile(t, "payments: {pay_to: \"0x2222222222222222222222222222222222222222\", networks: [base], settler: facilitator, facilitator: {url: \""+srv.URL+"\"}}\n"+
 		"models:\n  - {name: m, upstream: scripted, price: \"0.001\", limits: {max_output_tokens: 256}}\n")
 	code, _, stderr := farebox(t, exampleEnv(false), "serve", "--check", "--config", path)
 	assertOneLineFailure(t, code, stderr, "eip155:8453", "exact", "--offline")
