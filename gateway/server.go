@@ -61,6 +61,9 @@ func New(cfg Config, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, hosted: hosted, log: opts.logger(cfg.LogLevel), metrics: newMetrics()}
+	for _, w := range cfg.publicURLWarnings() {
+		s.log.Warn(w)
+	}
 	pay, err := newPayments(cfg, opts, s.log)
 	if err != nil {
 		return nil, err

@@ -61,7 +61,7 @@ func runInit(args []string, stdout, stderr io.Writer, getenv func(string) string
 	if err := startsOnceSet(cfg.Validate(getenv), later, getenv); err != nil {
 		return fmt.Errorf("the config would not start: %s", oneLine(err))
 	}
-	b, err := encodeInit(cfg, pay.cdp())
+	b, err := encodeInit(cfg)
 	if err != nil {
 		return err
 	}
@@ -157,19 +157,14 @@ func startsOnceSet(err error, later []string, getenv func(string) string) error 
 	return errors.New(strings.Join(left, "\n"))
 }
 
-// encodeInit writes cfg as YAML without the keys left at their zero value;
-// cdp adds the CDP facilitator's kind and key variables.
-func encodeInit(cfg gateway.Config, cdp bool) ([]byte, error) {
+// encodeInit writes cfg as YAML without the keys left at their zero value.
+func encodeInit(cfg gateway.Config) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteString("# Written by farebox init; farebox.example.yaml documents every key.\n")
 	buf.WriteString("# Secrets are never in this file: only the names of the variables holding them.\n")
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
-	doc := pruned(cfg)
-	if cdp {
-		addCDP(doc)
-	}
-	if err := enc.Encode(doc); err != nil {
+	if err := enc.Encode(pruned(cfg)); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), enc.Close()

@@ -48,7 +48,7 @@ func TestInitAnthropicWritesAPerTokenClaudeModel(t *testing.T) {
 		t.Errorf("farebox.yaml:\n%s", b)
 	}
 	checkEnv := append(exampleEnv(true), "ANTHROPIC_API_KEY=sk-ant-test")
-	if code, stdout, stderr := farebox(t, checkEnv, "serve", "--check", "--config", path); code != 0 {
+	if code, stdout, stderr := farebox(t, checkEnv, "serve", "--check", "--offline", "--config", path); code != 0 {
 		t.Errorf("serve --check of init's config: exit %d\n%s%s", code, stdout, stderr)
 	}
 
@@ -63,7 +63,7 @@ func TestInitAnthropicWritesAPerTokenClaudeModel(t *testing.T) {
 		!strings.Contains(string(b), "upstream_model: claude-haiku-4-5") {
 		t.Errorf("farebox.yaml with --price:\n%s", b)
 	}
-	if code, stdout, stderr := farebox(t, checkEnv, "serve", "--check", "--config", path); code != 0 {
+	if code, stdout, stderr := farebox(t, checkEnv, "serve", "--check", "--offline", "--config", path); code != 0 {
 		t.Errorf("serve --check of the per-call config: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

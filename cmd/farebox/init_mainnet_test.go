@@ -91,7 +91,7 @@ func TestServeCheckWarnsOfMainnetEnvKeysAndDollarPrices(t *testing.T) {
 		}
 		path := filepath.Join(t.TempDir(), "farebox.yaml")
 		os.WriteFile(path, []byte(yml), 0o600)
-		code, stdout, stderr := farebox(t, append(exampleEnv(false), env...), "serve", "--check", "--config", path)
+		code, stdout, stderr := farebox(t, append(exampleEnv(false), env...), "serve", "--check", "--offline", "--config", path)
 		if code != 0 || !strings.Contains(stderr, c.want) || strings.Contains(stderr, c.not) || !strings.Contains(stdout, "ok") {
 			t.Errorf("%v: exit %d\n%s%s", c.args, code, stdout, stderr)
 		}

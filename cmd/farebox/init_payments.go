@@ -9,7 +9,6 @@ import (
 
 	"github.com/farebox/farebox/gateway"
 	"github.com/farebox/farebox/x402"
-	"gopkg.in/yaml.v3"
 )
 
 // The facilitators `farebox init` writes: x402.org's settles test networks
@@ -89,8 +88,8 @@ func (p *initPayments) facilitatorURL() string {
 	return strings.TrimRight(p.facilitator, "/")
 }
 
-// config is the payments block, with the facilitator's URL for a CDP
-// facilitator (its kind and key names are added to the YAML by addCDP).
+// config is the payments block; a CDP facilitator's with its kind and the
+// names of its key's two variables.
 func (p *initPayments) config(payTo string) gateway.PaymentsConfig {
 	pc := gateway.PaymentsConfig{PayTo: payTo, Networks: []string{p.network}, Settler: p.settler}
 	if p.settler == "chain" {
@@ -98,6 +97,9 @@ func (p *initPayments) config(payTo string) gateway.PaymentsConfig {
 		return pc
 	}
 	pc.Facilitator = gateway.FacilitatorConfig{URL: p.facilitatorURL()}
+	if p.cdp() {
+		pc.Facilitator.Kind, pc.Facilitator.KeyIDEnv, pc.Facilitator.KeySecretEnv = "cdp", cdpKeyIDEnv, cdpKeySecretEnv
+	}
 	return pc
 }
 
@@ -111,46 +113,6 @@ func (p *initPayments) laterEnv() []string {
 		return []string{"FAREBOX_RELAYER_KEY"}
 	}
 	return nil
-}
-
-// addCDP writes kind: cdp and the two key variables into the YAML's
-// payments.facilitator, whether or not gateway.FacilitatorConfig already
-// encodes them.
-func addCDP(doc *yaml.Node) {
-	fac := yamlPath(doc, "payments", "facilitator")
-	if fac == nil {
-		return
-	}
-	for _, kv := range [][2]string{{"kind", "cdp"}, {"key_id_env", cdpKeyIDEnv}, {"key_secret_env", cdpKeySecretEnv}} {
-		if v := yamlPath(fac, kv[0]); v != nil {
-			v.Value = kv[1]
-			continue
-		}
-		fac.Content = append(fac.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: kv[0]}, &yaml.Node{Kind: yaml.ScalarNode, Value: kv[1]})
-	}
-}
-
-// yamlPath is the value at keys under the mapping n (or a document's).
-func yamlPath(n *yaml.Node, keys ...string) *yaml.Node {
-	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
-		n = n.Content[0]
-	}
-	for _, k := range keys {
-		if n.Kind != yaml.MappingNode {
-			return nil
-		}
-		var next *yaml.Node
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == k {
-				next = n.Content[i+1]
-			}
-		}
-		if next == nil {
-			return nil
-		}
-		n = next
-	}
-	return n
 }
 
 // nextSteps says what the operator does before the first paid call.

@@ -73,10 +73,10 @@ func (m *ServeMain) ParseFlags(args []string) error {
 	if *offline && !*check {
 		return errors.New("--offline goes with --check: serve itself always proves its facilitator or chain before it takes payments")
 	}
-	for _, w := range cfg.Warnings() {
-		fmt.Fprintf(m.Stderr, "warning: config %s: %s\n", *path, w)
-	}
 	if *check {
+		for _, w := range cfg.Warnings() {
+			fmt.Fprintf(m.Stderr, "warning: config %s: %s\n", *path, w)
+		}
 		if !*offline {
 			if err := cfg.Prove(context.Background(), m.getenv); err != nil {
 				return fmt.Errorf("config %s: %s (serve --check --offline validates without asking)", *path, oneLine(err))

@@ -30,7 +30,7 @@ func TestFailuresAreClassifiedLikeTheOtherUpstreams(t *testing.T) {
 	}{
 		{"status:529", 502, "server_error", pool.KindUpstream, 0, "overloaded_error"},
 		{"status:500", 502, "server_error", pool.KindUpstream, 0, "api_error"},
-		{"status:429+retry_after=7", 503, "rate_limit_exceeded", pool.KindUpstream, 7 * time.Second, "rate_limit_error"},
+		{"status:429+retry_after=7", 503, "rate_limit_exceeded", pool.KindRateLimited, 7 * time.Second, "rate_limit_error"},
 		{"status:401", 502, "server_error", pool.KindUpstream, 0, "refused farebox's credentials"},
 		{"status:400", 400, "", pool.KindClient, 0, "fake failure 400"},
 	} {
