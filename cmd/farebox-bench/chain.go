@@ -209,7 +209,7 @@ func (h *harness) addChainArm(ctx context.Context, bin, name string, a *chaintes
 // a paid route to the fake upstream, USDC on anvil as a custom network.
 func (h *harness) chainConfig(addr, name string, ca *chainArm, facURL string) string {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "addr: %s\nlog_level: %s\ndata_dir: %q\n", addr, h.logLevel, filepath.Join(h.tmp, name+"-data"))
+	fmt.Fprintf(&b, "addr: %s\nlog_level: %s\nmetrics: {public: true}\ndata_dir: %q\n", addr, h.logLevel, filepath.Join(h.tmp, name+"-data"))
 	fmt.Fprintf(&b, "payments:\n  pay_to: %q\n  networks: [\"eip155:84532\"]\n  max_timeout_seconds: 3600\n  settler: %s\n  confirm: %s\n", ca.payTo.Hex(), ca.settler, ca.confirm)
 	fmt.Fprintf(&b, "  chain:\n    rpc_url: %q\n", ca.anvil.RPCURL)
 	if ca.simulate != "" {

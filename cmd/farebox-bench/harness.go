@@ -199,7 +199,7 @@ func (h *harness) note(s string) {
 // settled through the stand-in.
 func (h *harness) fareboxConfig(addr string) string {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "addr: %s\nlog_level: %s\n", addr, h.logLevel)
+	fmt.Fprintf(&b, "addr: %s\nlog_level: %s\nmetrics: {public: true}\n", addr, h.logLevel)
 	fmt.Fprintf(&b, `payments:
   pay_to: "0x000000000000000000000000000000000000bEEF"
   networks: [%q]

@@ -38,7 +38,9 @@ func startSettleStandIn() (*settleStandIn, error) {
 	mux.HandleFunc("POST /settle", s.settle)
 	mux.HandleFunc("GET /supported", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"kinds":[],"extensions":[],"signers":{}}`)
+		// farebox asks at start whether its facilitator settles its
+		// network and scheme: the stand-in says it does.
+		io.WriteString(w, `{"kinds":[{"x402Version":2,"scheme":"exact","network":"`+benchNetwork.CAIP2+`"}],"extensions":[],"signers":{}}`)
 	})
 	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go s.srv.Serve(ln)

@@ -168,7 +168,7 @@ func (h *harness) addVoucherArm(ctx context.Context, bin string, a *chaintest.An
 // the per-token one, settler chain, vouchers claimed every few seconds.
 func (h *harness) voucherConfig(addr string, va *voucherArm) string {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "addr: %s\nlog_level: %s\ndata_dir: %q\n", addr, h.logLevel, filepath.Join(h.tmp, armVoucher+"-data"))
+	fmt.Fprintf(&b, "addr: %s\nlog_level: %s\nmetrics: {public: true}\ndata_dir: %q\n", addr, h.logLevel, filepath.Join(h.tmp, armVoucher+"-data"))
 	fmt.Fprintf(&b, "payments:\n  pay_to: %q\n  networks: [\"eip155:84532\"]\n  max_timeout_seconds: 3600\n  settler: chain\n  confirm: broadcast\n", va.payTo.Hex())
 	fmt.Fprintf(&b, "  chain:\n    rpc_url: %q\n    relayer_key_env: FAREBOX_BENCH_RELAYER_KEY\n", va.anvil.RPCURL)
 	fmt.Fprintf(&b, "  batch_settlement:\n    claim_interval: %s\n", voucherClaimInterval)
