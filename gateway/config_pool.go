@@ -158,7 +158,8 @@ func (v *validation) pool(key string, mc ModelConfig) {
 // reasoningProvider is whose encrypted reasoning a supplier of each kind
 // takes back; a kind not named (an x402 seller, chat, scripted) gets every
 // reasoning item as it came.
-var reasoningProvider = map[string]string{"anthropic": pool.ProviderAnthropic, "openai": pool.ProviderOpenAI}
+var reasoningProvider = map[string]string{"anthropic": pool.ProviderAnthropic, "openai": pool.ProviderOpenAI,
+	"gemini": pool.ProviderGemini}
 
 // newPool builds a model's pool of suppliers, each built as a model's
 // upstream is, through the registry of kinds.

@@ -133,8 +133,10 @@ func TestHostileForeignReasoningIsLeftOut(t *testing.T) {
 	body := `{"model":"m","input":[{"role":"user","content":"hi"},` +
 		`{"type":"reasoning","summary":[],"encrypted_content":"anthropic.thinking:sig"},` +
 		`{"type":"reasoning","summary":[],"encrypted_content":"gAAAAopenai"},` +
+		`{"type":"reasoning","summary":[],"encrypted_content":"gemini.thought:c2ln"},` +
 		`{"role":"assistant","content":"hello"},{"role":"user","content":"again"}]}`
-	for prov, want := range map[string]string{pool.ProviderOpenAI: "gAAAAopenai", pool.ProviderAnthropic: "anthropic.thinking:sig"} {
+	for prov, want := range map[string]string{pool.ProviderOpenAI: "gAAAAopenai", pool.ProviderAnthropic: "anthropic.thinking:sig",
+		pool.ProviderGemini: "gemini.thought:c2ln"} {
 		got = nil
 		p := newPool(t, pool.Config{Suppliers: []pool.Supplier{{Name: prov, Model: &modelFunc{f: rec}, Provider: prov}}})
 		if err := respond(t, context.Background(), p, body); err != nil {

@@ -13,12 +13,18 @@ const (
 	ProviderAnthropic = "anthropic"
 	// ProviderOpenAI: OpenAI's own encrypted reasoning (no prefix).
 	ProviderOpenAI = "openai"
+	// ProviderGemini: Gemini's thought signatures, carried under
+	// responses.GeminiThoughtPrefix.
+	ProviderGemini = "gemini"
 )
 
 // ownedBy names the provider whose encrypted reasoning enc is.
 func ownedBy(enc string) string {
 	if strings.HasPrefix(enc, responses.AnthropicThinkingPrefix) || strings.HasPrefix(enc, responses.AnthropicRedactedPrefix) {
 		return ProviderAnthropic
+	}
+	if strings.HasPrefix(enc, responses.GeminiThoughtPrefix) {
+		return ProviderGemini
 	}
 	return ProviderOpenAI
 }
