@@ -179,3 +179,17 @@ func TestSDKReadsBlocksAndErrors(t *testing.T) {
 		t.Errorf("wrong key: %v", err)
 	}
 }
+
+// The SDK's CountTokens reads the fake's count: "Hello there, count me"
+// is 21 bytes (6 tokens) in one turn (3).
+func TestSDKCountsTokens(t *testing.T) {
+	s := Start(Options{APIKey: "fake-key"})
+	defer s.Close()
+	res, err := sdkClient(t, s).Models.CountTokens(context.Background(), "text", genai.Text("Hello there, count me"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.TotalTokens != 9 {
+		t.Errorf("totalTokens %d, want 9", res.TotalTokens)
+	}
+}

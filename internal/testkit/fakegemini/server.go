@@ -25,6 +25,9 @@
 //	"blocked"                   no candidates; promptFeedback.blockReason SAFETY
 //	"empty"                     no candidates and no block reason
 //
+// Any model answers countTokens (contents, or a whole
+// generateContentRequest) with CountTokens' count.
+//
 // Modifiers follow "+": rounds=N ("call" calls until N rounds of
 // responses came back), retry_after=S (on a 429), noid (calls carry no id,
 // as before Gemini 2.5). With includeThoughts in the request, an answer
@@ -147,7 +150,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	case s.opts.APIKey != "" && r.Header.Get("X-Goog-Api-Key") != s.opts.APIKey && r.URL.Query().Get("key") != s.opts.APIKey:
 		writeKeyError(w)
 		return
-	case method != "generateContent" && method != "streamGenerateContent":
+	case method != "generateContent" && method != "streamGenerateContent" && method != "countTokens":
 		writeError(w, http.StatusNotFound, "NOT_FOUND", "Method not found.")
 		return
 	case method == "streamGenerateContent" && r.URL.Query().Get("alt") != "sse":
@@ -161,6 +164,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	m := parseMode(model)
 	if m.status != 0 {
 		s.fail(w, m)
+		return
+	}
+	if method == "countTokens" {
+		s.count(w, req)
 		return
 	}
 	if msg := s.check(req); msg != "" {
