@@ -11,9 +11,11 @@ import (
 
 	"github.com/farebox/farebox/gateway"
 	"github.com/farebox/farebox/internal/testkit/fakeanthropic"
+	"github.com/farebox/farebox/internal/testkit/fakegemini"
 	"github.com/farebox/farebox/internal/testkit/fakeupstream"
 	"github.com/farebox/farebox/upstream"
 	upanthropic "github.com/farebox/farebox/upstream/anthropic"
+	upgemini "github.com/farebox/farebox/upstream/gemini"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/payer"
@@ -23,11 +25,12 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// An Anthropic and an OpenAI supplier of one model in a pool fail over to
-// each other before the first byte: Anthropic's 529 (overloaded) moves the
-// call to the OpenAI supplier, an OpenAI 500 moves it to Claude; every
-// call is charged once (chain-judged), and a reasoning item Anthropic
-// signed never reaches the OpenAI supplier.
+// An Anthropic, an OpenAI and a Gemini supplier of one model in a pool
+// fail over to each other before the first byte: Anthropic's 529
+// (overloaded) moves the call to the OpenAI supplier or to Gemini, an
+// OpenAI 500 moves it to Claude, Gemini's 503 to Claude; every call is
+// charged once (chain-judged), and a reasoning item Anthropic signed never
+// reaches the OpenAI or the Gemini supplier.
 func TestMixedProviderPoolFailsOverAndChargesOnce(t *testing.T) {
 	c := devChain(t)
 	claudeFake := fakeanthropic.Start(fakeanthropic.Options{APIKey: "sk-ant-test"})
@@ -37,6 +40,13 @@ func TestMixedProviderPoolFailsOverAndChargesOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer up.Close()
+	geminiFake := fakegemini.Start(fakegemini.Options{APIKey: "gm-test"})
+	defer geminiFake.Close()
+	geminiSupplier := func(behaviour string) gateway.SupplierConfig {
+		return gateway.SupplierConfig{Name: "gemini", Upstream: upgemini.Kind, UpstreamConfig: &upgemini.Settings{
+			Endpoint: upstream.Endpoint{BaseURL: geminiFake.URL(), UpstreamModel: behaviour, APIKeyEnv: "GEMINI_API_KEY"}}}
+	}
+	env := func(k string) string { return anthropicEnv(k) + geminiEnv(k) }
 	claudeSupplier := func(behaviour string) gateway.SupplierConfig {
 		return gateway.SupplierConfig{Name: "claude", Upstream: upanthropic.Kind, UpstreamConfig: &upanthropic.Settings{
 			Endpoint: upstream.Endpoint{BaseURL: claudeFake.URL(), UpstreamModel: behaviour, APIKeyEnv: "ANTHROPIC_API_KEY"}}}
@@ -52,6 +62,8 @@ func TestMixedProviderPoolFailsOverAndChargesOnce(t *testing.T) {
 	}{
 		{"claude 529 to openai", []gateway.SupplierConfig{claudeSupplier("status:529"), openaiSupplier("echo+mixed")}, "pooled hello", true},
 		{"openai 500 to claude", []gateway.SupplierConfig{openaiSupplier("status:500"), claudeSupplier("text")}, fakeanthropic.DefaultText, false},
+		{"claude 529 to gemini", []gateway.SupplierConfig{claudeSupplier("status:529"), geminiSupplier("text")}, fakegemini.DefaultText, true},
+		{"gemini 503 to claude", []gateway.SupplierConfig{geminiSupplier("status:503"), claudeSupplier("text")}, fakeanthropic.DefaultText, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, err := evm.NewSettler(context.Background(), c.Client, c.RelayerKey)
@@ -61,7 +73,7 @@ func TestMixedProviderPoolFailsOverAndChargesOnce(t *testing.T) {
 			cfg := paidConfig(c, "after")
 			cfg.Models = []gateway.ModelConfig{{Name: pooled, Price: price, Suppliers: tc.suppliers,
 				Routing: gateway.RoutingConfig{Strategy: "ordered", Circuit: gateway.CircuitConfig{Failures: 100, Cooldown: gateway.Duration(time.Hour)}}}}
-			ts := startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st, Ready: st.Ready, Getenv: anthropicEnv})
+			ts := startServer(t, cfg, gateway.Options{Networks: []*x402.Network{c.Network}, Settler: st, Ready: st.Ready, Getenv: env})
 			var settled []*payer.Settlement
 			tr, payerAddr := payingTransport(t, 10*atomics, &settled)
 			before := tokenBalance(t, c, payerAddr)
@@ -108,6 +120,11 @@ func TestMixedProviderPoolFailsOverAndChargesOnce(t *testing.T) {
 			for _, r := range up.Records() {
 				if bytes.Contains(r.Body, []byte("anthropic.thinking:")) || gjson.GetBytes(r.Body, `input.#(type=="reasoning")`).Exists() {
 					t.Errorf("the OpenAI supplier was sent Claude's reasoning: %s", r.Body)
+				}
+			}
+			for _, r := range geminiFake.Records() {
+				if bytes.Contains(r.Body, []byte("c2lnbmVk")) || bytes.Contains(r.Body, []byte("anthropic.")) {
+					t.Errorf("the Gemini supplier was sent Claude's reasoning: %s", r.Body)
 				}
 			}
 		})
