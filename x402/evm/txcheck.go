@@ -54,13 +54,26 @@ func checkTx(ctx context.Context, b interface {
 }
 
 // buildTransferReader reads payments.chain.rpc_url to follow a
-// facilitator's pending transaction to its outcome.
+// facilitator's pending transaction to its outcome. It refuses a node of
+// another chain than a configured network's: there, the facilitator's
+// transactions would never be found, and every call would stay pending.
 func buildTransferReader(d settle.SettlerDeps) (settle.TransferReader, error) {
 	client, err := DialConfigured(d.Chain.RPCURL)
 	if err != nil {
 		return nil, err
 	}
 	d.AddCloser(client.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	id, err := client.ChainID(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("payments.chain.rpc_url: reading its chain id: %w", err)
+	}
+	for _, n := range d.Networks {
+		if n.ChainID.Cmp(id) != 0 {
+			return nil, fmt.Errorf("payments.networks: %s is not the chain at payments.chain.rpc_url (chain id %s)", n.CAIP2, id)
+		}
+	}
 	return NewReader(client), nil
 }
 
