@@ -60,8 +60,7 @@ func pendingProxy(t *testing.T, upstream string, hashes chan<- string) string {
 // transaction; once that transaction shows the transfer, the same payment
 // sent again is answered from the stored answer with a successful receipt
 // naming it, the model never runs twice, and the chain shows the price
-// paid once. (Without the follow the entry stayed in settling and every
-// retry got 409 payment_in_progress.)
+// paid once.
 func TestFacilitatorPendingSettlementIsFollowedOnChain(t *testing.T) {
 	a, ref := referenceFacilitator(t)
 	hashes := make(chan string, 4)
