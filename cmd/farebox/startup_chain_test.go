@@ -1,14 +1,19 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/farebox/farebox/internal/testkit/cdpfake"
 	"github.com/farebox/farebox/internal/testkit/chaintest"
 )
 
@@ -64,5 +69,35 @@ func TestServeRefusesAnotherChainAndARelayerWithoutGas(t *testing.T) {
 			}
 			assertOneLineFailure(t, code, strings.Join(failure, "\n"), c.want...)
 		})
+	}
+}
+
+// `farebox serve` on the config init writes for a mainnet (the CDP
+// facilitator) starts with CDP's API key on every request it sends there:
+// CDP answers only signed requests, so an unsigned one would be a 401
+// counted against the key's host and rate. The stand-in checks each token
+// as CDP does and refuses nothing; the start-up proof reached /supported.
+func TestServeSignsEveryRequestToCDP(t *testing.T) {
+	kinds := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(map[string]any{"kinds": []map[string]any{{"x402Version": 2, "scheme": "exact", "network": "eip155:8453"}},
+			"extensions": []string{}, "signers": map[string]any{}})
+	}))
+	t.Cleanup(kinds.Close)
+	key := cdpfake.Ed25519Key(t, "organizations/o/apiKeys/serve")
+	f := cdpfake.New(t, kinds.URL, []cdpfake.Key{key})
+	payToKey, _ := crypto.GenerateKey()
+	path := writeFile(t, fmt.Sprintf("models:\n  - {name: m, upstream: scripted, price: \"0.001\", limits: {max_output_tokens: 256}}\n"+
+		"payments:\n  pay_to: %q\n  networks: [base]\n  settler: facilitator\n"+
+		"  facilitator: {kind: cdp, url: %q, key_id_env: CDP_API_KEY_ID, key_secret_env: CDP_API_KEY_SECRET}\n",
+		crypto.PubkeyToAddress(payToKey.PublicKey).Hex(), f.URL))
+	p := startProcess(t, []string{"CDP_API_KEY_ID=" + key.ID, "CDP_API_KEY_SECRET=" + key.Secret, "FAREBOX_REDIS_URL=", "FAREBOX_SETTLER="},
+		"serve", "--config", path, "--addr", "127.0.0.1:0")
+	p.waitOutput(t, "farebox listening")
+	p.stop(syscall.SIGTERM)
+	if refused := f.Refused(); len(refused) != 0 {
+		t.Errorf("the stand-in refused %v\nlogs:\n%s", refused, p.logs.String())
+	}
+	if f.Accepted("supported") == 0 {
+		t.Error("the start-up proof never asked CDP's /supported")
 	}
 }
