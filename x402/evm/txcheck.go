@@ -143,3 +143,15 @@ func (r *Reader) AuthorizationUsed(ctx context.Context, p *x402.Payment, req *x4
 	}
 	return used, nil
 }
+
+// TransferTx finds the transaction that carried out p's transfer (its
+// AuthorizationUsed log, within the last blocks), so that a settlement the
+// facilitator never answered names the transaction that paid it. The
+// zero hash means none was found.
+func (r *Reader) TransferTx(ctx context.Context, p *x402.Payment, req *x402.Requirement) (common.Hash, error) {
+	head, err := r.backend.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return common.Hash{}, fmt.Errorf("evm: reading the head: %w", err)
+	}
+	return transferTx(ctx, r.backend, head, p, req)
+}

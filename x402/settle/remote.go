@@ -68,7 +68,7 @@ func (e *Engine) followRemote(ctx context.Context, f *flight) {
 		expired := !e.cfg.Now().Before(en.Expires)
 		switch {
 		case used && failed == "":
-			e.confirm(ctx, f, "authorization used on chain")
+			e.confirmIn(ctx, f, "authorization used on chain", e.transferOf(ctx, f))
 			return
 		case used || failed != "" || expired:
 			if !used && en.State != Broadcast {
@@ -85,4 +85,26 @@ func (e *Engine) followRemote(ctx context.Context, f *flight) {
 			return // with a transaction, its await was the pause
 		}
 	}
+}
+
+// transferOf names the transaction that used f's authorization when the
+// reader can find it and f recorded none (a facilitator that never
+// answered): the receipt then names what paid it.
+func (e *Engine) transferOf(ctx context.Context, f *flight) common.Hash {
+	tf, ok := e.cfg.Reader.(transferFinder)
+	if !ok || f.tx() != (common.Hash{}) {
+		return common.Hash{}
+	}
+	// The authorization is used, so its log exists: a node whose log
+	// index lags its state finds it a moment later.
+	for range 3 {
+		tx, err := tf.TransferTx(ctx, f.pay, f.req)
+		if err != nil {
+			e.cfg.Logger.Warn("settle: finding the transaction of a used authorization", "entry", f.name(), "err", err)
+		}
+		if tx != (common.Hash{}) || !e.pause(ctx) {
+			return tx
+		}
+	}
+	return common.Hash{}
 }

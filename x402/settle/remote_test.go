@@ -213,3 +213,54 @@ func TestResumeFollowsAPendingFacilitatorSettlement(t *testing.T) {
 		t.Fatalf("the facilitator was asked to settle %d times, want once", pf.calls.Load())
 	}
 }
+
+// A settle request the facilitator took and never answered in time while
+// its relayer paid: with a chain reader the authorization's state decides.
+// The entry is confirmed, its receipt naming the transaction that moved
+// the money (found by its AuthorizationUsed log), and the chain shows the
+// price moved once.
+func TestUnansweredFacilitatorSettlementIsFoundOnChain(t *testing.T) {
+	ctx := context.Background()
+	b := newBuyer(t, 2*price)
+	var pay atomic.Pointer[x402.Payment]
+	mined, done := make(chan string, 1), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc, err := settler.Settle(context.WithoutCancel(r.Context()), pay.Load(), b.req)
+		if err != nil {
+			t.Errorf("the facilitator's relayer: %v", err)
+		}
+		mined <- rc.Transaction
+		// No answer: farebox gives up waiting; the handler ends with the test.
+		select {
+		case <-r.Context().Done():
+		case <-done:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(done) }) // before srv.Close, which waits for the handler
+	c, err := facilitator.New(srv.URL, facilitator.WithTimeout(300*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := settle.NewMemoryJournal(100)
+	e, ev := newEngine(t, settle.Config{Journal: j, Settler: c, Reader: reader(), RetryInterval: 20 * time.Millisecond})
+	p0 := b.pay(t)
+	pay.Store(p0)
+	p, err := e.Begin(ctx, b.purchase(p0, "unanswered"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Running()
+	if rc, err := p.Settle(ctx); !errors.Is(err, x402.ErrSettlementPending) || rc.Success {
+		t.Fatalf("Settle = %+v, %v; want pending", rc, err)
+	}
+	ev.await(t, settle.EventConfirmed, p.Entry().Name())
+	tx := <-mined
+	en, err := j.Get(ctx, p0.Key(chain.Network))
+	if err != nil || en.State != settle.Confirmed || en.Receipt == nil || !en.Receipt.Success || en.Receipt.Transaction != tx || en.Tx != common.HexToHash(tx) {
+		t.Fatalf("entry = %+v, %v; want confirmed naming %s", en, err, tx)
+	}
+	if from, to := b.balancesAfter(t, tx); from != price || to != price {
+		t.Fatalf("payer %d, payee %d; want %d and %d", from, to, price, price)
+	}
+}
