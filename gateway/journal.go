@@ -18,7 +18,7 @@ import (
 func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
 	pc := cfg.Payments
 	ec := settle.Config{Settler: p.settler, Networks: reg, Confirm: settle.ConfirmMode(pc.Confirm),
-		Logger: p.log, OnEvent: p.onEvent, Complete: schemeChain{schemes: &p.schemes}.complete}
+		Logger: p.log, OnEvent: p.onEvent, Complete: schemeChain{schemes: &p.schemes}.complete, Reader: p.reader}
 	if p.chain != nil {
 		ec.Settler = schemeChain{chainSettler: p.chain, schemes: &p.schemes}
 	}

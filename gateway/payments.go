@@ -43,6 +43,10 @@ type payments struct {
 	closers   []func()
 	log       *slog.Logger
 
+	// reader follows a facilitator's pending transfers on chain
+	// (payments.chain.rpc_url), nil when no chain is read.
+	reader settle.TransferReader
+
 	// seller sells the calls with the parts above (see newSeller).
 	seller *charge.Seller
 

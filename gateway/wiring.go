@@ -131,6 +131,7 @@ func (p *payments) buildSettler(pc PaymentsConfig, getenv func(string) string) e
 	}
 	p.settler = parts.Settler
 	p.prove = parts.Prove
+	p.reader = parts.Reader
 	if parts.Ready != nil {
 		p.readiness = append(p.readiness, parts.Ready)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/farebox/farebox/gateway"
+	"github.com/farebox/farebox/x402/facilitator"
 	"gopkg.in/yaml.v3"
 )
 
@@ -95,6 +96,13 @@ func gatewayError(path string, cfg gateway.Config, err error) error {
 func probeFacilitator(ctx context.Context, cfg gateway.Config) error {
 	pc := cfg.Payments
 	if pc.Settler != "facilitator" || pc.Facilitator.URL == "" {
+		return nil
+	}
+	if fc := pc.Facilitator; fc.Kind == "cdp" || (fc.Kind == "" && facilitator.IsCDP(fc.URL)) {
+		// CDP takes only requests signed with the API key: an unsigned
+		// probe is a 401 against the key's host and rate. The start-up
+		// proof asks its /supported signed, and names the URL when it
+		// cannot reach it.
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)

@@ -119,13 +119,21 @@ const transferLookback = 43_200
 // transaction when the one it recorded was replaced by a fee bump. The
 // zero hash means none was found (or the backend cannot filter logs).
 func (s *Settler) TransferTx(ctx context.Context, p *x402.Payment, req *x402.Requirement) (common.Hash, error) {
-	lf, ok := s.backend.(ethereum.LogFilterer)
-	if !ok {
+	if _, ok := s.backend.(ethereum.LogFilterer); !ok {
 		return common.Hash{}, nil
 	}
 	head, err := s.latest.get(ctx, s.backend, 0)
 	if err != nil {
 		return common.Hash{}, err
+	}
+	return transferTx(ctx, s.backend, head, p, req)
+}
+
+// transferTx is TransferTx on backend (a LogFilterer) below head.
+func transferTx(ctx context.Context, backend Backend, head *types.Header, p *x402.Payment, req *x402.Requirement) (common.Hash, error) {
+	lf, ok := backend.(ethereum.LogFilterer)
+	if !ok {
+		return common.Hash{}, nil
 	}
 	from := uint64(0)
 	if n := head.Number.Uint64(); n > transferLookback {

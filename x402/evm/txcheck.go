@@ -3,6 +3,7 @@ package evm
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -10,7 +11,10 @@ import (
 	"github.com/farebox/farebox/x402/settle"
 )
 
-func init() { settle.RegisterTxCheck("eip155", buildTxCheck) }
+func init() {
+	settle.RegisterTxCheck("eip155", buildTxCheck)
+	settle.RegisterTransferReader("eip155", buildTransferReader)
+}
 
 // buildTxCheck reads payments.chain.rpc_url to check that a facilitator's
 // transaction hash is a mined, successful transaction with a log of the
@@ -47,4 +51,107 @@ func checkTx(ctx context.Context, b interface {
 		}
 	}
 	return fmt.Errorf("transaction %s moved no %s token", hash, n.CAIP2)
+}
+
+// buildTransferReader reads payments.chain.rpc_url to follow a
+// facilitator's pending transaction to its outcome. It refuses a node of
+// another chain than a configured network's: there, the facilitator's
+// transactions would never be found, and every call would stay pending.
+func buildTransferReader(d settle.SettlerDeps) (settle.TransferReader, error) {
+	client, err := DialConfigured(d.Chain.RPCURL)
+	if err != nil {
+		return nil, err
+	}
+	d.AddCloser(client.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	id, err := client.ChainID(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("payments.chain.rpc_url: reading its chain id: %w", err)
+	}
+	for _, n := range d.Networks {
+		if n.ChainID.Cmp(id) != 0 {
+			return nil, fmt.Errorf("payments.networks: %s is not the chain at payments.chain.rpc_url (chain id %s)", n.CAIP2, id)
+		}
+	}
+	return NewReader(client), nil
+}
+
+// Reader follows transfers another party sends (a facilitator's relayer):
+// it only reads the chain, so it holds no key and sends nothing.
+type Reader struct {
+	backend Backend
+	// PollInterval spaces the receipt reads while a transaction is not
+	// mined (default 1 s: Base mines every 2 s).
+	PollInterval time.Duration
+}
+
+// NewReader reads the chain at backend.
+func NewReader(backend Backend) *Reader { return &Reader{backend: backend, PollInterval: time.Second} }
+
+var _ settle.TransferReader = (*Reader)(nil)
+
+// AwaitTransfer waits until tx is mined: nil when it succeeded and holds
+// req's token's AuthorizationUsed log for p's (from, nonce), so a hash of
+// some other transfer never counts as this payment; an *x402.Error when it
+// reverted or carried no such transfer; an error wrapping ErrNotMined when
+// ctx ends first.
+func (r *Reader) AwaitTransfer(ctx context.Context, tx common.Hash, p *x402.Payment, req *x402.Requirement) error {
+	poll := r.PollInterval
+	if poll <= 0 {
+		poll = time.Second
+	}
+	for {
+		// Not mined yet, or a read the node failed: asked again, since
+		// only a receipt decides.
+		if rc, err := r.backend.TransactionReceipt(ctx, tx); err == nil {
+			return r.judge(ctx, rc, p, req)
+		}
+		t := time.NewTimer(poll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("%w: %s: %w", ErrNotMined, tx.Hex(), ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// judge is a mined receipt's verdict on p's transfer.
+func (r *Reader) judge(ctx context.Context, rc *types.Receipt, p *x402.Payment, req *x402.Requirement) error {
+	a := &p.Authorization
+	if rc.Status == types.ReceiptStatusSuccessful && authorizationUsed(rc, req.Network.Asset, a.From, a.Nonce) {
+		return nil
+	}
+	reason := x402.ReasonInvalidTxState
+	if e := Diagnose(ctx, r.backend, p, req); e != nil {
+		reason = e.Reason
+	}
+	what := "reverted"
+	if rc.Status == types.ReceiptStatusSuccessful {
+		what = "did not carry out this authorization's transfer"
+	}
+	return &x402.Error{Reason: reason, Message: fmt.Sprintf("settlement transaction %s %s", rc.TxHash.Hex(), what)}
+}
+
+// AuthorizationUsed reads the token's authorizationState(from, nonce) at
+// the latest block.
+func (r *Reader) AuthorizationUsed(ctx context.Context, p *x402.Payment, req *x402.Requirement) (bool, error) {
+	used, err := callBool(ctx, r.backend, req.Network.Asset, tokenCall("authorizationState", p.Authorization.From, p.Authorization.Nonce))
+	if err != nil {
+		return false, fmt.Errorf("evm: reading authorizationState on %s: %w", req.Network.Asset, err)
+	}
+	return used, nil
+}
+
+// TransferTx finds the transaction that carried out p's transfer (its
+// AuthorizationUsed log, within the last blocks), so that a settlement the
+// facilitator never answered names the transaction that paid it. The
+// zero hash means none was found.
+func (r *Reader) TransferTx(ctx context.Context, p *x402.Payment, req *x402.Requirement) (common.Hash, error) {
+	head, err := r.backend.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return common.Hash{}, fmt.Errorf("evm: reading the head: %w", err)
+	}
+	return transferTx(ctx, r.backend, head, p, req)
 }

@@ -178,7 +178,7 @@ func (e *AuthError) Error() string {
 	case http.StatusForbidden:
 		return fmt.Sprintf("facilitator %s: CDP forbids API key %s this request (HTTP 403): check the key's permissions for x402 in the CDP portal", e.Endpoint, e.KeyID)
 	}
-	return fmt.Sprintf("facilitator %s: CDP refused API key %s (HTTP %d): check key_id_env and key_secret_env hold a current key from the CDP portal", e.Endpoint, e.KeyID, e.Status)
+	return fmt.Sprintf("facilitator %s: CDP refused API key %s (HTTP %d): check key_id_env and key_secret_env hold a current key from the CDP portal, and that this machine's clock is right (each token is valid for two minutes from its signing)", e.Endpoint, e.KeyID, e.Status)
 }
 
 // authRefusal is the AuthError of a refused exchange, nil for any other.

@@ -51,6 +51,12 @@ func build(d settle.SettlerDeps) (*settle.SettlerParts, error) {
 		return nil, fmt.Errorf("payments.facilitator.url: %w", err)
 	}
 	parts := &settle.SettlerParts{Settler: c, Prove: func(ctx context.Context) error { return c.Prove(ctx, d.Networks) }}
+	if d.Chain.RPCURL != "" && len(d.Networks) > 0 {
+		// A settlement the facilitator leaves pending is followed there.
+		if parts.Reader, err = settle.BuildTransferReader(settle.Family(d.Networks[0]), d); err != nil {
+			return nil, err
+		}
+	}
 	if d.Checked {
 		return parts, nil
 	}

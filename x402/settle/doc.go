@@ -87,8 +87,14 @@
 // Config.Instance: Resume takes over its own entries and those idle for
 // Config.StaleAfter, and Engine.Adopt, called periodically, takes over the
 // idle entries of replicas that died and do not come back. A plain Settler
-// (a remote facilitator) cannot be asked about the chain: its entries with
-// an unknown outcome stay in Settling (EventUnresolved) for an operator.
+// (a remote facilitator) cannot be asked about the chain: with
+// Config.Reader (the chain its transfers land on) a settlement it left
+// pending is Broadcast, answered with a pending receipt naming its
+// transaction, and followed there (followRemote: confirmed, or failed or
+// released once that transaction did not carry the transfer or the
+// authorization expired unused), on Resume too; without one, its entries
+// with an unknown outcome stay in Settling (EventUnresolved) for an
+// operator.
 //
 // # Replay protection
 //

@@ -78,6 +78,11 @@ const (
 type Config struct {
 	Journal Journal      // required
 	Settler x402.Settler // required; a Broadcaster is used as one
+	// Reader, with a plain Settler (a facilitator), reads the chain its
+	// transfers land on: a settlement the settler left pending is followed
+	// to its outcome there (see followRemote), on Resume too. Nil: such an
+	// entry stays in the journal for an operator.
+	Reader TransferReader
 	// Holds is the in-flight accounting; nil means NewMemoryHolds.
 	Holds Holds
 	// Balances reads balances for the holds; nil means the Settler when it

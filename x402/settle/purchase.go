@@ -267,14 +267,45 @@ func (p *Purchase) settlePlain(ctx context.Context) (*x402.Receipt, error) {
 		}
 		e.release(ctx, f)
 	default:
-		if rc != nil && rc.Transaction != "" {
-			_ = f.move(ctx, Settling, func(n *Entry) { n.Tx = common.HexToHash(rc.Transaction) })
-		}
-		e.cfg.Logger.Warn("settle: the settler gave no outcome; the entry stays in settling until an operator looks",
-			"entry", f.name(), "err", err)
-		e.emitFlight(EventUnresolved, f, err)
+		p.pending(ctx, rc, err)
 	}
 	return rc, err
+}
+
+// pending keeps a settlement whose outcome the settler left unknown (err):
+// the authorization stays spent. With a Reader the entry, its transaction
+// recorded, is followed on chain (Broadcast: the client is answered with
+// the pending receipt, so a transfer that fails for good is the payer's
+// debt); without one it stays in Settling for an operator.
+func (p *Purchase) pending(ctx context.Context, rc *x402.Receipt, err error) {
+	e, f := p.engine, p.f
+	var tx common.Hash
+	if rc != nil && rc.Transaction != "" {
+		tx = common.HexToHash(rc.Transaction)
+	}
+	if e.cfg.Reader == nil {
+		if tx != (common.Hash{}) {
+			_ = f.move(ctx, Settling, func(n *Entry) { n.Tx = tx })
+		}
+		e.cfg.Logger.Warn("settle: the settler gave no outcome; the entry stays in settling until an operator looks (payments.chain.rpc_url lets farebox follow it)",
+			"entry", f.name(), "tx", tx.Hex(), "err", err)
+		e.emitFlight(EventUnresolved, f, err)
+		return
+	}
+	answered := &x402.Receipt{Payer: p.Payment.Authorization.From.Hex(), Network: p.Requirement.Network.CAIP2}
+	if rc != nil {
+		c := *rc
+		answered = &c
+	}
+	answered.Success, answered.ErrorReason = false, x402.ReasonSettlementPending
+	if merr := f.move(ctx, Broadcast, func(n *Entry) { n.Tx, n.Receipt = tx, answered }); merr != nil {
+		e.cfg.Logger.Error("settle: journaling a pending settlement", "entry", f.name(), "err", merr)
+		return
+	}
+	e.cfg.Logger.Warn("settle: the settler left the settlement pending; following it on chain",
+		"entry", f.name(), "tx", tx.Hex(), "err", err)
+	e.emitFlight(EventBroadcast, f, nil)
+	e.trackRemote(f)
 }
 
 // spend ends a running purchase whose transfer was refused for the payer's

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402"
 )
 
@@ -72,6 +73,10 @@ type SettlerParts struct {
 	// payments it takes could not settle (a facilitator that does not
 	// list a configured network, a relayer without gas).
 	Prove func(ctx context.Context) error
+	// Reader, when set, reads the chain a remote settler's transfers land
+	// on (payments.chain.rpc_url beside a facilitator): the engine follows
+	// a transfer the settler reported pending to its outcome.
+	Reader TransferReader
 }
 
 // SettlerBuilder makes a settler of one kind.
@@ -158,6 +163,45 @@ func BuildTxCheck(family string, d SettlerDeps) (TxCheck, error) {
 	txChecks.Lock()
 	build := txChecks.byFamily[family]
 	txChecks.Unlock()
+	if build == nil {
+		return nil, nil
+	}
+	return build(d)
+}
+
+// TransferReader reads the chain that a remote settler (a facilitator)
+// sends its transfers to. It sends nothing: it only tells what happened.
+type TransferReader interface {
+	// AwaitTransfer waits until tx is mined: nil when it carried out p's
+	// transfer (req's token, p's authorization), an *x402.Error when it
+	// reverted or did not, any other error when the outcome is unknown.
+	AwaitTransfer(ctx context.Context, tx common.Hash, p *x402.Payment, req *x402.Requirement) error
+	// AuthorizationUsed is the token's authorizationState(from, nonce).
+	AuthorizationUsed(ctx context.Context, p *x402.Payment, req *x402.Requirement) (bool, error)
+}
+
+var transferReaders struct {
+	sync.Mutex
+	byFamily map[string]func(SettlerDeps) (TransferReader, error)
+}
+
+// RegisterTransferReader registers how a chain of family is read to follow
+// a remote settler's transfers (payments.chain.rpc_url).
+func RegisterTransferReader(family string, build func(SettlerDeps) (TransferReader, error)) {
+	transferReaders.Lock()
+	defer transferReaders.Unlock()
+	if transferReaders.byFamily == nil {
+		transferReaders.byFamily = map[string]func(SettlerDeps) (TransferReader, error){}
+	}
+	transferReaders.byFamily[family] = build
+}
+
+// BuildTransferReader is family's reader of d.Chain's chain, nil when none
+// is linked.
+func BuildTransferReader(family string, d SettlerDeps) (TransferReader, error) {
+	transferReaders.Lock()
+	build := transferReaders.byFamily[family]
+	transferReaders.Unlock()
 	if build == nil {
 		return nil, nil
 	}

@@ -204,6 +204,14 @@ func (e *Engine) confirmIn(ctx context.Context, f *flight, note string, tx commo
 		if n.Receipt == nil {
 			n.Receipt = &x402.Receipt{Success: true, Payer: n.Payer.Hex(), Transaction: n.Tx.Hex(), Network: n.Network}
 		}
+		if !n.Receipt.Success {
+			// The receipt a pending settlement was answered with: a replay
+			// now reads the outcome.
+			n.Receipt.Success, n.Receipt.ErrorReason = true, ""
+			if n.Receipt.Transaction == "" && n.Tx != (common.Hash{}) {
+				n.Receipt.Transaction = n.Tx.Hex()
+			}
+		}
 		n.Reason = note
 	})
 	if err != nil {
@@ -301,7 +309,7 @@ func (e *Engine) takeOver(ctx context.Context, mine func(*Entry) bool) (int, err
 			}
 			continue
 		}
-		if e.chain == nil {
+		if e.chain == nil && e.cfg.Reader == nil {
 			e.cfg.Logger.Warn("settle: an entry was left in flight and the settler cannot look at the chain",
 				"entry", en.Name(), "state", en.State, "tx", en.Tx.Hex())
 			e.emit(EventUnresolved, en, nil)
@@ -314,6 +322,10 @@ func (e *Engine) takeOver(ctx context.Context, mine func(*Entry) bool) (int, err
 		}
 		n++
 		e.rehold(ctx, en)
+		if e.chain == nil {
+			e.trackRemote(f)
+			continue
+		}
 		e.track(f, true)
 	}
 	return n, nil

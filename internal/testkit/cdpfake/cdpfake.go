@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -72,7 +73,7 @@ type Fake struct {
 	// URL is the facilitator's base URL (payments.facilitator.url).
 	URL string
 
-	t        testing.TB
+	srv      *httptest.Server
 	upstream string
 	keys     map[string]crypto.PublicKey
 	now      func() time.Time
@@ -91,9 +92,17 @@ type Option func(*Fake)
 func WithClock(now func() time.Time) Option { return func(f *Fake) { f.now = now } }
 
 // New serves the stand-in, accepting tokens of keys and forwarding what it
-// accepts to the facilitator at upstream (its base URL).
+// accepts to the facilitator at upstream (its base URL), until t ends.
 func New(t testing.TB, upstream string, keys []Key, opts ...Option) *Fake {
-	f := &Fake{t: t, upstream: strings.TrimSuffix(upstream, "/"), keys: map[string]crypto.PublicKey{},
+	f := Serve(upstream, keys, opts...)
+	t.Cleanup(f.Close)
+	return f
+}
+
+// Serve is New for a process of its own (cmd/cdp-standin): the caller
+// calls Close.
+func Serve(upstream string, keys []Key, opts ...Option) *Fake {
+	f := &Fake{upstream: strings.TrimSuffix(upstream, "/"), keys: map[string]crypto.PublicKey{},
 		now: time.Now, nonces: map[string]bool{}, accepted: map[string]int{}}
 	for _, k := range keys {
 		f.keys[k.ID] = k.Public
@@ -106,17 +115,33 @@ func New(t testing.TB, upstream string, keys []Key, opts ...Option) *Fake {
 		method, name, _ := strings.Cut(ep, " ")
 		mux.HandleFunc(method+" "+BasePath+"/"+name, func(w http.ResponseWriter, r *http.Request) { f.serve(w, r, name) })
 	}
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	f.URL = srv.URL + BasePath
+	mux.HandleFunc("GET "+LogPath, f.serveLog)
+	f.srv = httptest.NewServer(mux)
+	f.URL = f.srv.URL + BasePath
 	return f
 }
+
+// Close stops the server.
+func (f *Fake) Close() { f.srv.Close() }
 
 // Accepted is how many requests to endpoint passed the JWT check.
 func (f *Fake) Accepted(endpoint string) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.accepted[endpoint]
+}
+
+// LogPath is where the stand-in tells what it accepted and refused, as
+// JSON {accepted: {endpoint: n}, refused: [why]}, for a test in another
+// process (cmd/cdp-standin); CDP has no such path.
+const LogPath = "/standin/log"
+
+func (f *Fake) serveLog(w http.ResponseWriter, _ *http.Request) {
+	f.mu.Lock()
+	out := map[string]any{"accepted": maps.Clone(f.accepted), "refused": append([]string{}, f.refused...)}
+	f.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(out)
 }
 
 // Refused lists why each refused request was refused.

@@ -1,0 +1,110 @@
+package settle
+
+import (
+	"context"
+	"errors"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/farebox/farebox/x402"
+)
+
+// trackRemote follows, in the background, a transfer a remote settler (a
+// facilitator) sent and left pending, until it is confirmed, failed or
+// released.
+func (e *Engine) trackRemote(f *flight) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return // the entry stays in the journal for the next Resume
+	}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		e.followRemote(e.life, f)
+	}()
+}
+
+// followRemote is follow for a transfer farebox did not send: it waits for
+// the recorded transaction's receipt (the facilitator's hash) and reads the
+// authorization's state on the token, but never sends anything itself. The
+// transaction carried this authorization's transfer: confirmed. It did not
+// (reverted, another transfer) and the authorization is unused: nobody
+// will send it again, so the entry ends as follow ends an unused one
+// (failed with the payer's debt when the payer was answered, else
+// released). No transaction mined yet: the authorization decides, once
+// used (confirmed) or once expired unused (failed or released); until then
+// the facilitator's transaction may still land, and the entry waits.
+func (e *Engine) followRemote(ctx context.Context, f *flight) {
+	r := e.cfg.Reader
+	for ctx.Err() == nil {
+		en := f.snapshot()
+		failed := "" // why the recorded transaction did not carry the transfer
+		if en.Tx != (common.Hash{}) {
+			actx, cancel := context.WithTimeout(ctx, e.cfg.AwaitTimeout)
+			err := r.AwaitTransfer(actx, en.Tx, f.pay, f.req)
+			cancel()
+			var xe *x402.Error
+			switch {
+			case err == nil:
+				e.confirm(ctx, f, "")
+				return
+			case errors.As(err, &xe):
+				failed = xe.Reason
+			case ctx.Err() != nil:
+				return
+			default:
+				e.cfg.Logger.Warn("settle: the facilitator's transaction is not mined yet, asking the token", "entry", en.Name(),
+					"tx", en.Tx.Hex(), "err", err)
+			}
+		}
+		used, err := r.AuthorizationUsed(ctx, f.pay, f.req)
+		if err != nil {
+			e.cfg.Logger.Warn("settle: reading authorizationState", "entry", en.Name(), "err", err)
+			if !e.pause(ctx) {
+				return
+			}
+			continue
+		}
+		expired := !e.cfg.Now().Before(en.Expires)
+		switch {
+		case used && failed == "":
+			e.confirmIn(ctx, f, "authorization used on chain", e.transferOf(ctx, f))
+			return
+		case used || failed != "" || expired:
+			if !used && en.State != Broadcast {
+				e.release(ctx, f)
+				return
+			}
+			if failed == "" {
+				failed = x402.ReasonValidBefore
+			}
+			e.fail(ctx, f, failed, en.State == Broadcast)
+			return
+		}
+		if en.Tx == (common.Hash{}) && !e.pause(ctx) {
+			return // with a transaction, its await was the pause
+		}
+	}
+}
+
+// transferOf names the transaction that used f's authorization when the
+// reader can find it and f recorded none (a facilitator that never
+// answered): the receipt then names what paid it.
+func (e *Engine) transferOf(ctx context.Context, f *flight) common.Hash {
+	tf, ok := e.cfg.Reader.(transferFinder)
+	if !ok || f.tx() != (common.Hash{}) {
+		return common.Hash{}
+	}
+	// The authorization is used, so its log exists: a node whose log
+	// index lags its state finds it a moment later.
+	for range 3 {
+		tx, err := tf.TransferTx(ctx, f.pay, f.req)
+		if err != nil {
+			e.cfg.Logger.Warn("settle: finding the transaction of a used authorization", "entry", f.name(), "err", err)
+		}
+		if tx != (common.Hash{}) || !e.pause(ctx) {
+			return tx
+		}
+	}
+	return common.Hash{}
+}
