@@ -263,6 +263,62 @@ func (j *Journal) Unfinished(ctx context.Context) ([]*settle.Entry, error) {
 	return out, nil
 }
 
+// Entries calls fn with every entry, scanning the keyspace for the
+// entries' keys (SCAN, so Redis keeps serving) and reading them 500 at a
+// time: the books count the confirmed ones a crash kept out of them.
+func (j *Journal) Entries(ctx context.Context, fn func(*settle.Entry) error) error {
+	iter := j.rdb.Scan(ctx, 0, globEscape(j.entryKey(""))+"*", 500).Iterator()
+	var keys []string
+	read := func() error {
+		if len(keys) == 0 {
+			return nil
+		}
+		vals, err := j.rdb.MGet(ctx, keys...).Result()
+		keys = keys[:0]
+		if err != nil {
+			return fmt.Errorf("redisjournal: entries: %w", err)
+		}
+		for _, v := range vals {
+			s, ok := v.(string)
+			if !ok {
+				continue // deleted since the scan
+			}
+			e, err := decode(s)
+			if err != nil {
+				return err
+			}
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for iter.Next(ctx) {
+		if keys = append(keys, iter.Val()); len(keys) == 500 {
+			if err := read(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := iter.Err(); err != nil {
+		return fmt.Errorf("redisjournal: entries: %w", err)
+	}
+	return read()
+}
+
+// globEscape quotes the characters a SCAN pattern reads as wildcards, so
+// a prefix holding one matches only itself.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[]\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 // AddDebt records item in payer's debt hash.
 func (j *Journal) AddDebt(ctx context.Context, payer common.Address, item settle.DebtItem) error {
 	b, err := json.Marshal(item)

@@ -115,6 +115,23 @@ func (m *MemoryJournal) drop(name string, e *Entry) {
 	}
 }
 
+// Entries calls fn with a copy of every entry (the books count the
+// confirmed ones a crash kept out of them), until fn returns an error.
+func (m *MemoryJournal) Entries(ctx context.Context, fn func(*Entry) error) error {
+	m.mu.Lock()
+	list := make([]*Entry, 0, len(m.entries))
+	for _, e := range m.entries {
+		list = append(list, e.Clone())
+	}
+	m.mu.Unlock()
+	for _, e := range list {
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Create stores e unless its key or payment id is taken.
 func (m *MemoryJournal) Create(ctx context.Context, e *Entry) (*Entry, error) {
 	name := e.Name()
