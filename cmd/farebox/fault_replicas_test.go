@@ -114,7 +114,7 @@ func (l *lbLoad) send(c *lbCall, body, name, value string) {
 // chain judges: each payer lost exactly the price of its calls answered
 // 200, payTo gained their sum, every answered authorization was used once
 // and no other was, no relayer transaction reverted, and nothing is left
-// in flight in the journal.
+// in flight in the journal, and each orphan was adopted by one survivor.
 func TestFaultReplicaKilledBehindTheLoadBalancer(t *testing.T) {
 	s := newReplicaSetWith(t, 3, "info", "  adopt_after: 3s\n")
 	var backends []string
@@ -311,6 +311,9 @@ func (s *replicaSet) judgeOrphans(t *testing.T, orphans map[string]string) {
 	}
 	if len(orphans) > 0 && adopted == 0 {
 		t.Errorf("the killed replica left %d purchases in flight and no survivor says it adopted any", len(orphans))
+	}
+	if adopted > int64(len(orphans)) {
+		t.Errorf("the survivors adopted %d times the %d purchases the killed replica left: some more than once", adopted, len(orphans))
 	}
 	t.Logf("the killed replica left %d purchases unfinished (%v); the survivors adopted %d", len(orphans), byState, adopted)
 }

@@ -56,6 +56,17 @@ type SoonJournal interface {
 	UpdateSoon(ctx context.Context, e *Entry, from State) error
 }
 
+// Claimer is a journal shared by replicas (store/redis) on which one of
+// them can claim an entry: Adopt claims each orphan before it follows it,
+// so the survivors of a dead replica do not all follow (and send again)
+// the same transfers.
+type Claimer interface {
+	// Claim makes owner the taker of the entry named name for ttl, unless
+	// someone (owner included) holds a claim on it: it reports whether the
+	// claim is new.
+	Claim(ctx context.Context, name, owner string, ttl time.Duration) (bool, error)
+}
+
 // MemoryJournal is the in-process Journal. It is NOT durable: a restart
 // forgets everything, so a crash between broadcast and answer loses the
 // receipt (the chain still refuses a second transfer of the same
