@@ -15,6 +15,7 @@ import (
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/farebox/farebox/books"
 	"github.com/farebox/farebox/internal/testkit/haproxytest"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/payer"
@@ -114,7 +115,8 @@ func (l *lbLoad) send(c *lbCall, body, name, value string) {
 // chain judges: each payer lost exactly the price of its calls answered
 // 200, payTo gained their sum, every answered authorization was used once
 // and no other was, no relayer transaction reverted, and nothing is left
-// in flight in the journal, and each orphan was adopted by one survivor.
+// in flight in the journal, each orphan was adopted by one survivor, and
+// the books count every answered call.
 func TestFaultReplicaKilledBehindTheLoadBalancer(t *testing.T) {
 	s := newReplicaSetWith(t, 3, "info", "  adopt_after: 3s\n")
 	var backends []string
@@ -158,6 +160,21 @@ func TestFaultReplicaKilledBehindTheLoadBalancer(t *testing.T) {
 	judgeReplicaFault(t, s, l, payers, funded, payToBefore, startBlock)
 	s.judgeOrphans(t, orphans)
 	s.countRescued(t, l, pid)
+
+	// The books, read at a survivor, tell the chain's story: the killed
+	// replica's last rows died with it, its purchases' confirmations by
+	// the survivors count them.
+	want := books.USDC(l.total.Load() * price)
+	root := strings.TrimSuffix(s.replicas[0].base, "/v1")
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		f := summaryOf(t, root, replicaAdminToken)["paced"]
+		if f.PaidCalls == l.total.Load() && f.Charged == want && f.Settled == want {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the books say %+v, want %d paid calls charged and settled %s", f, l.total.Load(), want)
+		}
+	}
 }
 
 // countRescued reports the calls the killed replica had reserved and a
