@@ -74,8 +74,13 @@ type Config struct {
 	// priced in USDC when the books are read, and enters the margin.
 	// Unset, gas is reported in wei only, and as unpriced.
 	EthPrice *big.Int
-	Logger   *slog.Logger
-	Now      func() time.Time
+	// ReconcileAfter is how long after New the books count the journal's
+	// confirmed purchases a crash may have kept out of them, when Journal
+	// is an EntryLister (default 8 FlushEvery: replicas write their own
+	// first).
+	ReconcileAfter time.Duration
+	Logger         *slog.Logger
+	Now            func() time.Time
 }
 
 // Books records deltas in the background and answers the reports.
@@ -88,8 +93,11 @@ type Books struct {
 	pending int // deltas taken from the queue and not yet written
 	stop    chan struct{}
 	done    chan struct{}
-	closed  bool
-	closing sync.Once
+	extra   sync.WaitGroup // the reconcile
+	// reconciled is closed once the reconcile ended (or was not run).
+	reconciled chan struct{}
+	closed     bool
+	closing    sync.Once
 }
 
 // maxQueue bounds the deltas waiting for the store; beyond it they are
@@ -104,15 +112,26 @@ func New(cfg Config) *Books {
 	if cfg.FlushEvery <= 0 {
 		cfg.FlushEvery = 250 * time.Millisecond
 	}
+	if cfg.ReconcileAfter <= 0 {
+		cfg.ReconcileAfter = 8 * cfg.FlushEvery
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	b := &Books{cfg: cfg, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	b := &Books{cfg: cfg, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		reconciled: make(chan struct{})}
 	b.flushed = sync.NewCond(&b.mu)
 	go b.run()
+	if l, ok := cfg.Journal.(EntryLister); ok {
+		b.extra.Add(1)
+		started := cfg.Now()
+		go func() { defer b.extra.Done(); defer close(b.reconciled); b.reconcile(l, started) }()
+	} else {
+		close(b.reconciled)
+	}
 	return b
 }
 
@@ -152,6 +171,7 @@ func (b *Books) Flush() {
 // Close writes what is queued and stops the writer.
 func (b *Books) Close() {
 	b.closing.Do(func() { close(b.stop) })
+	b.extra.Wait()
 	<-b.done
 }
 
@@ -231,14 +251,15 @@ func (b *Books) Event(ev settle.Event) {
 	if amount == nil || !amount.IsInt64() {
 		amount = nil // no revenue to book; its gas still is
 	}
+	if ev.Kind == settle.EventConfirmed {
+		for _, d := range b.confirmed(en, ev.Gas) {
+			b.Record(d)
+		}
+		return
+	}
 	d := Delta{At: en.Updated, Model: en.Model, Supplier: en.Supplier, Payer: strings.ToLower(en.Payer.Hex()),
 		Fields: gasFields(ev.Gas)}
 	switch ev.Kind {
-	case settle.EventConfirmed:
-		d.Once = "confirmed:" + en.Name()
-		if amount != nil {
-			d.Fields[FSettled], d.Fields[FSettledN] = amount.Int64(), 1
-		}
 	case settle.EventFailed:
 		d.Once = "failed:" + en.Name()
 		if amount != nil {
@@ -272,6 +293,33 @@ func (b *Books) Event(ev settle.Event) {
 	b.Record(d)
 }
 
+// confirmed is what a mined transfer books: its revenue settled (and the
+// relayer's gas, when known) and, once per purchase with the gateway's row
+// of the call, the paid call itself, so a call whose row a crash lost is
+// still counted once its transfer is mined.
+func (b *Books) confirmed(en *settle.Entry, gas *big.Int) []Delta {
+	amount := en.Transfers()
+	if amount == nil || !amount.IsInt64() {
+		amount = nil
+	}
+	payer := strings.ToLower(en.Payer.Hex())
+	at := en.Updated
+	if at.IsZero() {
+		at = b.cfg.Now()
+	}
+	d := Delta{At: at, Model: en.Model, Supplier: en.Supplier, Payer: payer, Fields: gasFields(gas),
+		Once: "confirmed:" + en.Name()}
+	var out []Delta
+	if amount != nil {
+		d.Fields[FSettled], d.Fields[FSettledN] = amount.Int64(), 1
+		out = append(out, paidCall(en, payer, amount.Int64()))
+	}
+	if len(d.Fields) > 0 {
+		out = append(out, d)
+	}
+	return out
+}
+
 // Forgive books debts an operator forgave as written off, under the model
 // (and supplier) of each failed purchase and the payer: no revenue, so the
 // margin, which counts only settled transfers, is unchanged. Each item
@@ -300,14 +348,25 @@ type Call struct {
 	Reached  bool   // the model was called
 	Wire     string // the client wire it came on ("" when unknown)
 	TTFT     time.Duration
+	// Entry names the settlement journal's entry of a paid call ("" when
+	// it has none): its confirmation counts the call too, once, should
+	// this row be lost in a crash.
+	Entry string
 }
 
 // RecordCall books one call: counted when it reached the model, a refusal
-// when its status says so, its time to first token.
+// when its status says so, its time to first token. A paid call with a
+// journal entry is counted (calls, paid, charged) under the entry's Once
+// mark, which its transfer's confirmation also books (Event): whichever
+// is written first counts it; the rest of its row is booked as it comes.
 func (b *Books) RecordCall(c Call) {
 	f := map[string]int64{}
+	counted := f
+	if c.Paid && c.Entry != "" {
+		counted = map[string]int64{}
+	}
 	if c.Reached {
-		f[FCalls] = 1
+		counted[FCalls] = 1
 		if c.Free {
 			f[FFree] = 1
 		}
@@ -316,8 +375,8 @@ func (b *Books) RecordCall(c Call) {
 		}
 	}
 	if c.Paid {
-		f[FPaid] = 1
-		f[FCharged] = c.Charged
+		counted[FPaid] = 1
+		counted[FCharged] = c.Charged
 	}
 	if c.Cost != 0 {
 		f[FCost] = c.Cost
@@ -328,10 +387,13 @@ func (b *Books) RecordCall(c Call) {
 	if c.TTFT > 0 {
 		f[ttftField(c.TTFT)] = 1
 	}
-	if len(f) == 0 {
-		return
+	payer := strings.ToLower(c.Payer)
+	if len(counted) > 0 && c.Paid && c.Entry != "" {
+		b.Record(Delta{Model: c.Model, Supplier: c.Supplier, Payer: payer, Fields: counted, Once: callOnce(c.Entry)})
 	}
-	b.Record(Delta{Model: c.Model, Supplier: c.Supplier, Payer: strings.ToLower(c.Payer), Fields: f})
+	if len(f) > 0 {
+		b.Record(Delta{Model: c.Model, Supplier: c.Supplier, Payer: payer, Fields: f})
+	}
 }
 
 // gasFields are the fields booking wei of gas (empty for none).

@@ -15,7 +15,9 @@ import (
 // the entry's model and payer, counted once even when the engine reports
 // it again (a resume after a restart); an upto charge counts, not its
 // ceiling; a failure after serving is failed revenue; other steps are not
-// revenue. Calls add calls, charges, refusals and time to first token.
+// revenue. Calls add calls, charges, refusals and time to first token; a
+// paid call is counted once with its purchase's confirmation, and a
+// confirmation whose call the gateway did not book counts that call.
 func TestEventsBookMinedAndFailedOnce(t *testing.T) {
 	now := time.Date(2026, 3, 1, 10, 30, 0, 0, time.UTC)
 	b := New(Config{Store: NewMemoryStore(), Now: func() time.Time { return now }})
@@ -33,7 +35,10 @@ func TestEventsBookMinedAndFailedOnce(t *testing.T) {
 	b.Event(settle.Event{Kind: settle.EventConfirmed, Entry: upto})
 	b.Event(settle.Event{Kind: settle.EventBroadcast, Entry: entry(3, 7000)})
 	b.Event(settle.Event{Kind: settle.EventFailed, Entry: entry(4, 1000)})
-	b.RecordCall(Call{Model: "m", Payer: payer.Hex(), Reached: true, Paid: true, Charged: 1000, Status: 200, TTFT: 30 * time.Millisecond})
+	// The gateway's row of the mined purchase's call: counted once with
+	// its confirmation; upto's call is counted by its confirmation alone.
+	b.RecordCall(Call{Model: "m", Payer: payer.Hex(), Reached: true, Paid: true, Charged: 1000, Status: 200, TTFT: 30 * time.Millisecond,
+		Entry: mined.Name()})
 	b.RecordCall(Call{Model: "m", Reached: true, Status: 200, TTFT: 3 * time.Second})
 	b.RecordCall(Call{Model: "m", Status: 402, Code: "payment_required"})
 
@@ -48,7 +53,7 @@ func TestEventsBookMinedAndFailedOnce(t *testing.T) {
 	if f.Settled != "0.0035" || f.SettledCalls != 2 || f.Failed != "0.001" || f.FailedCalls != 1 {
 		t.Errorf("settled %s in %d, failed %s in %d; want 0.0035 in 2, 0.001 in 1", f.Settled, f.SettledCalls, f.Failed, f.FailedCalls)
 	}
-	if f.Calls != 2 || f.PaidCalls != 1 || f.Charged != "0.001" || f.Refusals["402:payment_required"] != 1 || f.Margin != "0.0035" {
+	if f.Calls != 3 || f.PaidCalls != 2 || f.Charged != "0.0035" || f.Refusals["402:payment_required"] != 1 || f.Margin != "0.0035" {
 		t.Errorf("figures %+v", f)
 	}
 	if f.TTFTP50ms == nil || *f.TTFTP50ms != 50 || f.TTFTP95ms == nil || *f.TTFTP95ms != 5000 {
@@ -76,9 +81,10 @@ func TestSuppliersBookedApart(t *testing.T) {
 		if i == 2 {
 			sup, cost = "dear", 400
 		}
-		b.RecordCall(Call{Model: "p", Supplier: sup, Payer: payer.Hex(), Reached: true, Paid: true, Charged: 1000, Cost: cost, Status: 200})
-		b.Event(settle.Event{Kind: settle.EventConfirmed, Entry: &settle.Entry{ChainID: "1", Payer: payer,
-			Nonce: common.Hash{byte(i + 1)}, Amount: big.NewInt(1000), Model: "p", Updated: now}})
+		en := &settle.Entry{ChainID: "1", Payer: payer, Nonce: common.Hash{byte(i + 1)}, Amount: big.NewInt(1000), Model: "p", Updated: now}
+		b.RecordCall(Call{Model: "p", Supplier: sup, Payer: payer.Hex(), Reached: true, Paid: true, Charged: 1000, Cost: cost, Status: 200,
+			Entry: en.Name()})
+		b.Event(settle.Event{Kind: settle.EventConfirmed, Entry: en})
 	}
 	sum, err := b.Summary(context.Background(), now.Add(-time.Hour), now.Add(time.Hour), "")
 	if err != nil {

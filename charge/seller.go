@@ -20,6 +20,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/settle"
 )
 
 // Seller sells paid calls: what is accepted, how it is verified and
@@ -98,6 +99,19 @@ func (s *Sale) Payer() string {
 		return f.receipt.Payer
 	}
 	return f.payment.Authorization.From.Hex()
+}
+
+// Entry names the settlement journal's entry of the call's payment, ""
+// for a free call or a payment the journal does not hold (a channel's
+// voucher): the books count the call once under it.
+func (s *Sale) Entry() string {
+	if s.Fare == nil {
+		return ""
+	}
+	if h, ok := s.Fare.hold.(interface{ Purchase() *settle.Purchase }); ok && h.Purchase() != nil {
+		return h.Purchase().Entry().Name()
+	}
+	return ""
 }
 
 // Charged is what the call settled, nil when it settled nothing.

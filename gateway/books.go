@@ -144,7 +144,7 @@ func (s *Server) bookCall(c echo.Context, rt *route, status int) {
 	}
 	call.Payer = sale.Payer()
 	if charged := sale.Charged(); charged != nil && charged.IsInt64() {
-		call.Paid, call.Charged = true, charged.Int64()
+		call.Paid, call.Charged, call.Entry = true, charged.Int64(), sale.Entry()
 	}
 	b.RecordCall(call)
 }

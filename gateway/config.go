@@ -213,6 +213,10 @@ type PaymentsConfig struct {
 	Settler string `yaml:"settler"`
 	// SettleTimeout bounds one settlement (default 30 s).
 	SettleTimeout Duration `yaml:"settle_timeout"`
+	// AdoptAfter is how long a purchase of a replica sharing the journal
+	// may sit unchanged in flight before another takes it over (default
+	// 10m; looked for every minute, or every half of it when shorter).
+	AdoptAfter Duration `yaml:"adopt_after"`
 	// Facilitator configures the facilitator settler.
 	Facilitator FacilitatorConfig `yaml:"facilitator"`
 	// Chain configures the chain settler and on-chain checks.

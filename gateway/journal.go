@@ -48,6 +48,11 @@ func (p *payments) buildEngine(cfg Config, reg *x402.Registry) error {
 	}
 	sa := cfg.StoredAnswers.withDefaults()
 	ec.Holds, ec.Answers, ec.Instance = set.Holds(), set.Answers(sa.MaxBytes, sa.MaxBytesPerPayer), set.Instance()
+	ec.StaleAfter = pc.AdoptAfter.D(0)
+	p.adoptEvery = adoptInterval
+	if ec.StaleAfter > 0 && ec.StaleAfter/2 < p.adoptEvery {
+		p.adoptEvery = ec.StaleAfter / 2
+	}
 	e, err := settle.NewEngine(ec)
 	if err != nil {
 		return fmt.Errorf("payments.confirm: %w", err)
@@ -80,7 +85,8 @@ func (p *payments) resume() error {
 }
 
 // adoptInterval is how often a replica looks for purchases a dead replica
-// left in flight (the engine takes over those idle for its StaleAfter).
+// left in flight (the engine takes over those idle for its StaleAfter,
+// payments.adopt_after), unless half of adopt_after is sooner.
 const adoptInterval = time.Minute
 
 // adoptOrphans runs Engine.Adopt until the payments close, so a replica
@@ -90,7 +96,7 @@ func (p *payments) adoptOrphans(e *settle.Engine) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		tick := time.NewTicker(adoptInterval)
+		tick := time.NewTicker(p.adoptEvery)
 		defer tick.Stop()
 		for {
 			select {

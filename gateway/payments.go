@@ -36,6 +36,7 @@ type payments struct {
 	books      *books.Books   // revenue and cost, counted from the journal's events in its store
 	ethPrice   *big.Int       // books.eth_price_usdc in atomic USDC per ETH, nil when unpriced
 	replicas   bool           // the journal is shared (Redis): orphans of dead replicas are adopted
+	adoptEvery time.Duration  // how often orphans are looked for
 	channelParts
 	timeout   time.Duration
 	readiness []func(context.Context) error

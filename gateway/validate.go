@@ -153,6 +153,9 @@ func (v *validation) payments(pc PaymentsConfig, priced bool) {
 	default:
 		v.add("payments.confirm", "want broadcast or mined, got %q", pc.Confirm)
 	}
+	if pc.AdoptAfter.D(0) < 0 {
+		v.add("payments.adopt_after", "must not be negative")
+	}
 	if pc.MaxTimeoutSeconds < 0 {
 		v.add("payments.max_timeout_seconds", "must not be negative")
 	}

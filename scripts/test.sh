@@ -30,6 +30,8 @@ install_apt() {
   local missing=()
   command -v redis-server >/dev/null || missing+=(redis-server)
   command -v tmux >/dev/null || missing+=(tmux)
+  # The replica fault test runs farebox replicas behind a real load balancer.
+  command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || missing+=(haproxy)
   # The interop suite drives the admin dashboard in headless Chromium.
   command -v chromium >/dev/null || missing+=(chromium)
   if [ ${#missing[@]} -gt 0 ]; then
@@ -46,7 +48,7 @@ check_gofmt() {
 }
 
 total=$SECONDS
-phase "install (apt: redis-server, tmux, chromium)" install_apt
+phase "install (apt: redis-server, tmux, haproxy, chromium)" install_apt
 phase "install (npm: scripts/npm-install.sh, by each lockfile's content)" bash scripts/npm-install.sh
 phase "gofmt" check_gofmt
 phase "go vet" go vet ./...

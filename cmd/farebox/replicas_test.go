@@ -42,14 +42,22 @@ type replicaSet struct {
 	replicas []*crashRig
 	relayers []common.Address
 	logs     []*syncBuffer
+	redis    string // the shared Redis, host:port
 }
 
 func newReplicaSet(t *testing.T, n int) *replicaSet {
 	t.Helper()
+	return newReplicaSetWith(t, n, "warn", "")
+}
+
+// newReplicaSetWith is newReplicaSet logging at logLevel, with payments
+// lines (indented two spaces, newline-terminated) added to each config.
+func newReplicaSetWith(t *testing.T, n int, logLevel, payments string) *replicaSet {
+	t.Helper()
 	redisAddr := redistest.Start(t)
 	a := chaintest.StartAnvil(t, chaintest.BlockTime(2*time.Second))
 	payToKey, _ := crypto.GenerateKey()
-	s := &replicaSet{a: a, payTo: crypto.PubkeyToAddress(payToKey.PublicKey)}
+	s := &replicaSet{a: a, payTo: crypto.PubkeyToAddress(payToKey.PublicKey), redis: redisAddr}
 	dir := t.TempDir()
 	for i := range n {
 		relayer, err := a.NewRelayer(context.Background())
@@ -73,20 +81,20 @@ func newReplicaSet(t *testing.T, n int) *replicaSet {
 			storeKey, redisURL = "", "  redis_url: "+url+"\n"
 		}
 		yaml := fmt.Sprintf(`addr: %s
-log_level: warn
+log_level: %s
 %sadmin: {token_env: REPLICA_ADMIN_TOKEN}
 payments:
   pay_to: %q
   networks: ["eip155:84532"]
   settler: chain
-%s  chain:
+%s%s  chain:
     rpc_url: %q
     relayer_key_env: REPLICA_RELAYER_KEY
   custom_networks:
     - {caip2: "eip155:84532", v1_name: base-sepolia, chain_id: 84532, asset: %q, name: USDC, version: "2"}
 models:
   - {name: paced, upstream: scripted, price: "0.001", pace: 100ms}
-`, addr, storeKey, s.payTo.Hex(), redisURL, a.RPCURL, a.Network.Asset.Hex())
+`, addr, logLevel, storeKey, s.payTo.Hex(), payments, redisURL, a.RPCURL, a.Network.Asset.Hex())
 		if err := os.WriteFile(r.config, []byte(yaml), 0o600); err != nil {
 			t.Fatal(err)
 		}

@@ -349,3 +349,38 @@ func putSeq(tx *bbolt.Tx, seq uint64) error {
 	}
 	return meta.Put(keySeq, binary.BigEndian.AppendUint64(nil, seq))
 }
+
+// Entries calls fn with every entry: the versions in memory, then those
+// on disk that memory holds no newer version of, read outside the
+// journal's lock (the books count the confirmed ones a crash kept out of
+// them, on start, while calls are served).
+func (j *Journal) Entries(ctx context.Context, fn func(*settle.Entry) error) error {
+	j.mu.Lock()
+	mem := make([]*settle.Entry, 0, len(j.mem))
+	seen := make(map[string]struct{}, len(j.mem))
+	for name, m := range j.mem {
+		mem = append(mem, m.e.Clone())
+		seen[name] = struct{}{}
+	}
+	j.mu.Unlock()
+	for _, e := range mem {
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return j.db.View(func(tx *bbolt.Tx) error {
+		return tx.Bucket(bucketEntries).ForEach(func(name, b []byte) error {
+			if _, ok := seen[string(name)]; ok {
+				return nil
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			e, err := decode(b)
+			if err != nil {
+				return err
+			}
+			return fn(e)
+		})
+	})
+}

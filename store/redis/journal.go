@@ -13,6 +13,7 @@
 //	<prefix>debt:<payer>       hash KeyName -> DebtItem (JSON)
 //	<prefix>hold:<account>     hash hold id -> "amount|expiresMs"
 //	<prefix>answer:<KeyName>   a paid answer, until its authorization expires
+//	<prefix>claim:<KeyName>    the replica adopting a dead replica's entry, for a while
 //	<prefix>epoch, <prefix>lost  the store epoch and its last loss (epoch.go)
 //
 // Settled entries are never deleted: size Redis for them (about 1 KiB per
@@ -26,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	goredis "github.com/redis/go-redis/v9"
@@ -83,7 +85,10 @@ type Journal struct {
 	epoch  epochState
 }
 
-var _ settle.Journal = (*Journal)(nil)
+var (
+	_ settle.Journal = (*Journal)(nil)
+	_ settle.Claimer = (*Journal)(nil)
+)
 
 // NewJournal returns a journal on rdb under prefix (DefaultPrefix when empty);
 // replicas that share purchases use the same prefix. Close does not close
@@ -261,6 +266,72 @@ func (j *Journal) Unfinished(ctx context.Context) ([]*settle.Entry, error) {
 		}
 	}
 	return out, nil
+}
+
+// Entries calls fn with every entry, scanning the keyspace for the
+// entries' keys (SCAN, so Redis keeps serving) and reading them 500 at a
+// time: the books count the confirmed ones a crash kept out of them.
+func (j *Journal) Entries(ctx context.Context, fn func(*settle.Entry) error) error {
+	iter := j.rdb.Scan(ctx, 0, globEscape(j.entryKey(""))+"*", 500).Iterator()
+	var keys []string
+	read := func() error {
+		if len(keys) == 0 {
+			return nil
+		}
+		vals, err := j.rdb.MGet(ctx, keys...).Result()
+		keys = keys[:0]
+		if err != nil {
+			return fmt.Errorf("redisjournal: entries: %w", err)
+		}
+		for _, v := range vals {
+			s, ok := v.(string)
+			if !ok {
+				continue // deleted since the scan
+			}
+			e, err := decode(s)
+			if err != nil {
+				return err
+			}
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for iter.Next(ctx) {
+		if keys = append(keys, iter.Val()); len(keys) == 500 {
+			if err := read(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := iter.Err(); err != nil {
+		return fmt.Errorf("redisjournal: entries: %w", err)
+	}
+	return read()
+}
+
+// Claim makes owner the taker of the entry name for ttl (SET NX PX), so
+// one replica adopts a dead replica's entry.
+func (j *Journal) Claim(ctx context.Context, name, owner string, ttl time.Duration) (bool, error) {
+	ok, err := j.rdb.SetNX(ctx, j.prefix+"claim:"+name, owner, ttl).Result()
+	if err != nil {
+		return false, fmt.Errorf("redisjournal: claim: %w", err)
+	}
+	return ok, nil
+}
+
+// globEscape quotes the characters a SCAN pattern reads as wildcards, so
+// a prefix holding one matches only itself.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[]\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // AddDebt records item in payer's debt hash.

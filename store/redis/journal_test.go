@@ -5,6 +5,7 @@ import (
 	"github.com/farebox/farebox/store/redis"
 	"strings"
 	"testing"
+	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
@@ -55,6 +56,40 @@ func TestKeysLiveUnderThePrefix(t *testing.T) {
 	for _, k := range keys {
 		if !want[k] {
 			t.Fatalf("unexpected key %q (all: %v)", k, keys)
+		}
+	}
+}
+
+// TestOneReplicaClaimsAnOrphan: of two replicas (or one asking twice)
+// claiming the same entry, the first claim holds; once it lapses, a
+// claim is new again.
+func TestOneReplicaClaimsAnOrphan(t *testing.T) {
+	ctx := context.Background()
+	j := redis.NewJournal(client(t), prefix(t))
+	name := journaltest.NewEntry([20]byte{9}).Name()
+	for i, c := range []struct {
+		owner string
+		want  bool
+	}{{"a:1", true}, {"b:2", false}, {"a:1", false}} {
+		got, err := j.Claim(ctx, name, c.owner, time.Minute)
+		if err != nil || got != c.want {
+			t.Fatalf("claim %d by %s = %v, %v; want %v", i, c.owner, got, err, c.want)
+		}
+	}
+	other := journaltest.NewEntry([20]byte{9}).Name()
+	if got, err := j.Claim(ctx, other, "a:1", 50*time.Millisecond); err != nil || !got {
+		t.Fatalf("a claim on another entry = %v, %v", got, err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		got, err := j.Claim(ctx, other, "b:2", time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a lapsed claim is still held")
 		}
 	}
 }

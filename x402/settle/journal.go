@@ -56,6 +56,17 @@ type SoonJournal interface {
 	UpdateSoon(ctx context.Context, e *Entry, from State) error
 }
 
+// Claimer is a journal shared by replicas (store/redis) on which one of
+// them can claim an entry: Adopt claims each orphan before it follows it,
+// so the survivors of a dead replica do not all follow (and send again)
+// the same transfers.
+type Claimer interface {
+	// Claim makes owner the taker of the entry named name for ttl, unless
+	// someone (owner included) holds a claim on it: it reports whether the
+	// claim is new.
+	Claim(ctx context.Context, name, owner string, ttl time.Duration) (bool, error)
+}
+
 // MemoryJournal is the in-process Journal. It is NOT durable: a restart
 // forgets everything, so a crash between broadcast and answer loses the
 // receipt (the chain still refuses a second transfer of the same
@@ -113,6 +124,23 @@ func (m *MemoryJournal) drop(name string, e *Entry) {
 			delete(m.ids, id)
 		}
 	}
+}
+
+// Entries calls fn with a copy of every entry (the books count the
+// confirmed ones a crash kept out of them), until fn returns an error.
+func (m *MemoryJournal) Entries(ctx context.Context, fn func(*Entry) error) error {
+	m.mu.Lock()
+	list := make([]*Entry, 0, len(m.entries))
+	for _, e := range m.entries {
+		list = append(list, e.Clone())
+	}
+	m.mu.Unlock()
+	for _, e := range list {
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Create stores e unless its key or payment id is taken.

@@ -287,8 +287,23 @@ func (e *Engine) Resume(ctx context.Context) (int, error) {
 // call it periodically. Unlike Resume it never touches this instance's own
 // entries, which may be in flight right now.
 func (e *Engine) Adopt(ctx context.Context) (int, error) {
+	claimer, _ := e.cfg.Journal.(Claimer)
 	return e.takeOver(ctx, func(en *Entry) bool {
-		return e.cfg.Instance != "" && en.Owner != e.cfg.Instance && e.cfg.Now().Sub(en.Updated) > e.cfg.StaleAfter
+		if e.cfg.Instance == "" || en.Owner == e.cfg.Instance || e.cfg.Now().Sub(en.Updated) <= e.cfg.StaleAfter {
+			return false
+		}
+		if claimer == nil {
+			return true
+		}
+		// The claim outlives a follower's wait for its transaction, so
+		// neither another survivor nor this one's next Adopt takes the
+		// entry again while it is followed; if this replica dies too, the
+		// claim lapses and another takes over.
+		mine, err := claimer.Claim(ctx, en.Name(), e.cfg.Instance, 2*e.cfg.StaleAfter+e.cfg.AwaitTimeout)
+		if err != nil {
+			e.cfg.Logger.Warn("settle: claiming an orphaned entry", "entry", en.Name(), "err", err)
+		}
+		return mine
 	})
 }
 

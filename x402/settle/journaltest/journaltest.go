@@ -37,6 +37,66 @@ func Run(t *testing.T, open func(t *testing.T) settle.Journal) {
 	t.Run("payment id", func(t *testing.T) { journalPaymentID(t, open(t)) })
 	t.Run("100 creates of one authorization", func(t *testing.T) { journalConcurrentCreates(t, open(t)) })
 	t.Run("debts", func(t *testing.T) { journalDebts(t, open(t)) })
+	t.Run("entries", func(t *testing.T) { journalEntries(t, open(t)) })
+}
+
+// lister is a journal that lists every entry (the books read it on start).
+type lister interface {
+	Entries(ctx context.Context, fn func(*settle.Entry) error) error
+}
+
+// journalEntries: a journal lists each of its entries once, in its latest
+// state, finished or not.
+func journalEntries(t *testing.T, j settle.Journal) {
+	l, ok := j.(lister)
+	if !ok {
+		t.Fatalf("%T does not list its entries: the books cannot count from it what a crash kept out of them", j)
+	}
+	ctx := context.Background()
+	want := map[string]settle.State{}
+	for i, state := range []settle.State{settle.Reserved, settle.Settling, settle.Confirmed, settle.Confirmed} {
+		e := NewEntry(payer)
+		e.Amount = big.NewInt(int64(1000 + i))
+		if _, err := j.Create(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+		for _, step := range []settle.State{settle.Settling, settle.Confirmed} {
+			if state == settle.Reserved || (step == settle.Confirmed && state != settle.Confirmed) {
+				break
+			}
+			next, from := e.Clone(), e.State
+			next.State, next.Tx = step, common.Hash{byte(i + 1)}
+			if err := j.Update(ctx, next, from); err != nil {
+				t.Fatal(err)
+			}
+			e = next
+		}
+		want[e.Name()] = e.State
+	}
+	got := map[string]settle.State{}
+	err := l.Entries(ctx, func(e *settle.Entry) error {
+		if _, dup := got[e.Name()]; dup {
+			t.Errorf("entry %s listed twice", e.Name())
+		}
+		got[e.Name()] = e.State
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, state := range want {
+		if got[name] != state {
+			t.Errorf("entry %s listed as %q, want %q", name, got[name], state)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("listed %d entries, want %d", len(got), len(want))
+	}
+	stop := errors.New("enough")
+	n := 0
+	if err := l.Entries(ctx, func(*settle.Entry) error { n++; return stop }); !errors.Is(err, stop) || n != 1 {
+		t.Errorf("a listing whose callback fails returned %v after %d entries, want that error after 1", err, n)
+	}
 }
 
 // journalLifecycle: an entry goes Reserved -> Settling -> Confirmed
