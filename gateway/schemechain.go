@@ -7,7 +7,10 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402"
+	"github.com/farebox/farebox/x402/settle"
 )
+
+var _ settle.PendingChecker = schemeChain{}
 
 // schemeChain is the chain settler as the settlement engine sees it: a
 // payment of a journaled scheme in the registry (upto) is settled by its
@@ -64,4 +67,20 @@ func (c schemeChain) complete(pay *x402.Payment) error {
 		return fmt.Errorf("no settlement for a journaled %q payment", pay.Scheme)
 	}
 	return s.Complete(pay)
+}
+
+// AuthorizationPending is what the engine asks about a new authorization
+// after its journal lost its data: the chain's pending state, which sees a
+// transfer another replica already sent but the chain has not mined (the
+// latest state would call it unused and the replay would be served). A
+// scheme's own nonces, and a chain settler that cannot read the pending
+// state, answer from the latest state.
+func (c schemeChain) AuthorizationPending(ctx context.Context, p *x402.Payment, req *x402.Requirement) (bool, error) {
+	if s := c.scheme(p); s != nil {
+		return s.AuthorizationUsed(ctx, p, req)
+	}
+	if pc, ok := c.chainSettler.(settle.PendingChecker); ok {
+		return pc.AuthorizationPending(ctx, p, req)
+	}
+	return c.chainSettler.AuthorizationUsed(ctx, p, req)
 }

@@ -26,6 +26,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -39,18 +40,22 @@ import (
 // DefaultPrefix namespaces the keys when the operator sets none.
 const DefaultPrefix = "farebox:settle:"
 
+// createScript answers {code, last loss time, entry or id's entry name}:
+// the loss time (KEYS[5]) rides along so that every replica learns a loss
+// another replica noticed, in the same step that checks the epoch.
 var createScript = goredis.NewScript(`
-if redis.call('GET', KEYS[4]) ~= ARGV[4] then return {3} end
+local lost = redis.call('GET', KEYS[5]) or ''
+if redis.call('GET', KEYS[4]) ~= ARGV[4] then return {3, lost} end
 local cur = redis.call('GET', KEYS[1])
-if cur then return {1, cur} end
+if cur then return {1, lost, cur} end
 if ARGV[3] == '1' then
   local other = redis.call('GET', KEYS[2])
-  if other then return {2, other} end
+  if other then return {2, lost, other} end
   redis.call('SET', KEYS[2], ARGV[2])
 end
 redis.call('SET', KEYS[1], ARGV[1])
 redis.call('SADD', KEYS[3], ARGV[2])
-return {0}
+return {0, lost}
 `)
 
 var updateScript = goredis.NewScript(`
@@ -83,6 +88,7 @@ type Journal struct {
 	rdb    goredis.UniversalClient
 	prefix string
 	epoch  epochState
+	log    *slog.Logger
 }
 
 var (
@@ -97,7 +103,7 @@ func NewJournal(rdb goredis.UniversalClient, prefix string) *Journal {
 	if prefix == "" {
 		prefix = DefaultPrefix
 	}
-	return &Journal{rdb: rdb, prefix: prefix}
+	return &Journal{rdb: rdb, prefix: prefix, log: slog.New(slog.DiscardHandler)}
 }
 
 func (j *Journal) entryKey(name string) string { return j.prefix + "e:" + name }
@@ -134,10 +140,15 @@ func (j *Journal) Create(ctx context.Context, e *settle.Entry) (*settle.Entry, e
 		if err != nil {
 			return nil, err
 		}
-		res, err = createScript.Run(ctx, j.rdb, []string{j.entryKey(name), idKey, j.openKey(), j.epochKey()}, b, name, hasID, epoch).Slice()
+		res, err = createScript.Run(ctx, j.rdb, []string{j.entryKey(name), idKey, j.openKey(), j.epochKey(), j.lostKey()}, b, name, hasID, epoch).Slice()
 		if err != nil {
 			return nil, fmt.Errorf("redisjournal: create: %w", err)
 		}
+		if len(res) < 2 {
+			return nil, fmt.Errorf("redisjournal: create: answered %v", res)
+		}
+		lostMs, _ := res[1].(string)
+		j.learnLost(lostMs)
 		if code, _ := res[0].(int64); code != 3 || lost {
 			break
 		}
@@ -155,14 +166,14 @@ func (j *Journal) Create(ctx context.Context, e *settle.Entry) (*settle.Entry, e
 	case 0:
 		return nil, nil
 	case 1:
-		s, _ := res[1].(string)
+		s, _ := res[2].(string)
 		cur, err := decode(s)
 		if err != nil {
 			return nil, err
 		}
 		return cur, settle.ErrExists
 	default:
-		other, _ := res[1].(string)
+		other, _ := res[2].(string)
 		cur, err := j.get(ctx, other)
 		if err != nil && !errors.Is(err, settle.ErrNotFound) {
 			return nil, err

@@ -58,10 +58,17 @@ func Open(location string, opts store.Options) (store.Set, error) {
 	if err != nil {
 		return nil, err
 	}
+	var journal *Journal
+	// Every new connection checks the store epoch: after a restart the
+	// replica reconnects before its next command, so a Redis that came
+	// back empty is seen as a loss at once.
+	opt.OnConnect = func(ctx context.Context, cn *goredis.Conn) error { return journal.onConnect(ctx, cn) }
 	rdb := goredis.NewClient(opt)
+	journal = NewJournal(rdb, JournalPrefix)
+	journal.log = opts.Logger()
 	host, _ := os.Hostname()
 	return &Set{rdb: rdb, log: opts.Logger(), key: opts.Key, instance: fmt.Sprintf("%s:%d", host, os.Getpid()),
-		journal:  NewJournal(rdb, JournalPrefix),
+		journal:  journal,
 		holds:    NewHolds(rdb, JournalPrefix),
 		channels: NewChannels(rdb, ChannelsPrefix),
 		books:    NewBooks(rdb, BooksPrefix),

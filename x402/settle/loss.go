@@ -16,6 +16,11 @@ import (
 type LossReporter interface {
 	// LostAt is when the journal last lost its data (zero: never seen).
 	LostAt() time.Time
+	// CheckLoss compares the store with what this replica last saw of it.
+	// Resume calls it first, at start: a replica that learns the store's
+	// state only at its first purchase would take a loss before that for
+	// a new store, and serve a replay of a transfer still unmined.
+	CheckLoss(ctx context.Context) error
 }
 
 // PendingChecker is a Broadcaster that reads an authorization's state
@@ -60,6 +65,18 @@ func (e *Engine) checkAfterLoss(ctx context.Context, p *Purchase) error {
 	}
 	if used {
 		return ErrNonceUsed
+	}
+	return nil
+}
+
+// checkLoss lets a LossReporter journal read the store's state at start.
+func (e *Engine) checkLoss(ctx context.Context) error {
+	lr, ok := e.cfg.Journal.(LossReporter)
+	if !ok {
+		return nil
+	}
+	if err := lr.CheckLoss(ctx); err != nil {
+		return fmt.Errorf("settle: reading the journal's store epoch: %w", err)
 	}
 	return nil
 }

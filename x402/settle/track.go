@@ -279,6 +279,9 @@ func (e *Engine) unhold(ctx context.Context, en *Entry, name string) {
 // Config.Instance is "") and those idle for StaleAfter, and returns how
 // many it took over; Close stops the followers. Call it before serving.
 func (e *Engine) Resume(ctx context.Context) (int, error) {
+	if err := e.checkLoss(ctx); err != nil {
+		return 0, err
+	}
 	return e.takeOver(ctx, e.owns)
 }
 

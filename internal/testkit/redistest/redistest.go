@@ -1,6 +1,8 @@
 // Package redistest starts a real, throwaway redis-server for tests: on a
-// free loopback port, without persistence, stopped when the test ends.
-// scripts/test.sh installs redis-server; Start skips under -short.
+// free loopback port, without persistence unless asked, stopped when the
+// test ends. A Server can be stopped and started again on the same port
+// (the fault tests: Redis unreachable, restarted with or without its
+// data). scripts/test.sh installs redis-server; Start skips under -short.
 package redistest
 
 import (
@@ -11,6 +13,7 @@ import (
 	"net"
 	"os/exec"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,10 +21,38 @@ import (
 	"github.com/farebox/farebox/internal/testkit/testenv"
 )
 
+// Options shape a Server.
+type Options struct {
+	// Persist runs the server with an append-only file fsynced on every
+	// write, so a Restart keeps every acknowledged write (a Redis given
+	// persistence as the operator docs ask).
+	Persist bool
+}
+
+// Server is one redis-server process at a fixed address, which a test may
+// stop and start again.
+type Server struct {
+	t    testing.TB
+	bin  string
+	port int
+	dir  string
+	opts Options
+
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
 // Start runs a fresh redis-server and returns its "127.0.0.1:port" address.
 // It skips under -short, and otherwise fails the test (never skips it) when
 // redis-server is missing or cannot start.
 func Start(t testing.TB) string {
+	t.Helper()
+	return StartServer(t, Options{}).Addr()
+}
+
+// StartServer is Start returning the Server, to stop and restart it.
+func StartServer(t testing.TB, opts Options) *Server {
 	t.Helper()
 	testenv.SkipShort(t, "redis-server")
 	bin, err := testenv.Binary("redis-server", "redis-server")
@@ -30,55 +61,106 @@ func Start(t testing.TB) string {
 	}
 	var last error
 	for range 5 { // a free port can be taken between probe and bind: retry
-		addr, err := start(t, bin)
-		if err == nil {
-			return addr
+		port, err := freePort()
+		if err != nil {
+			last = err
+			continue
 		}
-		last = err
+		s := &Server{t: t, bin: bin, port: port, dir: t.TempDir(), opts: opts}
+		if err := s.launch(); err != nil {
+			last = err
+			continue
+		}
+		t.Cleanup(func() { s.Stop() })
+		return s
 	}
 	t.Fatalf("redistest: %v", last)
-	return ""
+	return nil
 }
 
-// start launches one server on a free port and waits until it answers PING.
-func start(t testing.TB, bin string) (string, error) {
-	port, err := freePort()
-	if err != nil {
-		return "", err
+// Addr is "127.0.0.1:port", the same across restarts.
+func (s *Server) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
+
+// Stop ends the server (SIGTERM: with Persist, the append-only file is
+// flushed first) and waits until it exited. Stopping a stopped server
+// does nothing.
+func (s *Server) Stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return
 	}
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	var out bytes.Buffer
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--daemonize", "no",
-		"--dir", t.TempDir(), "--logfile", "")
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		return "", fmt.Errorf("starting %s: %w", bin, err)
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(5 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.done
 	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	stop := func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(5 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
+	s.cmd = nil
+}
+
+// Start runs the server again on its port: with Persist it loads the data
+// it had, without it it starts empty. It fails the test when the server
+// does not come back.
+func (s *Server) Start() {
+	s.t.Helper()
+	var err error
+	for range 50 { // the port may linger briefly after the stop
+		if err = s.launch(); err == nil {
+			return
 		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.t.Fatalf("redistest: restarting: %v", err)
+}
+
+// Restart is Stop then Start.
+func (s *Server) Restart() {
+	s.t.Helper()
+	s.Stop()
+	s.Start()
+}
+
+// launch starts one process on s.port and waits until it answers PING.
+func (s *Server) launch() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd != nil {
+		return fmt.Errorf("redis-server on %s is already running", s.Addr())
+	}
+	args := []string{"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--save", "",
+		"--daemonize", "no", "--dir", s.dir, "--logfile", ""}
+	if s.opts.Persist {
+		args = append(args, "--appendonly", "yes", "--appendfsync", "always")
+	} else {
+		args = append(args, "--appendonly", "no")
+	}
+	out := new(bytes.Buffer)
+	cmd := exec.Command(s.bin, args...)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting %s: %w", s.bin, err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	kill := func() {
+		_ = cmd.Process.Kill()
+		<-done
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	for {
-		if ping(addr) == nil {
-			t.Cleanup(stop)
-			return addr, nil
+		if ping(s.Addr()) == nil {
+			s.cmd, s.done = cmd, done
+			return nil
 		}
 		select {
-		case <-exited:
-			return "", fmt.Errorf("redis-server on %s exited: %s", addr, tail(out.Bytes()))
+		case <-done:
+			return fmt.Errorf("redis-server on %s exited: %s", s.Addr(), tail(out.Bytes()))
 		case <-ctx.Done():
-			stop()
-			return "", fmt.Errorf("redis-server on %s did not answer PING: %s", addr, tail(out.Bytes()))
+			kill()
+			return fmt.Errorf("redis-server on %s did not answer PING: %s", s.Addr(), tail(out.Bytes()))
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
