@@ -60,7 +60,7 @@ func (b *beforePaid) RoundTrip(r *http.Request) (*http.Response, error) {
 // paid call is answered 503 with Retry-After before its payment is read:
 // nothing reserved, nothing settled, on every scheme. The circuits open
 // between a client's 402 and its paid request (another payer's call
-// failing at both suppliers, itself not charged), so the paid request
+// failing at both suppliers), so the paid request
 // meets them open, as an attacker's well-timed call would arrange. Judged
 // on chain: A's balance does not move for the 503; B pays nothing on a
 // metered scheme for its failed call (exact: once, its transfer sent as
@@ -70,21 +70,7 @@ func TestEveryCircuitOpenTakesNothing(t *testing.T) {
 		t.Run(scheme, func(t *testing.T) {
 			cfg, opts, c := meteredConfig(t, nil)
 			cfg.Payments.BatchSettlement.ClaimInterval = 0 // the claim below is the shutdown's
-			var failing atomic.Bool
-			sups := []*switchable{{failing: &failing}, {failing: &failing}}
-			m := gateway.ModelConfig{Name: pooled, Routing: gateway.RoutingConfig{Strategy: "ordered",
-				Circuit: gateway.CircuitConfig{Failures: 1, Cooldown: gateway.Duration(time.Hour)}}}
-			for i, s := range sups {
-				m.Suppliers = append(m.Suppliers, gateway.SupplierConfig{Name: []string{"first", "second"}[i],
-					Upstream: inprocess.Kind, UpstreamConfig: inprocess.Use(s)})
-			}
-			other := upto.Scheme // the payer whose failing call opens the circuits
-			if scheme == x402.SchemeExact {
-				m.Price, other = price, x402.SchemeExact
-			} else {
-				p := meteredPrice
-				m.PricePerMTok = &p
-			}
+			m, sups, failing, other := switchablePool(scheme)
 			cfg.Models = append(cfg.Models, m)
 			ts := startServer(t, cfg, opts)
 			reg, err := x402.NewRegistry(c.Network)
@@ -177,4 +163,26 @@ func TestEveryCircuitOpenTakesNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// switchablePool is a pool model of two switchable suppliers whose
+// circuit opens at one failure, priced for scheme (per call for exact,
+// per token otherwise), and the scheme of the payer whose failing call
+// opens the circuits.
+func switchablePool(scheme string) (gateway.ModelConfig, []*switchable, *atomic.Bool, string) {
+	failing := new(atomic.Bool)
+	sups := []*switchable{{failing: failing}, {failing: failing}}
+	m := gateway.ModelConfig{Name: pooled, Routing: gateway.RoutingConfig{Strategy: "ordered",
+		Circuit: gateway.CircuitConfig{Failures: 1, Cooldown: gateway.Duration(time.Hour)}}}
+	for i, s := range sups {
+		m.Suppliers = append(m.Suppliers, gateway.SupplierConfig{Name: []string{"first", "second"}[i],
+			Upstream: inprocess.Kind, UpstreamConfig: inprocess.Use(s)})
+	}
+	if scheme == x402.SchemeExact {
+		m.Price = price
+		return m, sups, failing, x402.SchemeExact
+	}
+	p := meteredPrice
+	m.PricePerMTok = &p
+	return m, sups, failing, upto.Scheme
 }
