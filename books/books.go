@@ -276,7 +276,11 @@ func (b *Books) Event(ev settle.Event) {
 		}
 		switch en.State {
 		case settle.Confirmed:
-			d.Fields = map[string]int64{FSettled: amount.Int64(), FSettledN: 1}
+			// Confirmed before its supplier was known (settle before the
+			// model): the confirmation booked the paid call under no
+			// supplier, and the gateway's row, carrying the same Once mark,
+			// is skipped; the call moves with its revenue.
+			d.Fields = map[string]int64{FSettled: amount.Int64(), FSettledN: 1, FCalls: 1, FPaid: 1, FCharged: amount.Int64()}
 		case settle.Failed:
 			d.Fields = map[string]int64{FFailed: amount.Int64(), FFailedN: 1}
 		default:
