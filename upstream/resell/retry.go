@@ -75,7 +75,7 @@ func (m *Model) respondPaying(ctx context.Context, call *payer.Call, once func(r
 		if !ok {
 			return err
 		}
-		m.cfg.Log.Info("upstream retry with the same payment", "upstream", m.cfg.BaseURL, "retry", n+1, "wait", wait, "err", err)
+		m.cfg.Log.Info("upstream retry with the same payment", "upstream", m.cfg.BaseURL, "retry", n+1, "wait", wait.String(), "err", err)
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
