@@ -84,8 +84,11 @@ func (m *Model) respondPaying(ctx context.Context, call *payer.Call, once func(r
 		case <-t.C:
 		}
 		again := once(o)
-		if errors.Is(again, payer.ErrNotPresentable) {
-			return err // the payment is gone (answered, or expired): the seller's failure stands
+		if errors.Is(again, payer.ErrNotPresentable) || errors.Is(again, payer.ErrOutcomeUnknown) {
+			// The payment cannot be presented again (answered, or expired)
+			// and none is signed: the seller's failure stands.
+			m.cfg.Log.Info("upstream retry not sent", "upstream", m.cfg.BaseURL, "err", again)
+			return err
 		}
 		err = again
 	}

@@ -8,12 +8,14 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/payer"
+	"github.com/farebox/farebox/x402/payer/payertest"
 )
 
 // postIn sends body to url under ctx and returns the status (0 and the
@@ -109,5 +111,40 @@ func TestCallRetryRefusedSignsNothing(t *testing.T) {
 	defer mu.Unlock()
 	if len(nonces) != 2 || nonces[0] != nonces[1] || codes[1] != 402 || signed != 1 || voided != 1 {
 		t.Fatalf("nonces %v codes %v signed %d voided %d: want the refused payment voided and none signed after it", nonces, codes, signed, voided)
+	}
+}
+
+// A call to a batch-settlement seller retries with the same payment too:
+// the deposit, then a voucher (sent without a 402 first), each failed
+// once and presented again under its call, nothing signed twice.
+func TestCallRetryPresentsTheSameChannelPayment(t *testing.T) {
+	s, srv := payertest.NewShop(t, x402.BaseSepolia, 1000, payertest.Charges(700))
+	c := &http.Client{Transport: payer.NewTransport(payer.NewSigner(payerKey(t)))}
+	for _, body := range []string{`{"n":1}`, `{"n":2}`} {
+		s.Mu.Lock()
+		s.FailNext = true
+		before := len(s.Headers)
+		s.Mu.Unlock()
+		var signed int
+		ctx := payer.WithCall(payer.WithHooks(context.Background(), &payer.Hooks{
+			Signed: func(*x402.Requirement, *x402.Payment) { signed++ }}), payer.NewCall())
+		if code, err := postIn(t, ctx, c, srv.URL, body); code != http.StatusBadGateway {
+			t.Fatalf("status %d %v, want the 502", code, err)
+		}
+		if code, err := postIn(t, ctx, c, srv.URL, body); code != http.StatusOK {
+			t.Fatalf("retry: status %d %v, refusals %v", code, err, s.Refused)
+		}
+		s.Mu.Lock()
+		h := s.Headers[before:]
+		s.Mu.Unlock()
+		if len(h) != 2 || h[0] != h[1] || signed != 1 {
+			t.Fatalf("%s: %d payments (identical %v), %d signed: want one presented twice", body, len(h), len(h) == 2 && h[0] == h[1], signed)
+		}
+	}
+	if st := s.State(); st.Balance.Int64() != 5000 || st.Charged.Int64() != 1400 {
+		t.Fatalf("server balance %s charged %s: want one deposit of 5000 and two charges", st.Balance, st.Charged)
+	}
+	if seen := s.Seen(); !slices.Equal(seen, []string{"batch-settlement:502", "batch-settlement:deposit", "batch-settlement:502", "batch-settlement:voucher"}) {
+		t.Fatalf("payments %v", seen)
 	}
 }
