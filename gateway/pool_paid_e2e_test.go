@@ -21,8 +21,11 @@ import (
 // its model starts and then answers 502 (its provider 500s). Before, the
 // reseller failed over and paid the second too: 3 calls cost the wallet
 // two sellers' prices each, and the books knew only the second. Now the
-// call ends with the seller that was paid: each call costs the wallet one
-// seller's price, the second seller is never paid, the paid failure opens
+// call stays with the seller that was paid: it is sent there again with
+// the same payment (resell.PaidRetries times; the seller runs its model
+// again for it, charging nothing more) and then ends with its error: each
+// call costs the wallet one seller's price, the second seller is never
+// paid, the paid failure opens
 // the first seller's circuit at once (a seller that takes money and does
 // not answer is not tried again within the cooldown, even with a circuit
 // of many failures), and what the pool books as the suppliers' cost is
@@ -84,6 +87,9 @@ func TestHostilePoolOfSellersPaysOnce(t *testing.T) {
 		if (i == 0) != (err != nil) {
 			t.Fatalf("call %d: %v", i, err)
 		}
+	}
+	if n := len(up.Records()); n != 1+resell.PaidRetries {
+		t.Errorf("the broken seller's model ran %d times, want %d (the paid call and its retries with the same payment)", n, 1+resell.PaidRetries)
 	}
 	after := balances()
 	moved := map[string]int64{}

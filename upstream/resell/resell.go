@@ -139,7 +139,9 @@ type purchase struct {
 }
 
 // Respond forwards req to the paid endpoint, paying its 402, and maps a
-// payment that could not be made to a clear 5xx naming the cause.
+// payment that could not be made to a clear 5xx naming the cause. Once
+// paid, a failure before any of the answer went out is retried at the
+// same seller with the same payment (see respondPaying), never paid anew.
 func (m *Model) Respond(ctx context.Context, req *responses.Request, out responses.Output) error {
 	p := &purchase{}
 	ctx = payer.WithHooks(ctx, &payer.Hooks{
@@ -178,17 +180,21 @@ func (m *Model) Respond(ctx context.Context, req *responses.Request, out respons
 		Receipt: func(r *x402.Receipt) { p.mu.Lock(); p.receipt = r; p.mu.Unlock() },
 		Refused: func(err error) { p.mu.Lock(); p.refused = err; p.mu.Unlock() },
 	})
-	err := m.inner.RespondFinal(ctx, req, out, func(response []byte) {
-		// A stream's receipt comes in-band, in the final response object.
-		if raw := gjson.GetBytes(response, "x402"); raw.IsObject() {
-			var r x402.Receipt
-			if json.Unmarshal([]byte(raw.Raw), &r) == nil {
-				p.mu.Lock()
-				p.receipt = &r
-				p.mu.Unlock()
+	call := payer.NewCall()
+	ctx = payer.WithCall(ctx, call)
+	err := m.respondPaying(ctx, call, func(out responses.Output) error {
+		return m.inner.RespondFinal(ctx, req, out, func(response []byte) {
+			// A stream's receipt comes in-band, in the final response object.
+			if raw := gjson.GetBytes(response, "x402"); raw.IsObject() {
+				var r x402.Receipt
+				if json.Unmarshal([]byte(raw.Raw), &r) == nil {
+					p.mu.Lock()
+					p.receipt = &r
+					p.mu.Unlock()
+				}
 			}
-		}
-	})
+		})
+	}, out)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	m.record(p, err)

@@ -36,6 +36,9 @@ const maxMessage = 2000
 //	408, 504       -> 504 server_error
 //	anything else  -> 502 server_error
 //
+// A 408 or 5xx that names a delay (Retry-After-Ms, Retry-After) carries it
+// in RetryAfter.
+//
 // Codes are the spec's (server_error, rate_limit_exceeded) or the
 // upstream's own for a 4xx; the upstream's message and code are kept in
 // the message, cleaned of secrets and addresses (Clean).
@@ -66,11 +69,23 @@ func FromStatus(status int, h http.Header, body []byte) *responses.Error {
 			RetryAfter: ra, Cause: cause}
 	case status == 408 || status == 504:
 		return &responses.Error{Status: 504, Type: "server_error", Code: "server_error",
-			Message: upstreamWords(fmt.Sprintf("The upstream model timed out (HTTP %d)", status), msg, code.Str), Cause: cause}
+			Message:    upstreamWords(fmt.Sprintf("The upstream model timed out (HTTP %d)", status), msg, code.Str),
+			RetryAfter: namedRetryAfter(h), Cause: cause}
 	default:
 		return &responses.Error{Status: 502, Type: "server_error", Code: "server_error",
-			Message: upstreamWords(fmt.Sprintf("The upstream model failed (HTTP %d)", status), msg, code.Str), Cause: cause}
+			Message:    upstreamWords(fmt.Sprintf("The upstream model failed (HTTP %d)", status), msg, code.Str),
+			RetryAfter: namedRetryAfter(h), Cause: cause}
 	}
+}
+
+// namedRetryAfter is the delay a server error names (Retry-After-Ms,
+// Retry-After), 0 when it names none: a paid call retried at the same
+// seller waits for it.
+func namedRetryAfter(h http.Header) time.Duration {
+	if h.Get("Retry-After-Ms") == "" && h.Get("Retry-After") == "" {
+		return 0
+	}
+	return retryAfter(h, time.Now())
 }
 
 // Failed is an upstream that reported its own failure (an error event,

@@ -66,6 +66,19 @@ func TestFromStatusNeverEchoesAuthFailures(t *testing.T) {
 	}
 }
 
+// A 5xx or 408 that names a delay passes it on (a paid call is retried
+// after it); one that names none leaves RetryAfter unset.
+func TestFromStatusKeepsAServerErrorsRetryAfter(t *testing.T) {
+	for _, status := range []int{408, 500, 502, 503, 504} {
+		if e := FromStatus(status, http.Header{"Retry-After": {"3"}}, nil); e.RetryAfter != 3*time.Second {
+			t.Errorf("%d with Retry-After 3 -> RetryAfter %s", status, e.RetryAfter)
+		}
+		if e := FromStatus(status, http.Header{}, nil); e.RetryAfter != 0 {
+			t.Errorf("%d without Retry-After -> RetryAfter %s", status, e.RetryAfter)
+		}
+	}
+}
+
 func TestTransportTellsTimeoutsFromDisconnects(t *testing.T) {
 	ctx, w := watch(context.Background(), Timeouts{FirstByte: time.Millisecond, Gap: -1, Total: -1})
 	<-ctx.Done()

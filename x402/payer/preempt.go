@@ -125,7 +125,7 @@ func (t *Transport) preempt(ctx context.Context, endpoint string, key purchaseKe
 		unlock()
 		return nil
 	}
-	p.unlock, p.key, p.hooks, p.endpoint, p.preempted = unlock, key, hooks, endpoint, true
+	p.unlock, p.key, p.hooks, p.endpoint, p.preempted, p.call = unlock, key, hooks, endpoint, true, callFrom(ctx)
 	if hooks != nil && hooks.Signed != nil {
 		hooks.Signed(p.req, &p.payment)
 	}

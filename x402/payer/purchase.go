@@ -61,6 +61,8 @@ type purchase struct {
 	// payment was sent without a 402 first.
 	endpoint  string
 	preempted bool
+	// call, when set, is the only caller that may present it again.
+	call *Call
 }
 
 // usableUntil is when presenting the authorization again stops making
@@ -81,6 +83,9 @@ func (t *Transport) remember(p *purchase) {
 	defer t.mu.Unlock()
 	p.busy = true
 	t.pending[p.key] = append(t.pending[p.key], p)
+	if p.call != nil {
+		p.call.set(p)
+	}
 	if len(t.pending) > 64 {
 		old := time.Now().Add(-forgetAfter).Unix()
 		for k, ps := range t.pending {
@@ -135,7 +140,7 @@ func (t *Transport) recall(ctx context.Context, k purchaseKey) (*purchase, error
 	t.mu.Lock()
 	var p *purchase
 	for _, q := range t.pending[k] {
-		if !q.busy {
+		if !q.busy && q.call == nil { // a call's payment is presented by its own retries only
 			p, q.busy = q, true
 			break
 		}
@@ -144,6 +149,13 @@ func (t *Transport) recall(ctx context.Context, k purchaseKey) (*purchase, error
 	if p == nil {
 		return nil, nil
 	}
+	return t.usable(ctx, p)
+}
+
+// usable returns p, taken for a retry, while it can still be presented;
+// once it expired, nil when it provably moved no money (it is voided) and
+// ErrOutcomeUnknown when nothing proves it.
+func (t *Transport) usable(ctx context.Context, p *purchase) (*purchase, error) {
 	if time.Now().Before(p.usableUntil()) {
 		return p, nil
 	}

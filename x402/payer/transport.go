@@ -144,7 +144,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	key := keyOf(req, body)
 	endpoint := endpointOf(req, body)
 	hooks := hooksFrom(req.Context())
-	p, err := t.recall(req.Context(), key)
+	call := callFrom(req.Context())
+	retry := call != nil && call.Paid() // a retry of a call presents its payment or nothing
+	p, err := t.recallFor(req.Context(), call, retry, key)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +189,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			} else {
 				resynced = true
 			}
-			if !again {
+			if !again || retry {
 				return resp, nil
 			}
 			if p = t.buy(req.Context(), resp, key, endpoint, hooks); p == nil {
@@ -202,8 +204,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		t.void(p)
 		t.forget(p)
-		if fresh {
-			return resp, nil // a new authorization was refused: the server's answer stands
+		if fresh || retry {
+			return resp, nil // a new authorization, or a call's own, was refused: the server's answer stands
 		}
 		if p = t.buy(req.Context(), resp, key, endpoint, hooks); p == nil {
 			return resp, nil
@@ -276,7 +278,7 @@ func (t *Transport) buy(ctx context.Context, resp *http.Response, key purchaseKe
 		}
 		return nil
 	}
-	p.key, p.hooks, p.endpoint = key, hooks, endpoint
+	p.key, p.hooks, p.endpoint, p.call = key, hooks, endpoint, callFrom(ctx)
 	if hooks != nil && hooks.Signed != nil {
 		hooks.Signed(p.req, &p.payment)
 	}
