@@ -117,6 +117,10 @@ func TestFaultRedisRestartedEmptyRefusesReplayedVouchers(t *testing.T) {
 	}
 	voucher := rec.last(t)
 
+	nonce, err := c.Client.NonceAt(context.Background(), c.Relayer, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv.Restart() // without persistence: empty
 	served, refused := 2, 0
 	for _, ts := range []*testServer{second, first} {
@@ -153,6 +157,9 @@ func TestFaultRedisRestartedEmptyRefusesReplayedVouchers(t *testing.T) {
 			t.Error(err)
 		}
 		cancel()
+	}
+	if n, err := c.Client.NonceAt(context.Background(), c.Relayer, nil); err != nil || n != nonce {
+		t.Errorf("the relayer sent %d transactions after the loss (%v), want none", n-nonce, err)
 	}
 	cs := channel.NewContracts(c.Network.ChainID, contracts.CanonicalBatchSettlement, contracts.CanonicalERC3009DepositCollector,
 		contracts.CanonicalPermit2DepositCollector, contracts.CanonicalPermit2)
