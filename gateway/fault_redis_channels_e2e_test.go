@@ -20,6 +20,7 @@ import (
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/channel"
 	"github.com/farebox/farebox/x402/evm/contracts"
+	"github.com/farebox/farebox/x402/evm/devchain"
 	"github.com/farebox/farebox/x402/payer"
 )
 
@@ -70,13 +71,7 @@ func (r *paymentRecorder) last(t *testing.T) paidRequest {
 // lost, and it is served no more. The chain holds the payer to exactly
 // what was claimed before the loss.
 func TestFaultRedisRestartedEmptyRefusesReplayedVouchers(t *testing.T) {
-	cfg, opts, c := meteredConfig(t, nil)
-	srv := redistest.StartServer(t, redistest.Options{})
-	cfg.Payments.RedisURL = "redis://" + srv.Addr()
-	cfg.Payments.BatchSettlement.ClaimInterval = 0 // the default hour: claims are the operator's and the shutdown's
-	cfg.Admin.TokenEnv = "FAREBOX_ADMIN_TOKEN"
-	opts.Getenv = func(n string) string { return map[string]string{"FAREBOX_ADMIN_TOKEN": adminToken}[n] }
-	first, second := startServer(t, cfg, opts), startServer(t, cfg, opts)
+	first, second, srv, c := channelReplicas(t)
 	key := freshPayer(t, c, 1_000_000, false)
 	payerAddr, receiver := addressOf(key), common.HexToAddress(payTo)
 	payerBefore, receiverBefore := tokenBalance(t, c, payerAddr), tokenBalance(t, c, receiver)
@@ -122,23 +117,8 @@ func TestFaultRedisRestartedEmptyRefusesReplayedVouchers(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.Restart() // without persistence: empty
-	served, refused := 2, 0
-	for _, ts := range []*testServer{second, first} {
-		for _, p := range []paidRequest{withDeposit, voucher} {
-			for _, body := range []string{p.body, `{"model":"` + metered + `","input":"another body, the same voucher"}`} {
-				res, b := post(t, ts.URL+"/responses", body, x402.HeaderPaymentSignature, p.header)
-				if res.StatusCode == http.StatusOK {
-					served++
-					t.Errorf("after the empty restart, a voucher sent before was served again: %s", b)
-					continue
-				}
-				refused++
-				if code := gjson.GetBytes(b, "error.code").String(); res.StatusCode != http.StatusPaymentRequired || code != channel.ReasonChannelQuarantined {
-					t.Errorf("a voucher sent again after the loss: %d %s, want 402 %s", res.StatusCode, b, channel.ReasonChannelQuarantined)
-				}
-			}
-		}
-	}
+	served, refused := sendAgain(t, []*testServer{second, first}, withDeposit, voucher)
+	served += 2
 	for _, ts := range []*testServer{second, first} {
 		// The payer's record says more was charged than the server now
 		// knows: resynchronised from the chain, it would sign again a
@@ -176,4 +156,42 @@ func TestFaultRedisRestartedEmptyRefusesReplayedVouchers(t *testing.T) {
 	}
 	t.Logf("channels after an empty Redis: served %d (2 before the loss, none after), refused %d, claimed %d (before the loss), forfeited %d (accepted, unclaimed, lost)",
 		served, refused, charged, lost)
+}
+
+// channelReplicas are two farebox replicas on one Redis (restartable, no
+// persistence) settling on the metered dev chain, with the admin API and
+// no claim before the default hour.
+func channelReplicas(t *testing.T) (first, second *testServer, srv *redistest.Server, c *devchain.Chain) {
+	t.Helper()
+	cfg, opts, c := meteredConfig(t, nil)
+	srv = redistest.StartServer(t, redistest.Options{})
+	cfg.Payments.RedisURL = "redis://" + srv.Addr()
+	cfg.Payments.BatchSettlement.ClaimInterval = 0 // the default hour: claims are the operator's and the shutdown's
+	cfg.Admin.TokenEnv = "FAREBOX_ADMIN_TOKEN"
+	opts.Getenv = func(n string) string { return map[string]string{"FAREBOX_ADMIN_TOKEN": adminToken}[n] }
+	return startServer(t, cfg, opts), startServer(t, cfg, opts), srv, c
+}
+
+// sendAgain sends each payment again to each server, with its own body and
+// with another one, and counts the answers served and refused; a refusal
+// must be the quarantined channel's 402.
+func sendAgain(t *testing.T, servers []*testServer, sent ...paidRequest) (served, refused int) {
+	t.Helper()
+	for _, ts := range servers {
+		for _, p := range sent {
+			for _, body := range []string{p.body, `{"model":"` + metered + `","input":"another body, the same voucher"}`} {
+				res, b := post(t, ts.URL+"/responses", body, x402.HeaderPaymentSignature, p.header)
+				if res.StatusCode == http.StatusOK {
+					served++
+					t.Errorf("after the empty restart, a voucher sent before was served again: %s", b)
+					continue
+				}
+				refused++
+				if code := gjson.GetBytes(b, "error.code").String(); res.StatusCode != http.StatusPaymentRequired || code != channel.ReasonChannelQuarantined {
+					t.Errorf("a voucher sent again after the loss: %d %s, want 402 %s", res.StatusCode, b, channel.ReasonChannelQuarantined)
+				}
+			}
+		}
+	}
+	return served, refused
 }
