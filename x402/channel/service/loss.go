@@ -18,7 +18,7 @@ type StoreLoss interface {
 
 // LostReason is the quarantine reason of a channel whose vouchers the
 // store lost: it names the fault, the refusal tells the payer what to do.
-const LostReason = "its vouchers were lost with the channel store (emptied): one signed before could be served twice"
+const LostReason = "the channel store lost its vouchers, so one signed before could be served twice"
 
 // afterLoss decides about a channel the store has no record of, read from
 // chain as st. A voucher is cumulative and carries no date, so once the
