@@ -32,7 +32,7 @@ func (m *metrics) registerChannels(ch settle.Channels) {
 		{"farebox_channel_deposits_skipped_total", "Deposits not sent because the channel already covered the voucher.", func(s settle.ChannelStats) int64 { return s.DepositsSkipped }},
 		{"farebox_channel_refunds_refused_total", "Partial refunds refused as too soon after the last or too small.", func(s settle.ChannelStats) int64 { return s.RefundsRefused }},
 		{"farebox_channel_claim_failures_total", "Claims of a receiver's channels that failed (retried on the next round).", func(s settle.ChannelStats) int64 { return s.ClaimFailures }},
-		{"farebox_channel_quarantines_total", "Channels quarantined because the settlement contract refused their voucher at claim time (the log names each).", func(s settle.ChannelStats) int64 { return s.Quarantined }},
+		{"farebox_channel_quarantines_total", "Channels quarantined: the settlement contract refused their voucher at claim time, or the channel store lost their vouchers (the log names each).", func(s settle.ChannelStats) int64 { return s.Quarantined }},
 	} {
 		f.counterFunc(c.name, c.help, nil, func() float64 { return float64(c.v(ch.ChannelStats())) })
 	}
@@ -42,7 +42,7 @@ func (m *metrics) registerChannels(ch settle.Channels) {
 		count: prometheus.NewDesc("farebox_channels",
 			"batch-settlement channels with a record (a fully refunded one is forgotten).", nil, nil),
 		quarantined: prometheus.NewDesc("farebox_channels_quarantined",
-			"batch-settlement channels no longer served nor claimed: the contract refused their voucher.", nil, nil)})
+			"batch-settlement channels no longer served nor claimed: the contract refused their voucher, or the store lost it.", nil, nil)})
 }
 
 // unclaimed collects, from one read of the channel store per scrape, what

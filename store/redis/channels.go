@@ -30,6 +30,26 @@ const DefaultChannelsPrefix = "farebox:channel:"
 type Channels struct {
 	rdb    goredis.UniversalClient
 	prefix string
+	// journal is the journal on the same Redis, whose store epoch tells
+	// a Redis that lost its data (nil: no loss is ever told).
+	journal *Journal
+}
+
+var _ service.StoreLoss = (*Channels)(nil)
+
+// LostAt implements service.StoreLoss: it checks the journal's store
+// epoch on the same Redis (a restart emptied both) and returns the last
+// loss any replica saw. The channel service asks only about a channel it
+// has no record of, so a Redis that came back empty is seen before such a
+// channel is rebuilt from the chain.
+func (s *Channels) LostAt(ctx context.Context) (time.Time, error) {
+	if s.journal == nil {
+		return time.Time{}, nil
+	}
+	if err := s.journal.checkEpoch(ctx); err != nil {
+		return time.Time{}, fmt.Errorf("channel store: %w", err)
+	}
+	return s.journal.LostAt(), nil
 }
 
 // NewChannels returns a Store on rdb under prefix (DefaultChannelsPrefix when "").

@@ -66,11 +66,13 @@ func Open(location string, opts store.Options) (store.Set, error) {
 	rdb := goredis.NewClient(opt)
 	journal = NewJournal(rdb, JournalPrefix)
 	journal.log = opts.Logger()
+	channels := NewChannels(rdb, ChannelsPrefix)
+	channels.journal = journal // the epoch on the same Redis tells the channels' loss too
 	host, _ := os.Hostname()
 	return &Set{rdb: rdb, log: opts.Logger(), key: opts.Key, instance: fmt.Sprintf("%s:%d", host, os.Getpid()),
 		journal:  journal,
 		holds:    NewHolds(rdb, JournalPrefix),
-		channels: NewChannels(rdb, ChannelsPrefix),
+		channels: channels,
 		books:    NewBooks(rdb, BooksPrefix),
 		circuits: NewCircuits(rdb, CircuitsPrefix),
 	}, nil

@@ -78,8 +78,9 @@ const (
 	ReasonVerificationStateUnavailable  = "invalid_batch_settlement_evm_verification_state_unavailable" // @x402/evm 2.27
 	// ReasonChannelQuarantined is farebox's: the settlement contract
 	// refused the channel's voucher when farebox claimed it (a contract
-	// wallet that answers the contract differently), so the channel is no
-	// longer served. Its payer withdraws what is left on chain.
+	// wallet that answers the contract differently), or the channel store
+	// lost its vouchers (a voucher signed before could be served twice), so
+	// the channel is no longer served. Its payer withdraws what is left on chain.
 	ReasonChannelQuarantined = "invalid_batch_settlement_evm_channel_quarantined"
 	// ReasonRefundTooSoon is farebox's: the channel was refunded less than
 	// the server's refund interval ago (each refund is a transaction).

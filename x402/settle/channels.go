@@ -32,7 +32,8 @@ type ChannelStats struct {
 	// DepositsSkipped are deposits not sent because the channel already
 	// covered the voucher; RefundsRefused refunds refused as too soon or too small.
 	DepositsSkipped, RefundsRefused int64
-	// Quarantined are channels quarantined because the contract refused their voucher.
+	// Quarantined are channels quarantined because the contract refused
+	// their voucher, or the channel store lost their vouchers.
 	Quarantined int64
 	// ClaimFailures are claims of a (receiver, token) group that failed
 	// (retried on the next round): the operator's alert.

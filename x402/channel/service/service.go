@@ -180,8 +180,8 @@ func (s *Service) Stats() Stats {
 // quarantined is the refusal of a request on a quarantined channel.
 func quarantined(rec *Record) error {
 	return &channel.Error{Reason: channel.ReasonChannelQuarantined,
-		Message: "this channel is no longer served: the settlement contract refused its voucher (" + rec.Quarantine.Reason +
-			"); withdraw its balance on chain and pay from another channel"}
+		Message: "this channel is no longer served (" + rec.Quarantine.Reason +
+			"): withdraw its balance on chain and pay from another channel"}
 }
 
 // MismatchError is the spec's corrective 402: the payer's cumulative
@@ -222,7 +222,8 @@ func (s *Service) mirror(ctx context.Context, st *channel.State) (*channel.State
 
 // load returns the channel's record under its lock: the stored one (read
 // from chain again when a deposit was journaled and not resolved), else a
-// new one from chain (the spec's baseline, totalClaimed), not yet stored.
+// new one from chain (the spec's baseline, totalClaimed), not yet stored,
+// unless the store lost its data (afterLoss).
 func (s *Service) load(ctx context.Context, p *channel.Payload) (*Record, error) {
 	rec, err := s.cfg.Store.Get(ctx, p.Voucher.ChannelID)
 	if err != nil {
@@ -232,6 +233,9 @@ func (s *Service) load(ctx context.Context, p *channel.Payload) (*Record, error)
 		st, err := s.cfg.Contracts.Load(ctx, s.cfg.Chain, p.Config, s.cfg.Now())
 		if err != nil {
 			return nil, err
+		}
+		if lost, err := s.afterLoss(ctx, st); err != nil || lost != nil {
+			return lost, err
 		}
 		return &Record{State: st}, nil
 	}
