@@ -76,10 +76,17 @@ func (s *Seller) refusal(o *Offer, err error, version int, prefix string) error 
 		return refuse(&c, ce.Refusal.Reason, prefix+ce.Refusal.Message)
 	}
 	var xe *x402.Error
-	if errors.As(err, &xe) {
+	if errors.As(err, &xe) && !unchecked(xe) {
 		return s.undecodable(o, xe, version, prefix)
 	}
 	return errPaymentsUnavailable(err)
+}
+
+// unchecked reports a payment that could not be checked at all (the chain
+// or the facilitator did not answer): nothing is wrong with it, so the
+// client gets a 503 to retry, never a 402 that has it sign again.
+func unchecked(xe *x402.Error) bool {
+	return xe.Reason == x402.ReasonUnexpectedVerifyError
 }
 
 // undecodable is the client's view of a payment that did not decode: a

@@ -59,6 +59,9 @@ func (s *Seller) passed(ctx context.Context, ch *Fare) error {
 	}
 	s.finish(ctx, ch, Released)
 	xe := x402.AsError(err, x402.ReasonUnexpectedVerifyError)
+	if unchecked(xe) {
+		return errPaymentsUnavailable(err)
+	}
 	return refuse(ch.offer, xe.Reason, "Payment refused: "+xe.Message)
 }
 

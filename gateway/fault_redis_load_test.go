@@ -36,6 +36,8 @@ type redisRig struct {
 	addrs    []common.Address
 	before   []*big.Int
 	payTo    *big.Int
+	relayers []common.Address
+	start    uint64 // the chain's head before the first call
 
 	mu      sync.Mutex
 	served  map[string]int // payment header value -> payer index
@@ -48,18 +50,29 @@ const rigClients = 3
 
 func newRedisRig(t *testing.T, persist bool) *redisRig {
 	t.Helper()
+	return newRedisRigOn(t, persist, "")
+}
+
+// newRedisRigOn is newRedisRig with the replicas reading the chain at
+// rpcURL (a fault proxy in front of anvil), anvil itself when "".
+func newRedisRigOn(t *testing.T, persist bool, rpcURL string) *redisRig {
+	t.Helper()
 	a := sharedAnvil(t)
+	if rpcURL == "" {
+		rpcURL = a.RPCURL
+	}
 	ctx := context.Background()
 	r := &redisRig{a: a, srv: redistest.StartServer(t, redistest.Options{Persist: persist}), served: map[string]int{}}
 	pc := usdcPayments(a)
 	pc.Settler = "chain"
 	pc.RedisURL = "redis://" + r.srv.Addr()
-	pc.Chain = gateway.ChainConfig{RPCURL: a.RPCURL, RelayerKeyEnv: relayerEnv}
+	pc.Chain = gateway.ChainConfig{RPCURL: rpcURL, RelayerKeyEnv: relayerEnv}
 	for range 2 {
 		key, err := a.NewRelayer(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
+		r.relayers = append(r.relayers, crypto.PubkeyToAddress(key.PublicKey))
 		env := map[string]string{relayerEnv: hexutil.Encode(crypto.FromECDSA(key))}
 		r.replicas = append(r.replicas, startUSDCFarebox(t, a, pc, env))
 	}
@@ -70,6 +83,11 @@ func newRedisRig(t *testing.T, persist bool) *redisRig {
 		r.before = append(r.before, usdcBalance(t, a, addr))
 	}
 	r.payTo = usdcBalance(t, a, r.replicas[0].payTo)
+	head, err := a.Client.BlockNumber(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.start = head
 	return r
 }
 
@@ -97,6 +115,10 @@ func (r *redisRig) call(t *testing.T, c, i int, input string) int {
 	return status
 }
 
+// faultClient bounds a call caught by a fault that farebox does not
+// answer: the test then fails on the call instead of hanging.
+var faultClient = &http.Client{Timeout: 2 * time.Minute}
+
 // send is post without t.Fatal (it runs in the clients' goroutines).
 func send(url, body string, headers ...string) (int, http.Header, []byte) {
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
@@ -107,7 +129,7 @@ func send(url, body string, headers ...string) (int, http.Header, []byte) {
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := faultClient.Do(req)
 	if err != nil {
 		return 0, nil, []byte(err.Error())
 	}

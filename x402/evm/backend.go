@@ -9,6 +9,8 @@ import (
 	"context"
 	"math/big"
 	"net/http"
+	"strings"
+	"time"
 
 	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
@@ -37,15 +39,32 @@ type Backend interface {
 	TransactionReceipt(ctx context.Context, txHash common.Hash) (*types.Receipt, error)
 }
 
+// RequestTimeout bounds one JSON-RPC request over http(s): a node that
+// accepts connections and never answers makes a paid call's chain check
+// fail in this time (a 503 with Retry-After) instead of holding the call,
+// and the settler's followers try again instead of waiting forever. A
+// request that timed out after sending a transaction loses nothing: the
+// nonce is taken and the follower sends it again while it is not mined.
+const RequestTimeout = 10 * time.Second
+
 // Dial connects to a chain's JSON-RPC endpoint (http(s), ws(s) or IPC). A
 // plain http:// node without a proxy (a node beside farebox) is spoken to on
 // the caller's goroutine (directhttp): every simulation and send is an
 // exchange, and net/http's transport adds two goroutine handoffs to each.
+// Every http(s) request is bounded by RequestTimeout.
 func Dial(ctx context.Context, url string) (*ethclient.Client, error) {
 	if !directhttp.Eligible(url) {
-		return ethclient.DialContext(ctx, url)
+		if !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "https://") {
+			return ethclient.DialContext(ctx, url)
+		}
+		c, err := rpc.DialOptions(ctx, url, rpc.WithHTTPClient(&http.Client{Timeout: RequestTimeout}))
+		if err != nil {
+			return nil, err
+		}
+		return ethclient.NewClient(c), nil
 	}
-	c, err := rpc.DialOptions(ctx, url, rpc.WithHTTPClient(&http.Client{Transport: directhttp.New(directhttp.Options{MaxResponseBytes: 256 << 20})}))
+	c, err := rpc.DialOptions(ctx, url, rpc.WithHTTPClient(&http.Client{Timeout: RequestTimeout,
+		Transport: directhttp.New(directhttp.Options{MaxResponseBytes: 256 << 20})}))
 	if err != nil {
 		return nil, err
 	}

@@ -148,6 +148,7 @@ func (s *Settler) follow() {
 		hs.subscribe(ctx)
 	}
 	var last uint64
+	quiet := time.Now()
 	if h, err := s.backend.HeaderByNumber(ctx, nil); err == nil && h.Number.Uint64() > 0 {
 		last = h.Number.Uint64() - 1 // look at the current head at once: a receipt may be there
 	}
@@ -162,10 +163,45 @@ func (s *Settler) follow() {
 		s.flight.mu.Unlock()
 		head := hs.next(ctx, last, time.Second)
 		if head == nil {
+			if time.Since(quiet) >= idleResend {
+				s.resendIdle(ctx)
+				quiet = time.Now()
+			}
 			continue
 		}
+		quiet = time.Now()
 		last = head.Number.Uint64()
 		s.onHead(ctx, head)
+	}
+}
+
+// idleResend is how long the chain may show no new head while own
+// transactions are pending before they are sent again.
+const idleResend = 5 * time.Second
+
+// resendIdle sends again the newest version of every own transaction
+// whose nonce is not mined. Re-sending happens on each new head; a chain
+// that makes blocks only for transactions (a dev chain) makes none while
+// the one it lost (a send that died with the RPC connection) holds the
+// relayer's later nonces back, so a quiet chain gets them again too.
+func (s *Settler) resendIdle(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	mined, err := s.backend.NonceAt(ctx, s.from, nil)
+	if err != nil {
+		return
+	}
+	s.flight.mu.Lock()
+	var pending []*types.Transaction
+	for rec := range s.flight.open {
+		if rec.own && rec.nonce >= mined {
+			pending = append(pending, rec.txs[len(rec.txs)-1])
+		}
+	}
+	s.flight.mu.Unlock()
+	slices.SortFunc(pending, func(a, b *types.Transaction) int { return int(a.Nonce()) - int(b.Nonce()) })
+	for _, tx := range pending {
+		_ = s.backend.SendTransaction(ctx, tx) // "already known" when the node has it
 	}
 }
 
