@@ -228,3 +228,79 @@ func TestFaultReorgRemovesAMinedSettlement(t *testing.T) {
 	}
 	v.books(t, keys, txs)
 }
+
+// A reorganisation deeper than the confirmation depth takes away a
+// settlement farebox already confirmed: nothing in farebox can tell, the
+// purchase stays confirmed (the books count it paid) while the chain shows
+// the payer's money unmoved. The depth is the operator's bet on how deep
+// the chain reorganises (payments.chain.confirmations).
+func TestFaultReorgDeeperThanTheConfirmationsIsNotNoticed(t *testing.T) {
+	ctx := context.Background()
+	v := newReorgEnv(t, 1)
+	pay, name, tx := v.paidCall(t, "deep")
+	if err := v.a.Mine(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	v.awaitConfirmed(t, []string{name})
+	if err := v.a.Rollback(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.a.Mine(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	if v.receipt(tx) != nil {
+		t.Fatalf("%s still mined after the rollback", tx.Hex())
+	}
+	if from, to := v.balances(t); from != v.funds || to != 0 {
+		t.Fatalf("payer %d, payTo %d; want %d, 0: the reorg undid the payment", from, to, v.funds)
+	}
+	v.books(t, []x402.Key{pay.Key(v.a.Network)}, []common.Hash{tx})
+	if st := v.s.Stats(); st.Reorged != 0 {
+		t.Errorf("settler stats %+v; want no reorg noticed past the depth", st)
+	}
+}
+
+// A reorganisation takes away a paid call's transfer before it is deep,
+// and on the new branch someone else submits the payer's signed
+// authorization first (anyone holding it may). The relayer sends its same
+// transaction again, which now fails (the authorization is used); the
+// purchase is confirmed naming the other transaction, which paid payTo in
+// full, and the payer, who paid once, owes nothing.
+func TestFaultReorgThenPaidByAnotherTransaction(t *testing.T) {
+	ctx := context.Background()
+	v := newReorgEnv(t, 2)
+	pay, name, tx := v.paidCall(t, "front-run after the reorg")
+	v.waitFor(t, "the settler to see the transfer mined", func() bool { return v.s.Unconfirmed() == 1 })
+	if err := v.a.Rollback(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	key, err := v.a.NewRelayer(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := evm.NewSettler(ctx, v.a.Client, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	front, err := other.Settle(ctx, pay, v.req)
+	if err != nil || !front.Success {
+		t.Fatalf("the other sender's settlement: %+v, %v", front, err)
+	}
+	if err := v.a.Mine(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.a.IntervalMining(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	v.awaitConfirmed(t, []string{name})
+	if r := v.receipt(tx); r == nil || r.Status == types.ReceiptStatusSuccessful {
+		t.Errorf("farebox's transaction %s sent again: %+v; want mined and failed (the authorization was used)", tx.Hex(), r)
+	}
+	if from, to := v.balances(t); from != v.funds-price || to != price {
+		t.Fatalf("payer %d, payTo %d; want %d, %d (paid once)", from, to, v.funds-price, price)
+	}
+	v.books(t, []x402.Key{pay.Key(v.a.Network)}, []common.Hash{common.HexToHash(front.Transaction)})
+	if st := v.s.Stats(); st.Reorged != 1 {
+		t.Errorf("settler stats %+v; want the reorg noticed once", st)
+	}
+}
