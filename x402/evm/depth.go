@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"slices"
 	"time"
 
 	"github.com/ethereum/go-ethereum/core/types"
@@ -67,6 +68,53 @@ func (s *Settler) reorged(ctx context.Context, rec *sentTx, n uint64) {
 	s.logger().Warn("evm: a mined settlement left the chain before it was confirmed (reorg); sent the same signed transaction again",
 		"tx", tx.Hash().Hex(), "relayer_nonce", tx.Nonce(), "block", gone.BlockNumber, "head", n,
 		"confirmations", s.Confirmations, "send_err", err)
+}
+
+// fillGap sends again, as they were signed, the relayer's transactions
+// that a reorganisation deeper than Confirmations took away after they
+// were resolved: the chain's next relayer nonce (mined, at head n) is
+// below every open transaction's, so those wait behind the gap and would
+// never be mined. Only records still kept (keepBlocks after resolution)
+// can be sent again; a nonce this process holds no transaction for (one
+// a previous run left in the pool) is left to the node.
+func (s *Settler) fillGap(ctx context.Context, open []*sentTx, mined, n uint64) {
+	lowest, found := uint64(0), false
+	for _, rec := range open { // sorted by nonce
+		if rec.own {
+			lowest, found = rec.nonce, true
+			break
+		}
+	}
+	if !found || lowest <= mined {
+		return
+	}
+	type gone struct {
+		tx    *types.Transaction
+		first bool
+	}
+	var resend []gone
+	s.flight.mu.Lock()
+	for _, rec := range s.flight.byHash {
+		if !rec.own || rec.nonce < mined || rec.nonce >= lowest || rec.receipt == nil {
+			continue
+		}
+		for _, tx := range rec.txs {
+			if tx.Hash() == rec.receipt.TxHash && !slices.ContainsFunc(resend, func(g gone) bool { return g.tx == tx }) {
+				resend = append(resend, gone{tx, !rec.refilled})
+				rec.refilled = true
+			}
+		}
+	}
+	s.flight.mu.Unlock()
+	slices.SortFunc(resend, func(a, b gone) int { return int(a.tx.Nonce()) - int(b.tx.Nonce()) })
+	for _, g := range resend {
+		err := s.backend.SendTransaction(ctx, g.tx) // again at every head until mined: "already known" then
+		if g.first {
+			s.deepReorgs.Add(1)
+			s.logger().Error("evm: a confirmed settlement left the chain (a reorg deeper than the confirmations); sent the same signed transaction again",
+				"tx", g.tx.Hash().Hex(), "relayer_nonce", g.tx.Nonce(), "head", n, "confirmations", s.Confirmations, "send_err", err)
+		}
+	}
 }
 
 // Unconfirmed is how many transactions are mined but not yet

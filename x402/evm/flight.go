@@ -49,6 +49,9 @@ type sentTx struct {
 	// blocks deep: the record stays open and its receipt is read again at
 	// every head, in case a reorganisation takes it away.
 	shallow *types.Receipt
+	// refilled marks a resolved record sent again after a deeper
+	// reorganisation left a gap at its nonce (see fillGap).
+	refilled bool
 
 	done       chan struct{} // closed once receipt (or lost) is set
 	receipt    *types.Receipt
@@ -194,6 +197,9 @@ func (s *Settler) onHead(ctx context.Context, head *types.Header) {
 	s.flight.mu.Unlock()
 	slices.SortFunc(open, func(a, b *sentTx) int { return int(a.nonce) - int(b.nonce) })
 	mined, nerr := s.backend.NonceAt(ctx, s.from, head.Number)
+	if nerr == nil {
+		s.fillGap(ctx, open, mined, n)
+	}
 	// The records whose receipt may be in: their receipts are read together.
 	var hashes [][]common.Hash
 	for _, rec := range open {

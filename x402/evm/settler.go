@@ -117,7 +117,7 @@ type Settler struct {
 	heads  *heads // the follower's, kept across its runs (only it uses them)
 
 	// Counters for measurements and metrics.
-	batches, transfers, bumps, reorgs atomic.Int64
+	batches, transfers, bumps, reorgs, deepReorgs atomic.Int64
 
 	// unmined is the oldest settlement broadcast but not seen mined in
 	// time: while it is pending, later ones queue behind its nonce.
@@ -155,15 +155,18 @@ func NewSettler(ctx context.Context, backend Backend, key *ecdsa.PrivateKey) (*S
 }
 
 // Stats counts what the settler sent: transactions, transfers in them, fee
-// bumps, and transactions seen mined that a reorganisation then took away
-// before they were Confirmations deep (each sent again as it was signed).
+// bumps, transactions seen mined that a reorganisation then took away
+// before they were Confirmations deep (Reorged), and confirmed ones a
+// deeper reorganisation took away, found by the gap they left in the
+// relayer's nonces (ReorgedConfirmed); both are sent again as signed.
 type Stats struct {
-	Transactions, Transfers, FeeBumps, Reorged int64
+	Transactions, Transfers, FeeBumps, Reorged, ReorgedConfirmed int64
 }
 
 // Stats returns the counters since the settler was made.
 func (s *Settler) Stats() Stats {
-	return Stats{Transactions: s.batches.Load(), Transfers: s.transfers.Load(), FeeBumps: s.bumps.Load(), Reorged: s.reorgs.Load()}
+	return Stats{Transactions: s.batches.Load(), Transfers: s.transfers.Load(), FeeBumps: s.bumps.Load(), Reorged: s.reorgs.Load(),
+		ReorgedConfirmed: s.deepReorgs.Load()}
 }
 
 func (s *Settler) logger() *slog.Logger {

@@ -230,11 +230,14 @@ func TestFaultReorgRemovesAMinedSettlement(t *testing.T) {
 }
 
 // A reorganisation deeper than the confirmation depth takes away a
-// settlement farebox already confirmed: nothing in farebox can tell, the
-// purchase stays confirmed (the books count it paid) while the chain shows
-// the payer's money unmoved. The depth is the operator's bet on how deep
-// the chain reorganises (payments.chain.confirmations).
-func TestFaultReorgDeeperThanTheConfirmationsIsNotNoticed(t *testing.T) {
+// settlement farebox already confirmed: the purchase stays confirmed (the
+// books count it paid) while the chain shows the payer's money unmoved;
+// the depth is the operator's bet on how deep the chain reorganises
+// (payments.chain.confirmations). The relayer's next transaction then
+// waits behind the nonce the lost one left free; the settler sees the gap
+// and sends the lost transaction again as it was signed, so the chain
+// comes to carry both calls, each once.
+func TestFaultReorgDeeperThanTheConfirmations(t *testing.T) {
 	ctx := context.Background()
 	v := newReorgEnv(t, 1)
 	pay, name, tx := v.paidCall(t, "deep")
@@ -255,8 +258,24 @@ func TestFaultReorgDeeperThanTheConfirmationsIsNotNoticed(t *testing.T) {
 		t.Fatalf("payer %d, payTo %d; want %d, 0: the reorg undid the payment", from, to, v.funds)
 	}
 	v.books(t, []x402.Key{pay.Key(v.a.Network)}, []common.Hash{tx})
-	if st := v.s.Stats(); st.Reorged != 0 {
-		t.Errorf("settler stats %+v; want no reorg noticed past the depth", st)
+	if st := v.s.Stats(); st.Reorged != 0 || st.ReorgedConfirmed != 0 {
+		t.Errorf("settler stats %+v; want nothing noticed past the depth before the next transaction", st)
+	}
+	// The next paid call.
+	next, nextName, nextTx := v.paidCall(t, "after the deep reorg")
+	if err := v.a.IntervalMining(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	v.awaitConfirmed(t, []string{nextName})
+	if r := v.receipt(tx); r == nil || r.Status != types.ReceiptStatusSuccessful {
+		t.Fatalf("the lost transaction %s is not mined again: %+v", tx.Hex(), r)
+	}
+	if from, to := v.balances(t); from != v.funds-2*price || to != 2*price {
+		t.Fatalf("payer %d, payTo %d; want %d, %d (two calls, each paid once)", from, to, v.funds-2*price, 2*price)
+	}
+	v.books(t, []x402.Key{pay.Key(v.a.Network), next.Key(v.a.Network)}, []common.Hash{tx, nextTx})
+	if st := v.s.Stats(); st.Transactions != 2 || st.Reorged != 0 || st.ReorgedConfirmed != 1 {
+		t.Errorf("settler stats %+v; want 2 transactions, the confirmed one sent again once", st)
 	}
 }
 
