@@ -327,6 +327,14 @@ type ChainConfig struct {
 	// but the model has then run for a payer the chain refuses. Default
 	// false.
 	Overlap bool `yaml:"overlap"`
+	// Confirmations is how many blocks must be on top of the one that
+	// mined a settlement before it counts as confirmed (the chain settler).
+	// Until then its receipt is read at every new head, and a settlement a
+	// reorganisation took away is sent again as it was signed. Default 0
+	// (mined is final: a dev chain or anvil); on a mainnet choose the
+	// deepest reorganisation to survive, e.g. 5 on Base, 12 on Ethereum.
+	// A reorganisation deeper than this goes unnoticed.
+	Confirmations int `yaml:"confirmations"`
 }
 
 // LoadConfig reads a YAML config file; unknown keys are errors, so a typo

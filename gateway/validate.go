@@ -259,7 +259,15 @@ func (v *validation) settler(pc PaymentsConfig) {
 	if pc.Chain.RPCURL != "" {
 		v.url("payments.chain.rpc_url", pc.Chain.RPCURL, "http", "https", "ws", "wss")
 	}
+	if c := pc.Chain.Confirmations; c < 0 || c > maxConfirmations {
+		v.add("payments.chain.confirmations", "want 0 to %d blocks, got %d", maxConfirmations, c)
+	}
 }
+
+// maxConfirmations bounds payments.chain.confirmations: a payer's hold and
+// an answer under confirm mined last until the depth is reached, and a
+// day of 2 s blocks is already far past any chain's finality.
+const maxConfirmations = 43_200
 
 // batch is the schemes' validation of their keys (payments.batch_settlement).
 func (v *validation) batch(pc PaymentsConfig) {

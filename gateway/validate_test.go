@@ -46,7 +46,7 @@ func TestValidateReportsEveryProblemByKey(t *testing.T) {
 		Payments: PaymentsConfig{
 			PayTo: "0x0000000000000000000000000000000000000000", Networks: []string{"base-sepolia", "mars"},
 			Settle: "sometimes", Settler: "chain", Confirm: "eventually",
-			Chain:           ChainConfig{RPCURL: "http://127.0.0.1:1"},
+			Chain:           ChainConfig{RPCURL: "http://127.0.0.1:1", Confirmations: -1},
 			RedisURL:        "redis://127.0.0.1:1/0",
 			CustomNetworks:  []NetworkConfig{{ChainID: 31337, Asset: "0x01x"}},
 			BatchSettlement: BatchSettlementConfig{ClaimWithdrawLead: Duration(20 * 60 * 1e9), ClaimThreshold: "lots", ReceiverAuthorizer: "key"},
@@ -82,6 +82,7 @@ func TestValidateReportsEveryProblemByKey(t *testing.T) {
 		`payments.networks: unknown network "mars"`,
 		`payments.pay_to: the zero address burns every payment`,
 		`payments.chain.relayer_key_env: $FAREBOX_RELAYER_KEY is empty`,
+		`payments.chain.confirmations: want 0 to 43200 blocks, got -1`,
 		`payments.batch_settlement.claim_withdraw_lead`,
 		`payments.batch_settlement.claim_threshold:`,
 		`payments.batch_settlement.receiver_authorizer_key_env: required with receiver_authorizer: key`,

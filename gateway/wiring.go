@@ -122,7 +122,8 @@ func (p *payments) buildSettler(pc PaymentsConfig, getenv func(string) string) e
 		SettlerConfig: settle.SettlerConfig{Kind: pc.Settler,
 			Facilitator: pc.Facilitator.settings(),
 			Chain: settle.ChainSettings{RPCURL: cc.RPCURL, RelayerKeyEnv: cc.RelayerKeyEnv,
-				RelayerKeystore: cc.RelayerKeystore, RelayerPasswordFile: cc.RelayerPasswordFile, Simulate: cc.simulate(), PerPayer: cc.Simulate.perPayer}},
+				RelayerKeystore: cc.RelayerKeystore, RelayerPasswordFile: cc.RelayerPasswordFile, Simulate: cc.simulate(), PerPayer: cc.Simulate.perPayer,
+				Confirmations: uint64(max(cc.Confirmations, 0))}},
 		Networks: p.networks, Getenv: getenv, Timeout: p.timeout, Checked: p.verifier.Checker != nil,
 		AddCloser: func(fn func()) { p.closers = append(p.closers, fn) },
 	})

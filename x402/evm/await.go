@@ -47,14 +47,10 @@ func (s *Settler) AwaitFee(ctx context.Context, tx common.Hash, p *x402.Payment)
 }
 
 func (s *Settler) await(ctx context.Context, hash common.Hash, p *x402.Payment) (*types.Receipt, *sentTx, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.ReceiptTimeout)
-	defer cancel()
 	rec := s.watch(hash)
 	defer s.release(hash, rec)
-	select {
-	case <-rec.done:
-	case <-ctx.Done():
-		return nil, nil, fmt.Errorf("%w: %s: %w", ErrNotMined, hash.Hex(), ctx.Err())
+	if err := s.awaitDone(ctx, rec); err != nil {
+		return nil, nil, fmt.Errorf("%w: %s: %w", ErrNotMined, hash.Hex(), err)
 	}
 	if rec.lost {
 		return nil, nil, fmt.Errorf("%w: the relayer's nonce %d was mined by a transaction this process did not send", ErrNotMined, rec.nonce)
@@ -86,9 +82,19 @@ func (s *Settler) await(ctx context.Context, hash common.Hash, p *x402.Payment) 
 }
 
 // AuthorizationUsed reads the token's authorizationState(from, nonce) at
-// the latest block: true once the authorization was used or canceled.
+// the latest block (Confirmations below it when set): true once the
+// authorization was used or canceled, that deep.
 func (s *Settler) AuthorizationUsed(ctx context.Context, p *x402.Payment, req *x402.Requirement) (bool, error) {
-	used, err := callBool(ctx, s.backend, req.Network.Asset, tokenCall("authorizationState", p.Authorization.From, p.Authorization.Nonce))
+	at, err := s.confirmedBlock(ctx)
+	if err != nil {
+		return false, err
+	}
+	asset := req.Network.Asset
+	out, err := s.backend.CallContract(ctx, ethereum.CallMsg{To: &asset, Data: tokenCall("authorizationState", p.Authorization.From, p.Authorization.Nonce)}, at)
+	var used bool
+	if err == nil {
+		used, err = tokenResult[bool]("authorizationState", out)
+	}
 	if err != nil {
 		return false, fmt.Errorf("evm: reading authorizationState on %s: %w", req.Network.Asset, err)
 	}
@@ -126,11 +132,21 @@ func (s *Settler) TransferTx(ctx context.Context, p *x402.Payment, req *x402.Req
 	if err != nil {
 		return common.Hash{}, err
 	}
-	return transferTx(ctx, s.backend, head, p, req)
+	if s.Confirmations == 0 {
+		return transferTx(ctx, s.backend, head, nil, p, req)
+	}
+	// Only a transfer that deep counts: one above may still be taken away
+	// by a reorganisation.
+	n := head.Number.Uint64()
+	if n < s.Confirmations {
+		return common.Hash{}, nil
+	}
+	return transferTx(ctx, s.backend, head, new(big.Int).SetUint64(n-s.Confirmations), p, req)
 }
 
-// transferTx is TransferTx on backend (a LogFilterer) below head.
-func transferTx(ctx context.Context, backend Backend, head *types.Header, p *x402.Payment, req *x402.Requirement) (common.Hash, error) {
+// transferTx is TransferTx on backend (a LogFilterer) below head, up to
+// block upTo (nil: the latest).
+func transferTx(ctx context.Context, backend Backend, head *types.Header, upTo *big.Int, p *x402.Payment, req *x402.Requirement) (common.Hash, error) {
 	lf, ok := backend.(ethereum.LogFilterer)
 	if !ok {
 		return common.Hash{}, nil
@@ -140,7 +156,7 @@ func transferTx(ctx context.Context, backend Backend, head *types.Header, p *x40
 		from = n - transferLookback
 	}
 	a := &p.Authorization
-	logs, err := lf.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: new(big.Int).SetUint64(from), Addresses: []common.Address{req.Network.Asset},
+	logs, err := lf.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: new(big.Int).SetUint64(from), ToBlock: upTo, Addresses: []common.Address{req.Network.Asset},
 		Topics: [][]common.Hash{{authorizationUsedTopic}, {common.BytesToHash(a.From.Bytes())}, {common.Hash(a.Nonce)}}})
 	if err != nil {
 		return common.Hash{}, fmt.Errorf("evm: searching the AuthorizationUsed log: %w", err)

@@ -45,6 +45,14 @@ type sentTx struct {
 	// refs counts Await calls on a foreign record.
 	refs int
 
+	// shallow is the receipt of a version mined fewer than Confirmations
+	// blocks deep: the record stays open and its receipt is read again at
+	// every head, in case a reorganisation takes it away.
+	shallow *types.Receipt
+	// refilled marks a resolved record sent again after a deeper
+	// reorganisation left a gap at its nonce (see fillGap).
+	refilled bool
+
 	done       chan struct{} // closed once receipt (or lost) is set
 	receipt    *types.Receipt
 	lost       bool   // the nonce was mined by a transaction this process does not know
@@ -225,10 +233,13 @@ func (s *Settler) onHead(ctx context.Context, head *types.Header) {
 	s.flight.mu.Unlock()
 	slices.SortFunc(open, func(a, b *sentTx) int { return int(a.nonce) - int(b.nonce) })
 	mined, nerr := s.backend.NonceAt(ctx, s.from, head.Number)
+	if nerr == nil {
+		s.fillGap(ctx, open, mined, n)
+	}
 	// The records whose receipt may be in: their receipts are read together.
 	var hashes [][]common.Hash
 	for _, rec := range open {
-		if rec.own && nerr == nil && rec.nonce >= mined {
+		if s.pending(rec, nerr, mined) {
 			continue
 		}
 		hs := rec.hashes()
@@ -240,18 +251,22 @@ func (s *Settler) onHead(ctx context.Context, head *types.Header) {
 	receipts := readReceipts(ctx, s.backend, hashes)
 	next := 0
 	for _, rec := range open {
-		if rec.own && nerr == nil && rec.nonce >= mined {
+		if s.pending(rec, nerr, mined) {
 			s.keepSending(ctx, rec, n)
 			continue
 		}
 		found := receipts[next]
 		next++
 		switch {
+		case found != nil && !s.deep(found, n):
+			s.setShallow(rec, found)
 		case found != nil:
 			s.resolve(rec, found, false, n)
 			if rec.own && rec.call {
 				s.reportCall(ctx, rec, found)
 			}
+		case s.shallowOf(rec) != nil:
+			s.reorged(ctx, rec, n)
 		case rec.own && nerr == nil:
 			// The nonce is mined but none of its versions has a receipt: a
 			// lagging index, or another sender with this key.

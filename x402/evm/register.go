@@ -45,6 +45,7 @@ func buildChainSettler(d settle.SettlerDeps) (*settle.SettlerParts, error) {
 	if err != nil {
 		return nil, err
 	}
+	st.Confirmations = cc.Confirmations
 	for _, n := range d.Networks {
 		if n.ChainID.Cmp(st.ChainID()) != 0 {
 			return nil, fmt.Errorf("payments.networks: %s is not the chain at payments.chain.rpc_url (chain id %s)", n.CAIP2, st.ChainID())

@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/big"
 	"sync"
 	"sync/atomic"
@@ -71,6 +72,17 @@ type Settler struct {
 	// 5 ms): under load it trades a few milliseconds for fuller
 	// transactions; a lone call never waits.
 	BatchWindow time.Duration
+	// Confirmations is how many blocks must be on top of the one that
+	// mined a transaction before the settler takes it as final (config
+	// payments.chain.confirmations): Await returns only then, and
+	// AuthorizationUsed and TransferTx read the chain that many blocks
+	// below its head. Until then its receipt is read again at every new
+	// head; when a reorganisation took it away, the same signed
+	// transaction is sent again. 0 (the default): mined is final.
+	Confirmations uint64
+	// Logger gets the settler's warnings (a reorganisation); nil means
+	// slog.Default().
+	Logger *slog.Logger
 	// HeadMaxAge is how old the latest header the dispatcher builds a batch
 	// on may be (default 250 ms; the follower refreshes it at every new head).
 	HeadMaxAge time.Duration
@@ -105,7 +117,7 @@ type Settler struct {
 	heads  *heads // the follower's, kept across its runs (only it uses them)
 
 	// Counters for measurements and metrics.
-	batches, transfers, bumps atomic.Int64
+	batches, transfers, bumps, reorgs, deepReorgs atomic.Int64
 
 	// unmined is the oldest settlement broadcast but not seen mined in
 	// time: while it is pending, later ones queue behind its nonce.
@@ -142,15 +154,26 @@ func NewSettler(ctx context.Context, backend Backend, key *ecdsa.PrivateKey) (*S
 	return s, nil
 }
 
-// Stats counts what the settler sent: transactions, transfers in them, and
-// fee bumps.
+// Stats counts what the settler sent: transactions, transfers in them, fee
+// bumps, transactions seen mined that a reorganisation then took away
+// before they were Confirmations deep (Reorged), and confirmed ones a
+// deeper reorganisation took away, found by the gap they left in the
+// relayer's nonces (ReorgedConfirmed); both are sent again as signed.
 type Stats struct {
-	Transactions, Transfers, FeeBumps int64
+	Transactions, Transfers, FeeBumps, Reorged, ReorgedConfirmed int64
 }
 
 // Stats returns the counters since the settler was made.
 func (s *Settler) Stats() Stats {
-	return Stats{Transactions: s.batches.Load(), Transfers: s.transfers.Load(), FeeBumps: s.bumps.Load()}
+	return Stats{Transactions: s.batches.Load(), Transfers: s.transfers.Load(), FeeBumps: s.bumps.Load(), Reorged: s.reorgs.Load(),
+		ReorgedConfirmed: s.deepReorgs.Load()}
+}
+
+func (s *Settler) logger() *slog.Logger {
+	if s.Logger == nil {
+		return slog.Default()
+	}
+	return s.Logger
 }
 
 // Relayer is the address that pays gas for settlements.

@@ -153,5 +153,5 @@ func (r *Reader) TransferTx(ctx context.Context, p *x402.Payment, req *x402.Requ
 	if err != nil {
 		return common.Hash{}, fmt.Errorf("evm: reading the head: %w", err)
 	}
-	return transferTx(ctx, r.backend, head, p, req)
+	return transferTx(ctx, r.backend, head, nil, p, req)
 }

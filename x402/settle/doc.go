@@ -29,7 +29,10 @@
 // a background follower waits for the block: mined ok -> Confirmed, hold
 // released; failed -> Failed, payer in debt. With confirm "mined" it waits
 // itself. Purchase.Release (nothing served) deletes the entry and releases
-// the hold, so the client may retry with the same authorization.
+// the hold, so the client may retry with the same authorization. With a
+// confirmation depth (evm.Settler.Confirmations) "mined" means that many
+// blocks deep, and the token's authorizationState is read that deep: a
+// reorganisation above it cannot confirm or fail a purchase.
 //
 // # Paid answers
 //

@@ -43,6 +43,9 @@ type ChainSettings struct {
 	// Simulate runs a payment's transfer as eth_call before it counts;
 	// PerPayer simulates a payer's payments only until one passes.
 	Simulate, PerPayer bool
+	// Confirmations is the depth at which the chain settler takes a mined
+	// settlement as final (see evm.Settler.Confirmations).
+	Confirmations uint64
 }
 
 // SettlerDeps is what a settler kind's constructor gets: its

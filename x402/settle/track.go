@@ -95,9 +95,12 @@ func (e *Engine) follow(ctx context.Context, f *flight, resubmit bool) {
 			e.fail(ctx, f, failed, true)
 			return
 		}
-		attempts++
-		if !e.resubmit(ctx, f) {
+		more, sent := e.resubmit(ctx, f)
+		if !more {
 			return
+		}
+		if sent {
+			attempts++
 		}
 	}
 }
@@ -116,9 +119,13 @@ func (e *Engine) await(ctx context.Context, f *flight, tx common.Hash) error {
 	return err
 }
 
-// resubmit sends an unused, valid authorization again; false when that
-// settled the entry's fate (refused for good) or the engine is stopping.
-func (e *Engine) resubmit(ctx context.Context, f *flight) bool {
+// resubmit sends an unused, valid authorization again; more is false when
+// that settled the entry's fate (refused for good) or the engine is
+// stopping, sent whether a transaction carried it. A refusal because the
+// authorization is used is not an attempt: with a confirmation depth the
+// token reads unused that deep while a transaction above has used it, and
+// only more blocks tell.
+func (e *Engine) resubmit(ctx context.Context, f *flight) (more, sent bool) {
 	var signed atomic.Bool
 	_, err := e.chain.Broadcast(ctx, f.pay, f.req, func(tx common.Hash) error {
 		if tx == (common.Hash{}) {
@@ -134,7 +141,7 @@ func (e *Engine) resubmit(ctx context.Context, f *flight) bool {
 	en := f.snapshot()
 	e.emit(EventResubmitted, en, err)
 	if err == nil || signed.Load() {
-		return true
+		return true, true
 	}
 	var xe *x402.Error
 	if errors.As(err, &xe) && xe.Reason != x402.ReasonNonceAlreadyUsed {
@@ -143,11 +150,11 @@ func (e *Engine) resubmit(ctx context.Context, f *flight) bool {
 		} else {
 			e.release(ctx, f)
 		}
-		return false
+		return false, true
 	}
-	// Used in the meantime (the old transaction landed) or a transport
-	// failure: look again after a pause.
-	return e.pause(ctx)
+	// Used in the meantime (the old transaction landed, maybe not deep
+	// yet) or a transport failure: look again after a pause.
+	return e.pause(ctx), xe == nil
 }
 
 func (e *Engine) pause(ctx context.Context) bool {
