@@ -246,3 +246,80 @@ func bookSums(t *testing.T, store books.Store) map[string]int64 {
 	}
 	return out
 }
+
+// TestFaultALiveReplicasUnminedTransferIsNotAdopted: with mining stopped
+// for longer than adopt_after, replica a's transfer stays unmined while a
+// follows it, and replica c dies with its own transfer unmined. Replica b,
+// looking for orphans all along, adopts c's purchase once and never a's
+// (a's follower keeps its entry fresh); once blocks come, a confirms its
+// own and b the orphan, the chain moves each price once, and no replica
+// logs an ERROR (two followers of one entry: "journaling a confirmed
+// transfer ... changed state").
+func TestFaultALiveReplicasUnminedTransferIsNotAdopted(t *testing.T) {
+	r := newReplicas(t)
+	ctx := context.Background()
+	payerBefore, payToBefore := r.balances(t)
+	const stale = 600 * time.Millisecond
+	type seen struct {
+		kind  settle.EventKind
+		entry string
+	}
+	evs := make(chan seen, 64)
+	on := func(ev settle.Event) {
+		if ev.Entry != nil && (ev.Kind == settle.EventAdopted || ev.Kind == settle.EventConfirmed) {
+			evs <- seen{ev.Kind, ev.Entry.Name()}
+		}
+	}
+	a := r.engine(t, "a", settle.Config{StaleAfter: stale, OnEvent: on})
+	b := r.engine(t, "b", settle.Config{StaleAfter: stale, OnEvent: on})
+	c := r.engine(t, "c", settle.Config{StaleAfter: stale, OnEvent: on})
+	r.automine(t, false)
+	live := r.buy(t, a, "live")
+	orphan := r.buy(t, c, "orphan")
+	c.Close() // killed with its transfer unmined
+	began := time.Now()
+	adopted := map[string]int{}
+	for time.Since(began) < 4*stale {
+		if _, err := b.Adopt(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for drained := false; !drained; {
+			select {
+			case s := <-evs:
+				if s.kind == settle.EventAdopted {
+					adopted[s.entry]++
+				}
+			default:
+				drained = true
+			}
+		}
+		time.Sleep(stale / 10) // adopt_after is a duration: the test lets it pass
+	}
+	if adopted[live] != 0 || adopted[orphan] != 1 {
+		t.Fatalf("adopted the live replica's purchase %d times and the dead one's %d; want 0 and 1", adopted[live], adopted[orphan])
+	}
+	r.automine(t, true)
+	if err := r.a.Client.Client().CallContext(ctx, nil, "evm_mine"); err != nil {
+		t.Fatal(err)
+	}
+	for pending := map[string]bool{live: true, orphan: true}; len(pending) > 0; {
+		select {
+		case s := <-evs:
+			if s.kind == settle.EventAdopted {
+				t.Fatalf("adopted %s after the blocks came", s.entry)
+			}
+			delete(pending, s.entry)
+		case <-time.After(time.Minute):
+			t.Fatalf("not confirmed within a minute: %v", pending)
+		}
+	}
+	payerAfter, payToAfter := r.balances(t)
+	if payerBefore-payerAfter != 2*price || payToAfter-payToBefore != 2*price {
+		t.Fatalf("on chain the payer lost %d and payTo gained %d, want %d each", payerBefore-payerAfter, payToAfter-payToBefore, 2*price)
+	}
+	a.Close()
+	b.Close()
+	if logs := r.logs.String(); strings.Contains(logs, `"level":"ERROR"`) {
+		t.Fatalf("an ERROR was logged:\n%s", logs)
+	}
+}

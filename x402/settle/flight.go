@@ -96,6 +96,27 @@ func (f *flight) moveSoon(ctx context.Context, to State, edit func(*Entry)) erro
 	return f.move(ctx, to, edit)
 }
 
+// touch records that f is still followed (Updated is now, the state
+// unchanged), so replicas sharing the journal do not adopt it.
+func (f *flight) touch(ctx context.Context) error {
+	update := f.e.cfg.Journal.Update
+	if sj, ok := f.e.cfg.Journal.(SoonJournal); ok {
+		update = sj.UpdateSoon
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.finished {
+		return ErrStateChanged
+	}
+	next := f.entry.next()
+	next.Updated = f.e.cfg.Now()
+	if err := update(ctx, next, f.entry.State); err != nil {
+		return err
+	}
+	f.entry = next
+	return nil
+}
+
 func (f *flight) moveWith(ctx context.Context, update func(context.Context, *Entry, State) error, to State, edit func(*Entry)) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
