@@ -30,39 +30,6 @@ func (e *Engine) track(f *flight, resubmit bool) {
 	}()
 }
 
-// beat keeps f's entry fresh in a journal shared by replicas while this
-// one follows it (every StaleAfter/3), so Adopt elsewhere takes only the
-// purchases of a replica that stopped, not those of a live one whose
-// transfer waits for a block; it returns the function that stops it.
-func (e *Engine) beat(f *flight) func() {
-	if e.cfg.Instance == "" {
-		return func() {}
-	}
-	ctx, cancel := context.WithCancel(e.life)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(max(e.cfg.StaleAfter/3, time.Millisecond))
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			err := f.touch(ctx)
-			switch {
-			case err == nil:
-			case errors.Is(err, ErrStateChanged) || errors.Is(err, ErrNotFound):
-				return // finished, here or by another replica
-			case ctx.Err() == nil:
-				e.cfg.Logger.Warn("settle: refreshing a followed entry", "entry", f.name(), "err", err)
-			}
-		}
-	}()
-	return func() { cancel(); <-done }
-}
-
 // follow is the confirmation loop: wait for the recorded transaction;
 // when it did not carry the transfer (reverted, dropped, not mined in
 // time), ask the token whether the authorization was used. Used: confirmed
