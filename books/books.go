@@ -77,7 +77,8 @@ type Config struct {
 	// ReconcileAfter is how long after New the books count the journal's
 	// confirmed purchases a crash may have kept out of them, when Journal
 	// is an EntryLister (default 8 FlushEvery: replicas write their own
-	// first).
+	// first); and how long after a dead replica's entry was adopted
+	// (settle.EventAdopted) they count what that replica confirmed.
 	ReconcileAfter time.Duration
 	Logger         *slog.Logger
 	Now            func() time.Time
@@ -96,6 +97,9 @@ type Books struct {
 	extra   sync.WaitGroup // the reconcile
 	// reconciled is closed once the reconcile ended (or was not run).
 	reconciled chan struct{}
+	// deadOwners are the replicas whose confirmed purchases were counted
+	// after one of their entries was adopted; guarded by mu.
+	deadOwners map[string]bool
 	closed     bool
 	closing    sync.Once
 }
@@ -122,13 +126,13 @@ func New(cfg Config) *Books {
 		cfg.Now = time.Now
 	}
 	b := &Books{cfg: cfg, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
-		reconciled: make(chan struct{})}
+		reconciled: make(chan struct{}), deadOwners: map[string]bool{}}
 	b.flushed = sync.NewCond(&b.mu)
 	go b.run()
 	if l, ok := cfg.Journal.(EntryLister); ok {
 		b.extra.Add(1)
 		started := cfg.Now()
-		go func() { defer b.extra.Done(); defer close(b.reconciled); b.reconcile(l, started) }()
+		go func() { defer b.extra.Done(); defer close(b.reconciled); b.reconcileStart(l, started) }()
 	} else {
 		close(b.reconciled)
 	}
@@ -170,7 +174,12 @@ func (b *Books) Flush() {
 
 // Close writes what is queued and stops the writer.
 func (b *Books) Close() {
-	b.closing.Do(func() { close(b.stop) })
+	b.closing.Do(func() {
+		// Under mu: adopted adds no reconcile once Wait below began.
+		b.mu.Lock()
+		close(b.stop)
+		b.mu.Unlock()
+	})
 	b.extra.Wait()
 	<-b.done
 }
@@ -232,11 +241,16 @@ func (b *Books) rollup() {
 // served is failed revenue, under the entry's supplier when it names one;
 // a finished entry given its supplier later (EventAttributed) moves that
 // revenue from the model's row without a supplier to the supplier's. Each
-// counts once per purchase, whichever replica or restart sees it.
+// counts once per purchase, whichever replica or restart sees it. An
+// entry adopted from a dead replica (EventAdopted) makes them count, from
+// the journal, the purchases that replica confirmed before it died.
 func (b *Books) Event(ev settle.Event) {
 	en := ev.Entry
 	switch {
 	case en == nil:
+		return
+	case ev.Kind == settle.EventAdopted:
+		b.adopted(en)
 		return
 	case ev.Kind == settle.EventReleased && ev.Gas == nil:
 		return // released before any transaction: nothing to book

@@ -128,7 +128,7 @@ func (m *metrics) registerServer(s *Server) {
 		f.counterFunc("farebox_charges_total", "Paid calls by the outcome of their charge.",
 			prometheus.Labels{"outcome": o.String()}, func() float64 { return float64(pc.outcomes[o].Load()) })
 	}
-	for k := settle.EventReserved; k <= settle.EventAttributed; k++ {
+	for k := settle.EventReserved; k <= settle.EventAdopted; k++ {
 		f.counterFunc("farebox_settlement_events_total", "Steps of purchases in the settlement engine (refused, broadcast, confirmed, failed after broadcast, resubmitted, ...).",
 			prometheus.Labels{"event": k.String()}, func() float64 { return float64(pc.events[k].Load()) })
 	}

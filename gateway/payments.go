@@ -103,7 +103,7 @@ type paymentCounts struct {
 
 	outcomes [charge.Replayed + 1]atomic.Int64 // charges by outcome, once each
 
-	events [settle.EventAttributed + 1]atomic.Int64 // the settlement engine's steps
+	events [settle.EventAdopted + 1]atomic.Int64 // the settlement engine's steps
 }
 
 // event counts one step of the settlement engine.

@@ -89,7 +89,9 @@
 // or released (not answered). With replicas sharing a journal, each sets
 // Config.Instance: Resume takes over its own entries and those idle for
 // Config.StaleAfter, and Engine.Adopt, called periodically, takes over the
-// idle entries of replicas that died and do not come back. A plain Settler
+// idle entries of replicas that died and do not come back (a live replica
+// rewrites the entries it follows every StaleAfter/3, so they never look
+// idle; each adopted entry is reported as EventAdopted). A plain Settler
 // (a remote facilitator) cannot be asked about the chain: with
 // Config.Reader (the chain its transfers land on) a settlement it left
 // pending is Broadcast, answered with a pending receipt naming its

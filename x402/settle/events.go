@@ -33,11 +33,16 @@ const (
 	// it (Purchase.Served after the transfer was mined or failed): the
 	// books move its amount, booked without a supplier, to that supplier.
 	EventAttributed
+	// EventAdopted: Adopt took over an entry of another instance, idle for
+	// StaleAfter (Entry.Owner names that replica, presumed dead): what it
+	// confirmed before dying may be missing from the books, whose writes
+	// died with it.
+	EventAdopted
 	numEvents
 )
 
 var eventNames = [numEvents]string{"reserved", "replayed", "refused", "released", "settling",
-	"broadcast", "resubmitted", "confirmed", "failed", "unresolved", "attributed"}
+	"broadcast", "resubmitted", "confirmed", "failed", "unresolved", "attributed", "adopted"}
 
 // String is the event's metric label.
 func (k EventKind) String() string {

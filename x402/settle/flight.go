@@ -2,8 +2,10 @@ package settle
 
 import (
 	"context"
+	"errors"
 	"math/big"
 	"sync"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402"
@@ -96,6 +98,27 @@ func (f *flight) moveSoon(ctx context.Context, to State, edit func(*Entry)) erro
 	return f.move(ctx, to, edit)
 }
 
+// touch records that f is still followed (Updated is now, the state
+// unchanged), so replicas sharing the journal do not adopt it.
+func (f *flight) touch(ctx context.Context) error {
+	update := f.e.cfg.Journal.Update
+	if sj, ok := f.e.cfg.Journal.(SoonJournal); ok {
+		update = sj.UpdateSoon
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.finished {
+		return ErrStateChanged
+	}
+	next := f.entry.next()
+	next.Updated = f.e.cfg.Now()
+	if err := update(ctx, next, f.entry.State); err != nil {
+		return err
+	}
+	f.entry = next
+	return nil
+}
+
 func (f *flight) moveWith(ctx context.Context, update func(context.Context, *Entry, State) error, to State, edit func(*Entry)) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -145,4 +168,37 @@ func (f *flight) drop(ctx context.Context) error {
 	}
 	f.finished = true
 	return nil
+}
+
+// beat keeps f's entry fresh in a journal shared by replicas while this
+// one follows it (every StaleAfter/3), so Adopt elsewhere takes only the
+// purchases of a replica that stopped, not those of a live one whose
+// transfer waits for a block; it returns the function that stops it.
+func (e *Engine) beat(f *flight) func() {
+	if e.cfg.Instance == "" {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(e.life)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(max(e.cfg.StaleAfter/3, time.Millisecond))
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			err := f.touch(ctx)
+			switch {
+			case err == nil:
+			case errors.Is(err, ErrStateChanged) || errors.Is(err, ErrNotFound):
+				return // finished, here or by another replica
+			case ctx.Err() == nil:
+				e.cfg.Logger.Warn("settle: refreshing a followed entry", "entry", f.name(), "err", err)
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
 }

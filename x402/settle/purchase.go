@@ -195,7 +195,9 @@ func (p *Purchase) broadcastFailed(ctx context.Context, rc *x402.Receipt, err er
 func (p *Purchase) awaitMined(ctx context.Context, req *x402.Requirement, rc *x402.Receipt) (*x402.Receipt, error) {
 	e, f := p.engine, p.f
 	actx, cancel := context.WithTimeout(ctx, e.cfg.AwaitTimeout)
+	stop := e.beat(f)
 	aerr := e.await(actx, f, f.tx())
+	stop()
 	cancel()
 	var xe *x402.Error
 	switch {

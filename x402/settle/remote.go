@@ -20,6 +20,7 @@ func (e *Engine) trackRemote(f *flight) {
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
+		defer e.beat(f)()
 		e.followRemote(e.life, f)
 	}()
 }

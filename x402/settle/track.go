@@ -25,6 +25,7 @@ func (e *Engine) track(f *flight, resubmit bool) {
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
+		defer e.beat(f)()
 		e.follow(e.life, f, resubmit)
 	}()
 }
@@ -289,7 +290,7 @@ func (e *Engine) Resume(ctx context.Context) (int, error) {
 	if err := e.checkLoss(ctx); err != nil {
 		return 0, err
 	}
-	return e.takeOver(ctx, e.owns)
+	return e.takeOver(ctx, e.owns, false)
 }
 
 // Adopt takes over the entries of other instances idle for StaleAfter (a
@@ -314,10 +315,12 @@ func (e *Engine) Adopt(ctx context.Context) (int, error) {
 			e.cfg.Logger.Warn("settle: claiming an orphaned entry", "entry", en.Name(), "err", err)
 		}
 		return mine
-	})
+	}, true)
 }
 
-func (e *Engine) takeOver(ctx context.Context, mine func(*Entry) bool) (int, error) {
+// takeOver resumes the unfinished entries mine accepts; adopted, it
+// reports each with EventAdopted first.
+func (e *Engine) takeOver(ctx context.Context, mine func(*Entry) bool, adopted bool) (int, error) {
 	list, err := e.cfg.Journal.Unfinished(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("settle: listing unfinished entries: %w", err)
@@ -326,6 +329,9 @@ func (e *Engine) takeOver(ctx context.Context, mine func(*Entry) bool) (int, err
 	for _, en := range list {
 		if !mine(en) {
 			continue
+		}
+		if adopted {
+			e.emit(EventAdopted, en, nil)
 		}
 		f := &flight{e: e, entry: en, resumed: true}
 		if en.State == Reserved {
