@@ -136,6 +136,7 @@ func (p *payments) buildSettler(pc PaymentsConfig, getenv func(string) string) e
 	if parts.Ready != nil {
 		p.readiness = append(p.readiness, parts.Ready)
 	}
+	p.verifier.Gate = parts.Gate
 	if parts.Checker != nil && p.verifier.Checker == nil {
 		p.verifier.Checker = parts.Checker
 	}

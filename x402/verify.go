@@ -43,6 +43,10 @@ type Verifier struct {
 	// simulation, EIP-1271 smart-wallet signatures). Signatures longer than
 	// 65 bytes are left to it; without it they are refused.
 	Checker Checker
+	// Gate, when set, runs before the Checker in Check and CheckPayer: the
+	// settler cannot settle now (a facilitator seen down), so the payment
+	// is refused before anything runs for it. Its error is an *Error.
+	Gate func(ctx context.Context) error
 }
 
 func refuse(reason, msg string) *Error { return &Error{Reason: reason, Message: msg} }
@@ -109,6 +113,9 @@ func (v *Verifier) VerifyLocal(ctx context.Context, p *Payment, reqs []*Requirem
 // Check runs the Checker (on-chain simulation) for a payment VerifyLocal
 // accepted; nil without a Checker.
 func (v *Verifier) Check(ctx context.Context, p *Payment, req *Requirement) error {
+	if err := v.gate(ctx); err != nil {
+		return err
+	}
 	if v.Checker == nil {
 		return nil
 	}
@@ -122,6 +129,22 @@ func (v *Verifier) Check(ctx context.Context, p *Payment, req *Requirement) erro
 	return nil
 }
 
+// gate runs the Gate, its refusal an *Error.
+func (v *Verifier) gate(ctx context.Context) error {
+	if v.Gate == nil {
+		return nil
+	}
+	err := v.Gate(ctx)
+	if err == nil {
+		return nil
+	}
+	var xe *Error
+	if errors.As(err, &xe) {
+		return xe
+	}
+	return &Error{Reason: ReasonUnexpectedVerifyError, Message: "payments cannot be settled now; try again shortly"}
+}
+
 // CheckPayer is Check through a PayerChecker, which may vouch for the
 // payer instead of asking the chain. end (never nil) must be called when
 // the purchase is over, with whether its settlement was refused or its
@@ -129,6 +152,9 @@ func (v *Verifier) Check(ctx context.Context, p *Payment, req *Requirement) erro
 // bytes, or one accepted by EIP-1271) is always checked: the wallet may
 // answer differently from one call to the next.
 func (v *Verifier) CheckPayer(ctx context.Context, p *Payment, req *Requirement) (end func(failed bool), err error) {
+	if err := v.gate(ctx); err != nil {
+		return noEnd, err
+	}
 	pc, ok := v.Checker.(PayerChecker)
 	if !ok || p.walletSigned || len(p.Signature) > 65 {
 		return noEnd, v.Check(ctx, p, req)

@@ -90,7 +90,7 @@ func (s *Server) Authorize(ctx context.Context, pay *x402.Payment, req *x402.Req
 	if held.Replay() {
 		return h, nil
 	}
-	if s.Overlap && s.Verifier.Checker != nil && len(pay.Signature) <= 65 {
+	if s.Overlap && s.Verifier.Checker != nil && s.Verifier.Gate == nil && len(pay.Signature) <= 65 {
 		h.deferred = true
 		return h, nil
 	}

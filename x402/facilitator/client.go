@@ -46,6 +46,7 @@ type Client struct {
 	sign    func(req *http.Request) error // per-request credentials (CDP's JWT)
 	keyID   string                        // the signing key's id, for refusals
 	txCheck func(ctx context.Context, r *x402.Requirement, hash string) error
+	health  health
 }
 
 // WithTransactionCheck checks every transaction hash the facilitator
@@ -147,8 +148,8 @@ func (a answer) ok() bool { return a.status >= 200 && a.status < 300 }
 
 // exchange performs one request within the client's timeout and reads the
 // whole (capped) answer. body nil means GET.
-func (c *Client) exchange(ctx context.Context, endpoint string, body []byte) (answer, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+func (c *Client) exchange(parent context.Context, endpoint string, body []byte) (answer, error) {
+	ctx, cancel := context.WithTimeout(parent, c.timeout)
 	defer cancel()
 	method, rd := http.MethodGet, io.Reader(nil)
 	if body != nil {
@@ -177,8 +178,10 @@ func (c *Client) exchange(ctx context.Context, endpoint string, body []byte) (an
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
+		c.health.saw(parent, 0, err)
 		return answer{}, err
 	}
+	c.health.saw(parent, resp.StatusCode, nil)
 	defer resp.Body.Close()
 	if err := c.authRefusal(endpoint, resp.StatusCode, resp.Header); err != nil {
 		return answer{status: resp.StatusCode}, err

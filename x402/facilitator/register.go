@@ -57,6 +57,9 @@ func build(d settle.SettlerDeps) (*settle.SettlerParts, error) {
 			return nil, err
 		}
 	}
+	// While the facilitator is seen down, /readyz says so and paid calls
+	// are refused before their model runs.
+	parts.Ready, parts.Gate = c.Available, c.Available
 	if d.Checked {
 		return parts, nil
 	}

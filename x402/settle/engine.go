@@ -118,6 +118,12 @@ type Config struct {
 	AwaitTimeout time.Duration
 	// RetryInterval spaces attempts after a chain read failed (default 2 s).
 	RetryInterval time.Duration
+	// RemoteResend spaces the times a remote settler's settlement left
+	// pending with no transaction known (the request lost, or the
+	// facilitator down before it answered) is sent to it again while the
+	// authorization is unused and valid (default 5 s): the nonce is spent
+	// once on chain whichever request lands.
+	RemoteResend time.Duration
 	// MaxResubmits bounds how often one follower sends an unused, valid
 	// authorization again (default 3), so a transfer that keeps failing
 	// does not keep costing gas.
@@ -197,6 +203,7 @@ func NewEngine(cfg Config) (*Engine, error) {
 	cfg.DebtTTL = orDefault(cfg.DebtTTL, 7*24*time.Hour)
 	cfg.AwaitTimeout = orDefault(cfg.AwaitTimeout, 2*time.Minute)
 	cfg.RetryInterval = orDefault(cfg.RetryInterval, 2*time.Second)
+	cfg.RemoteResend = orDefault(cfg.RemoteResend, 5*time.Second)
 	if cfg.MaxResubmits == 0 {
 		cfg.MaxResubmits = 3
 	}

@@ -3,6 +3,7 @@ package settle
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/farebox/farebox/x402"
@@ -37,6 +38,7 @@ func (e *Engine) trackRemote(f *flight) {
 // the facilitator's transaction may still land, and the entry waits.
 func (e *Engine) followRemote(ctx context.Context, f *flight) {
 	r := e.cfg.Reader
+	sent := time.Now()
 	for ctx.Err() == nil {
 		en := f.snapshot()
 		failed := "" // why the recorded transaction did not carry the transfer
@@ -82,10 +84,34 @@ func (e *Engine) followRemote(ctx context.Context, f *flight) {
 			e.fail(ctx, f, failed, en.State == Broadcast)
 			return
 		}
+		if en.Tx == (common.Hash{}) && time.Since(sent) >= e.cfg.RemoteResend {
+			sent = time.Now()
+			e.resendRemote(ctx, f)
+			continue
+		}
 		if en.Tx == (common.Hash{}) && !e.pause(ctx) {
 			return // with a transaction, its await was the pause
 		}
 	}
+}
+
+// resendRemote sends f's settlement to the remote settler again: no
+// transaction is known and the authorization is unused and valid, so the
+// first request never reached it or it never sent one. A transaction it
+// names is recorded and followed; a refusal changes nothing (the
+// authorization's state still decides).
+func (e *Engine) resendRemote(ctx context.Context, f *flight) {
+	rc, err := e.cfg.Settler.Settle(ctx, f.pay, f.req)
+	if rc == nil || rc.Transaction == "" {
+		e.cfg.Logger.Warn("settle: sent a pending settlement to the facilitator again; no transaction yet", "entry", f.name(), "err", err)
+		return
+	}
+	tx := common.HexToHash(rc.Transaction)
+	if merr := f.move(ctx, Broadcast, func(n *Entry) { n.Tx = tx }); merr != nil {
+		e.cfg.Logger.Error("settle: journaling a pending settlement's transaction", "entry", f.name(), "err", merr)
+		return
+	}
+	e.cfg.Logger.Info("settle: a pending settlement sent to the facilitator again names its transaction", "entry", f.name(), "tx", tx.Hex())
 }
 
 // transferOf names the transaction that used f's authorization when the

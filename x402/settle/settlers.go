@@ -71,6 +71,10 @@ type SettlerParts struct {
 	Checker x402.Checker
 	// Ready, when set, is part of the server's readiness (the relayer can pay gas).
 	Ready func(ctx context.Context) error
+	// Gate, when set, is asked before a new payment's model runs: an error
+	// (an *x402.Error) refuses it, since the settler cannot settle now (a
+	// facilitator seen down).
+	Gate func(ctx context.Context) error
 	// Prove, when set, is asked once before the server takes payments:
 	// an error (one line, naming what is wrong) refuses the start, since
 	// payments it takes could not settle (a facilitator that does not
