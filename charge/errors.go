@@ -111,8 +111,17 @@ func refuseNonceUsed(o *Offer) *Refusal {
 }
 
 // refuseUnsettled withholds an answer whose payment failed to settle: the
-// client gets the failed receipt and may pay again.
-func refuseUnsettled(f *Fare) *Refusal {
+// client gets the failed receipt and may pay again. A settlement that
+// failed on farebox's side (the facilitator or the journal unreachable,
+// x402.ReasonUnexpectedSettleError: the authorization was released) is
+// a 503 with Retry-After instead: nothing is wrong with the payment, and
+// the same request with the same payment is served once payments are back.
+func refuseUnsettled(f *Fare) error {
+	if f.receipt.ErrorReason == x402.ReasonUnexpectedSettleError {
+		return &responses.Error{Status: http.StatusServiceUnavailable, Type: typeServerError, Code: codePaymentsDown,
+			Message: "Payments are temporarily unavailable: this payment could not be settled and was not charged. Retry the same request with the same payment.",
+			RetryAfter: time.Second}
+	}
 	r := refuse(f.offer, f.receipt.ErrorReason, messageSettleFailed+f.receipt.ErrorReason)
 	r.fare = f
 	return r
