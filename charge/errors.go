@@ -119,7 +119,7 @@ func refuseNonceUsed(o *Offer) *Refusal {
 func refuseUnsettled(f *Fare) error {
 	if f.receipt.ErrorReason == x402.ReasonUnexpectedSettleError {
 		return &responses.Error{Status: http.StatusServiceUnavailable, Type: typeServerError, Code: codePaymentsDown,
-			Message: "Payments are temporarily unavailable: this payment could not be settled and was not charged. Retry the same request with the same payment.",
+			Message:    "Payments are temporarily unavailable: this payment could not be settled and was not charged. Retry the same request with the same payment.",
 			RetryAfter: time.Second}
 	}
 	r := refuse(f.offer, f.receipt.ErrorReason, messageSettleFailed+f.receipt.ErrorReason)
