@@ -220,6 +220,13 @@ func (r *redisRig) replays(t *testing.T) {
 			x402.HeaderPaymentSignature, value)
 		if status == http.StatusOK {
 			t.Errorf("a served authorization was served again with another body: %s", body)
+			for k, rep := range r.replicas {
+				for _, l := range strings.Split(rep.logs.String(), "\n") {
+					if strings.Contains(l, `"level":"WARN"`) || strings.Contains(l, `"level":"ERROR"`) {
+						t.Logf("replica %d: %s", k, l)
+					}
+				}
+			}
 		}
 	}
 }

@@ -172,11 +172,23 @@ func (p *Purchase) settleOnChain(ctx context.Context, req *x402.Requirement) (*x
 // tracked.
 func (p *Purchase) broadcastFailed(ctx context.Context, rc *x402.Receipt, err error, signed bool) (*x402.Receipt, error) {
 	e, f := p.engine, p.f
+	wctx := context.WithoutCancel(ctx)
+	if signed && errors.Is(err, x402.ErrSettlementPending) {
+		// The node may hold the transaction (its send timed out) and the
+		// client is answered with the pending receipt: Broadcast, so the
+		// entry outlives a lost send, never released while the signed
+		// transaction can still land and never served to another body.
+		if merr := f.moveSoon(wctx, Broadcast, func(n *Entry) { n.Receipt = rc }); merr != nil {
+			e.cfg.Logger.Error("settle: journaling a pending broadcast", "entry", f.name(), "err", merr)
+		}
+		e.emitFlight(EventBroadcast, f, nil)
+		e.track(f, true)
+		return rc, err
+	}
 	if signed {
 		e.track(f, false)
 		return rc, err
 	}
-	wctx := context.WithoutCancel(ctx)
 	if prc, ok := e.paidElsewhere(wctx, f, reasonOf(err)); ok {
 		return prc, nil
 	}
@@ -184,7 +196,15 @@ func (p *Purchase) broadcastFailed(ctx context.Context, rc *x402.Receipt, err er
 		return rc, fmt.Errorf("%w: %w", ErrUnpaidRun, err)
 	}
 	e.release(wctx, f)
-	return rc, err
+	return rc, releasedErr(err)
+}
+
+// releasedErr is err for a purchase the engine released: an *x402.Error
+// (err's, else unexpected_settle_error) with the cause kept as text only,
+// so no caller reads a context deadline in it as a settlement that may
+// still land: nothing will, and the authorization may pay again.
+func releasedErr(err error) error {
+	return fmt.Errorf("%w (released: %v)", x402.AsError(err, x402.ReasonUnexpectedSettleError), err)
 }
 
 // awaitMined waits up to AwaitTimeout for the broadcast transfer to be
@@ -268,6 +288,7 @@ func (p *Purchase) settlePlain(ctx context.Context) (*x402.Receipt, error) {
 			return rc, fmt.Errorf("%w: %w", ErrUnpaidRun, err)
 		}
 		e.release(ctx, f)
+		return rc, releasedErr(err)
 	default:
 		p.pending(ctx, rc, err)
 	}
