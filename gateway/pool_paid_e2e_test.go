@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/gateway"
 	"github.com/farebox/farebox/internal/testkit/fakeupstream"
@@ -47,18 +46,9 @@ func TestHostilePoolOfSellersPaysOnce(t *testing.T) {
 		UpstreamConfig: endpoint("openai", up.URL(), "status:500")})
 	healthy, healthyPayTo := seller(gateway.ModelConfig{Name: sellerModel, Upstream: "scripted", Price: "0.001"})
 
-	walletKey, _ := crypto.GenerateKey()
-	wallet := crypto.PubkeyToAddress(walletKey.PublicKey)
-	if err := a.Fund(context.Background(), wallet, 20*sellerPrice); err != nil {
-		t.Fatal(err)
-	}
-	pc, env := chainSettled(t, a)
-	env["RESELLER_WALLET_KEY"] = hexutil.Encode(crypto.FromECDSA(walletKey))
+	wallet, pc, env := resellerWallet(t, a, 20*sellerPrice)
 	resellerPayTo := common.HexToAddress(pc.PayTo)
-	sup := func(name, url string) gateway.SupplierConfig {
-		return gateway.SupplierConfig{Name: name, Upstream: "x402", UpstreamConfig: &resell.Settings{BaseURL: url, UpstreamModel: sellerModel,
-			PayerKeyEnv: "RESELLER_WALLET_KEY", MaxUpstreamPrice: "0.002"}}
-	}
+	sup := x402Supplier
 	reseller := startServer(t, gateway.Config{Payments: pc, Models: []gateway.ModelConfig{{Name: resoldModel, Price: "0.002",
 		Suppliers: []gateway.SupplierConfig{sup("broken", broken.URL), sup("healthy", healthy.URL)},
 		Routing:   gateway.RoutingConfig{Strategy: "ordered", Circuit: gateway.CircuitConfig{Failures: 5, Cooldown: gateway.Duration(time.Hour)}}}}},

@@ -15,11 +15,9 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/gateway"
 	"github.com/farebox/farebox/internal/testkit/fakeupstream"
-	"github.com/farebox/farebox/upstream/resell"
 	"github.com/farebox/farebox/x402"
 	"github.com/openai/openai-go/v3"
 	oresponses "github.com/openai/openai-go/v3/responses"
@@ -144,18 +142,9 @@ func startPairedSellers(t *testing.T, providerURL string, front func(seller stri
 		firstURL = fs.URL + "/v1"
 	}
 
-	walletKey, _ := crypto.GenerateKey()
-	wallet := crypto.PubkeyToAddress(walletKey.PublicKey)
-	if err := a.Fund(context.Background(), wallet, 20*sellerPrice); err != nil {
-		t.Fatal(err)
-	}
-	pc, env := chainSettled(t, a)
-	env["RESELLER_WALLET_KEY"] = hexutil.Encode(crypto.FromECDSA(walletKey))
+	wallet, pc, env := resellerWallet(t, a, 20*sellerPrice)
 	resellerPayTo := common.HexToAddress(pc.PayTo)
-	sup := func(name, url string) gateway.SupplierConfig {
-		return gateway.SupplierConfig{Name: name, Upstream: "x402", UpstreamConfig: &resell.Settings{BaseURL: url, UpstreamModel: sellerModel,
-			PayerKeyEnv: "RESELLER_WALLET_KEY", MaxUpstreamPrice: "0.002"}}
-	}
+	sup := x402Supplier
 	reseller := startServer(t, gateway.Config{Payments: pc, Models: []gateway.ModelConfig{{Name: resoldModel, Price: "0.002",
 		Suppliers: []gateway.SupplierConfig{sup("first", firstURL), sup("second", second.URL)},
 		Routing:   gateway.RoutingConfig{Strategy: "ordered", Circuit: gateway.CircuitConfig{Failures: 5, Cooldown: gateway.Duration(time.Hour)}}}}},

@@ -3,7 +3,6 @@ package gateway_test
 import (
 	"context"
 	"crypto/ecdsa"
-	"github.com/farebox/farebox/upstream/resell"
 	"math/big"
 	"net/http"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/farebox/farebox/gateway"
 	"github.com/farebox/farebox/x402"
@@ -38,18 +36,9 @@ func TestCheapestSellerIsBoughtFromAndFailsOver(t *testing.T) {
 	cheap, cheapPayTo := seller("0.001")
 	dear, dearPayTo := seller("0.0015")
 
-	walletKey, _ := crypto.GenerateKey()
-	wallet := crypto.PubkeyToAddress(walletKey.PublicKey)
-	if err := a.Fund(context.Background(), wallet, 20*dearPrice); err != nil {
-		t.Fatal(err)
-	}
-	pc, env := chainSettled(t, a)
-	env["RESELLER_WALLET_KEY"] = hexutil.Encode(crypto.FromECDSA(walletKey))
+	wallet, pc, env := resellerWallet(t, a, 20*dearPrice)
 	resellerPayTo := common.HexToAddress(pc.PayTo)
-	sup := func(name, url string) gateway.SupplierConfig {
-		return gateway.SupplierConfig{Name: name, Upstream: "x402", UpstreamConfig: &resell.Settings{BaseURL: url, UpstreamModel: sellerModel,
-			PayerKeyEnv: "RESELLER_WALLET_KEY", MaxUpstreamPrice: "0.002"}}
-	}
+	sup := x402Supplier
 	reseller := startServer(t, gateway.Config{Payments: pc, Models: []gateway.ModelConfig{{Name: resoldModel, Price: "0.003",
 		Suppliers: []gateway.SupplierConfig{sup("dear", dear.URL), sup("cheap", cheap.URL)},
 		Routing:   gateway.RoutingConfig{Strategy: "cheapest", Circuit: gateway.CircuitConfig{Failures: 2, Cooldown: gateway.Duration(time.Hour)}}}}},

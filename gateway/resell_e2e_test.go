@@ -53,6 +53,28 @@ func chainSettled(t *testing.T, a *chaintest.Anvil) (gateway.PaymentsConfig, map
 	return pc, map[string]string{relayerEnv: hexutil.Encode(crypto.FromECDSA(key))}
 }
 
+// resellerWallet is a reseller's wallet holding funds (atomic units) and
+// the payments section of a reseller settling on a with a relayer of its
+// own, the wallet's key in env as RESELLER_WALLET_KEY.
+func resellerWallet(t *testing.T, a *chaintest.Anvil, funds int64) (common.Address, gateway.PaymentsConfig, map[string]string) {
+	t.Helper()
+	walletKey, _ := crypto.GenerateKey()
+	wallet := crypto.PubkeyToAddress(walletKey.PublicKey)
+	if err := a.Fund(context.Background(), wallet, funds); err != nil {
+		t.Fatal(err)
+	}
+	pc, env := chainSettled(t, a)
+	env["RESELLER_WALLET_KEY"] = hexutil.Encode(crypto.FromECDSA(walletKey))
+	return wallet, pc, env
+}
+
+// x402Supplier is a pool's supplier buying sellerModel at url with the
+// reseller's wallet, up to 0.002 USDC a call.
+func x402Supplier(name, url string) gateway.SupplierConfig {
+	return gateway.SupplierConfig{Name: name, Upstream: "x402", UpstreamConfig: &resell.Settings{BaseURL: url, UpstreamModel: sellerModel,
+		PayerKeyEnv: "RESELLER_WALLET_KEY", MaxUpstreamPrice: "0.002"}}
+}
+
 // startResale runs the pair; sellerURL overrides where the reseller buys
 // (a seller that is down), maxUpstream is the reseller's limit in USDC and
 // walletFunds what its wallet holds.
