@@ -117,10 +117,10 @@ func refuseNonceUsed(o *Offer) *Refusal {
 // a 503 with Retry-After instead: nothing is wrong with the payment, and
 // the same request with the same payment is served once payments are back.
 func refuseUnsettled(f *Fare) error {
-	if f.receipt.ErrorReason == x402.ReasonUnexpectedSettleError {
-		return &responses.Error{Status: http.StatusServiceUnavailable, Type: typeServerError, Code: codePaymentsDown,
-			Message:    "Payments are temporarily unavailable: this payment could not be settled and was not charged. Retry the same request with the same payment.",
-			RetryAfter: time.Second}
+	if f.settleReleased() {
+		e := errPaymentsUnavailable(nil)
+		e.Message = "Payments are temporarily unavailable: this payment could not be settled and was not charged. Retry the same request with the same payment."
+		return e
 	}
 	r := refuse(f.offer, f.receipt.ErrorReason, messageSettleFailed+f.receipt.ErrorReason)
 	r.fare = f

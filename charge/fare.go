@@ -100,6 +100,13 @@ func (f *Fare) settleFailed() bool {
 	return f.receipt != nil && !f.receipt.Success && !pending(f.receipt)
 }
 
+// settleReleased reports a settlement that failed on farebox's side
+// (unexpected_settle_error): the authorization was released, nothing
+// paid, so the same request with the same payment may be sent again.
+func (f *Fare) settleReleased() bool {
+	return f.settleFailed() && f.receipt.ErrorReason == x402.ReasonUnexpectedSettleError
+}
+
 // setReceipt sets the receipt header of the payment's version; a fare
 // without a receipt (free, or not settled yet) sets none.
 func (f *Fare) setReceipt(h http.Header) {

@@ -117,7 +117,7 @@ func (s *Seller) settleFirst(ctx context.Context, f *Fare, out Output) error {
 	out.Header().Set("X-Should-Retry", "false")
 	s.settle(ctx, f, false)
 	if f.settleFailed() {
-		if f.receipt.ErrorReason == x402.ReasonUnexpectedSettleError {
+		if f.settleReleased() {
 			out.Header().Del("X-Should-Retry") // nothing was paid: a retry is safe
 		}
 		return refuseUnsettled(f)
