@@ -116,15 +116,16 @@ func (v *Verifier) Check(ctx context.Context, p *Payment, req *Requirement) erro
 	if err := v.gate(ctx); err != nil {
 		return err
 	}
+	return v.check(ctx, p, req)
+}
+
+// check is Check past the Gate.
+func (v *Verifier) check(ctx context.Context, p *Payment, req *Requirement) error {
 	if v.Checker == nil {
 		return nil
 	}
 	if err := v.Checker.Check(ctx, p, req); err != nil {
-		var xe *Error
-		if errors.As(err, &xe) {
-			return xe
-		}
-		return &Error{Reason: ReasonUnexpectedVerifyError, Message: "payment could not be checked on chain"}
+		return asRefusal(err, "payment could not be checked on chain")
 	}
 	return nil
 }
@@ -134,15 +135,19 @@ func (v *Verifier) gate(ctx context.Context) error {
 	if v.Gate == nil {
 		return nil
 	}
-	err := v.Gate(ctx)
-	if err == nil {
-		return nil
+	if err := v.Gate(ctx); err != nil {
+		return asRefusal(err, "payments cannot be settled now; try again shortly")
 	}
+	return nil
+}
+
+// asRefusal is err's *Error, else an unexpected_verify_error saying msg.
+func asRefusal(err error, msg string) *Error {
 	var xe *Error
 	if errors.As(err, &xe) {
 		return xe
 	}
-	return &Error{Reason: ReasonUnexpectedVerifyError, Message: "payments cannot be settled now; try again shortly"}
+	return &Error{Reason: ReasonUnexpectedVerifyError, Message: msg}
 }
 
 // CheckPayer is Check through a PayerChecker, which may vouch for the
@@ -157,15 +162,11 @@ func (v *Verifier) CheckPayer(ctx context.Context, p *Payment, req *Requirement)
 	}
 	pc, ok := v.Checker.(PayerChecker)
 	if !ok || p.walletSigned || len(p.Signature) > 65 {
-		return noEnd, v.Check(ctx, p, req)
+		return noEnd, v.check(ctx, p, req)
 	}
 	end, err = pc.CheckPayer(ctx, p, req)
 	if err != nil {
-		var xe *Error
-		if errors.As(err, &xe) {
-			return noEnd, xe
-		}
-		return noEnd, &Error{Reason: ReasonUnexpectedVerifyError, Message: "payment could not be checked on chain"}
+		return noEnd, asRefusal(err, "payment could not be checked on chain")
 	}
 	return end, nil
 }
