@@ -1,6 +1,7 @@
 package evm
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -207,7 +208,7 @@ func (s *Settler) resendIdle(ctx context.Context) {
 		}
 	}
 	s.flight.mu.Unlock()
-	slices.SortFunc(pending, func(a, b *types.Transaction) int { return int(a.Nonce()) - int(b.Nonce()) })
+	slices.SortFunc(pending, func(a, b *types.Transaction) int { return cmp.Compare(a.Nonce(), b.Nonce()) })
 	for _, tx := range pending {
 		_ = s.backend.SendTransaction(ctx, tx) // "already known" when the node has it
 	}
