@@ -149,21 +149,28 @@ func (p *Purchase) settleOnChain(ctx context.Context, req *x402.Requirement) (*x
 	if err != nil {
 		return p.broadcastFailed(ctx, rc, err, signed.Load())
 	}
-	accepted := func(n *Entry) {
-		n.Receipt = rc
-		if n.Tx == (common.Hash{}) && rc != nil { // a settler that never called onSigned
-			n.Tx = common.HexToHash(rc.Transaction)
-		}
-	}
-	if merr := f.moveSoon(context.WithoutCancel(ctx), Broadcast, accepted); merr != nil {
-		e.cfg.Logger.Error("settle: journaling a broadcast transfer", "entry", f.name(), "err", merr)
-	}
-	e.emitFlight(EventBroadcast, f, nil)
+	p.journalBroadcast(context.WithoutCancel(ctx), rc)
 	if e.cfg.Confirm == ConfirmBroadcast {
 		e.track(f, true)
 		return rc, nil
 	}
 	return p.awaitMined(ctx, req, rc)
+}
+
+// journalBroadcast records f's transfer as broadcast with its receipt rc
+// (the settler's, or the pending one the client is answered with).
+func (p *Purchase) journalBroadcast(ctx context.Context, rc *x402.Receipt) {
+	e, f := p.engine, p.f
+	accepted := func(n *Entry) {
+		n.Receipt = rc
+		if n.Tx == (common.Hash{}) && rc != nil && rc.Transaction != "" { // a settler that never called onSigned
+			n.Tx = common.HexToHash(rc.Transaction)
+		}
+	}
+	if merr := f.moveSoon(ctx, Broadcast, accepted); merr != nil {
+		e.cfg.Logger.Error("settle: journaling a broadcast transfer", "entry", f.name(), "err", merr)
+	}
+	e.emitFlight(EventBroadcast, f, nil)
 }
 
 // broadcastFailed ends a purchase whose broadcast returned err: unsigned,
@@ -178,10 +185,7 @@ func (p *Purchase) broadcastFailed(ctx context.Context, rc *x402.Receipt, err er
 		// client is answered with the pending receipt: Broadcast, so the
 		// entry outlives a lost send, never released while the signed
 		// transaction can still land and never served to another body.
-		if merr := f.moveSoon(wctx, Broadcast, func(n *Entry) { n.Receipt = rc }); merr != nil {
-			e.cfg.Logger.Error("settle: journaling a pending broadcast", "entry", f.name(), "err", merr)
-		}
-		e.emitFlight(EventBroadcast, f, nil)
+		p.journalBroadcast(wctx, rc)
 		e.track(f, true)
 		return rc, err
 	}
