@@ -14,6 +14,7 @@
 //	<prefix>hold:<account>     hash hold id -> "amount|expiresMs"
 //	<prefix>answer:<KeyName>   a paid answer, until its authorization expires
 //	<prefix>claim:<KeyName>    the replica adopting a dead replica's entry, for a while
+//	<prefix>live:<instance>    a running replica's beat, for adopt_after (liveness.go)
 //	<prefix>epoch, <prefix>lost  the store epoch and its last loss (epoch.go)
 //
 // Settled entries are never deleted: size Redis for them (about 1 KiB per

@@ -79,6 +79,12 @@ func newReplicas(t *testing.T) *replicas {
 // engine is the replica named instance: onEvent gets its events.
 func (r *replicas) engine(t *testing.T, instance string, cfg settle.Config) *settle.Engine {
 	t.Helper()
+	return r.engineOn(t, instance, cfg, r.rdb)
+}
+
+// engineOn is engine reaching Redis through rdb.
+func (r *replicas) engineOn(t *testing.T, instance string, cfg settle.Config, rdb *goredis.Client) *settle.Engine {
+	t.Helper()
 	ctx := context.Background()
 	key, err := r.a.NewRelayer(ctx)
 	if err != nil {
@@ -93,7 +99,7 @@ func (r *replicas) engine(t *testing.T, instance string, cfg settle.Config) *set
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Journal, cfg.Holds, cfg.Settler, cfg.Networks, cfg.Instance = r.journal, storeredis.NewHolds(r.rdb, ""), s, reg, instance
+	cfg.Journal, cfg.Holds, cfg.Settler, cfg.Networks, cfg.Instance = storeredis.NewJournal(rdb, ""), storeredis.NewHolds(rdb, ""), s, reg, instance
 	cfg.Logger = slog.New(slog.NewJSONHandler(&r.logs, nil)).With("replica", instance)
 	e, err := settle.NewEngine(cfg)
 	if err != nil {

@@ -229,6 +229,7 @@ func NewEngine(cfg Config) (*Engine, error) {
 	}
 	e.cfg = cfg
 	e.life, e.stop = context.WithCancel(context.Background())
+	e.startBeat()
 	return e, nil
 }
 
@@ -243,13 +244,16 @@ func orDefault(d, def time.Duration) time.Duration {
 func (e *Engine) Confirm() ConfirmMode { return e.cfg.Confirm }
 
 // Close stops background confirmation and waits for it; entries still in
-// flight stay in the journal for Resume. It does not close the journal.
+// flight stay in the journal for Resume, or for another replica's Adopt
+// (on a journal with Liveness this replica's beat ends now). It does not
+// close the journal.
 func (e *Engine) Close() error {
 	e.mu.Lock()
 	e.closed = true
 	e.mu.Unlock()
 	e.stop()
 	e.wg.Wait()
+	e.endBeat()
 	return nil
 }
 

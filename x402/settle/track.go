@@ -294,13 +294,15 @@ func (e *Engine) Resume(ctx context.Context) (int, error) {
 }
 
 // Adopt takes over the entries of other instances idle for StaleAfter (a
-// replica that died and does not come back); replicas sharing a journal
-// call it periodically. Unlike Resume it never touches this instance's own
+// replica that died and does not come back) whose beat lapsed, on a
+// journal with Liveness; replicas sharing a journal call it periodically. Unlike Resume it never touches this instance's own
 // entries, which may be in flight right now.
 func (e *Engine) Adopt(ctx context.Context) (int, error) {
 	claimer, _ := e.cfg.Journal.(Claimer)
+	owners := &aliveOwners{e: e, l: e.liveness(), known: map[string]bool{}}
 	return e.takeOver(ctx, func(en *Entry) bool {
-		if e.cfg.Instance == "" || en.Owner == e.cfg.Instance || e.cfg.Now().Sub(en.Updated) <= e.cfg.StaleAfter {
+		if e.cfg.Instance == "" || en.Owner == e.cfg.Instance || e.cfg.Now().Sub(en.Updated) <= e.cfg.StaleAfter ||
+			owners.alive(ctx, en.Owner) {
 			return false
 		}
 		if claimer == nil {
