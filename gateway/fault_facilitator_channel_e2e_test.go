@@ -86,7 +86,7 @@ func newChannelFault(t *testing.T) *channelFault {
 	cfg.Payments.Facilitator.URL = proxy.URL() + u.Path
 	cfg.Payments.Chain.RPCURL = c.RPCURL
 	cfg.Payments.SettleTimeout = gateway.Duration(10 * time.Second) // a deposit waits for its block (2 s)
-	cfg.Payments.BatchSettlement.ClaimInterval = 0 // the default hour: claims are the test's
+	cfg.Payments.BatchSettlement.ClaimInterval = 0                  // the default hour: claims are the test's
 	cfg.Admin.TokenEnv = "FAREBOX_ADMIN_TOKEN"
 	opts.Getenv = func(n string) string { return map[string]string{"FAREBOX_ADMIN_TOKEN": adminToken}[n] }
 	opts.Settler, opts.Ready = nil, nil
@@ -322,11 +322,9 @@ func channelOutage(t *testing.T, fault, heal func(*faultproxy.Proxy)) {
 	if s := readyz(t, f.ts.URL); s != http.StatusServiceUnavailable {
 		t.Errorf("/readyz during the fault: %d", s)
 	}
-	status, _, body := f.claim(t)
-	if status == http.StatusOK {
-		t.Errorf("the claim during the fault answered 200: %s", body)
+	if status, _, body := f.claim(t); status != http.StatusServiceUnavailable || gjson.Get(body, "error.code").String() != "claim_failed" {
+		t.Errorf("the claim during the fault: %d %s, want 503 claim_failed", status, body)
 	}
-	t.Logf("the claim during the fault: %d %s", status, body)
 	if got := f.totalClaimed(t, open.id); got != 0 {
 		t.Errorf("%d claimed during the fault", got)
 	}

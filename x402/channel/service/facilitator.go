@@ -237,6 +237,9 @@ func (b *FacilitatorBackend) Claim(ctx context.Context, rows []channel.Claim, re
 	if sig != "" {
 		payload["claimAuthorizerSignature"] = sig
 	}
+	if err := b.available(ctx); err != nil {
+		return common.Hash{}, err // the claimer sends it again at its next look
+	}
 	if err := journal(common.Hash{}); err != nil {
 		return common.Hash{}, &TxError{Stage: StageSend, Err: err}
 	}
@@ -294,6 +297,9 @@ func (b *FacilitatorBackend) SweepPending(ctx context.Context) error {
 // Sweep sends settle(receiver, token) through the facilitator; nothing to
 // settle is no error.
 func (b *FacilitatorBackend) Sweep(ctx context.Context, receiver, token common.Address) error {
+	if err := b.available(ctx); err != nil {
+		return err
+	}
 	_, _, err := b.settle(ctx, b.minimalRequirement(receiver, token),
 		map[string]any{"type": "settle", "receiver": receiver.Hex(), "token": token.Hex()})
 	var ce *channel.Error
@@ -427,6 +433,19 @@ func (b *FacilitatorBackend) VerifyRemote(ctx context.Context, p *channel.Payloa
 		return channel.Onchain{}, unavailable
 	}
 	return o, nil
+}
+
+// available is a StageSend *TxError (nothing sent) while the facilitator
+// is seen down, so a claim or sweep waits for it rather than for its
+// client's timeout.
+func (b *FacilitatorBackend) available(ctx context.Context) error {
+	if b.Available == nil {
+		return nil
+	}
+	if err := b.Available(ctx); err != nil {
+		return &TxError{Stage: StageSend, Err: err}
+	}
+	return nil
 }
 
 // unreachable is the refusal of a payment the facilitator could not be
