@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/farebox/farebox/responses"
 	"github.com/farebox/farebox/x402"
@@ -50,7 +51,10 @@ func (s *Server) handleAdminClaim(c echo.Context) error {
 	}
 	res, err := s.pay.channels.ClaimChannels(c.Request().Context())
 	if err != nil {
-		return err
+		// A claim that did not go through (its facilitator down) moved
+		// nothing it could not send again: the operator is told why.
+		return &responses.Error{Status: http.StatusServiceUnavailable, Type: typeServerError, Code: "claim_failed", RetryAfter: time.Second,
+			Message: "The claim did not go through (" + err.Error() + "); what is unclaimed stays recorded and the claimer sends it again at its next look.", Cause: err}
 	}
 	txs := make([]string, len(res.Txs))
 	for i, t := range res.Txs {

@@ -105,12 +105,24 @@ func refused(a facAnswer) bool {
 // ready is the status /readyz answers.
 func (f *facilitatorFault) ready(t *testing.T) int {
 	t.Helper()
-	res, err := http.Get(strings.TrimSuffix(f.URL, "/v1") + "/readyz")
+	return readyz(t, f.URL)
+}
+
+// readyz is the status /readyz of the server at base (its /v1 URL) answers.
+func readyz(t *testing.T, base string) int {
+	t.Helper()
+	res, err := http.Get(strings.TrimSuffix(base, "/v1") + "/readyz")
 	if err != nil {
 		t.Fatal(err)
 	}
 	res.Body.Close()
 	return res.StatusCode
+}
+
+// waitRetryAfter waits as a client honouring a's Retry-After does.
+func waitRetryAfter(a facAnswer) {
+	secs, _ := strconv.Atoi(a.retryAfter)
+	time.Sleep(time.Duration(max(secs, 1)) * time.Second)
 }
 
 // untilServed sends calls as a client honouring Retry-After would, until
@@ -126,8 +138,7 @@ func (f *facilitatorFault) untilServed(t *testing.T, name string) int {
 		if !refused(a) {
 			t.Fatalf("%s: %+v, want 200 or the 503 refusal", name, a)
 		}
-		secs, _ := strconv.Atoi(a.retryAfter)
-		time.Sleep(time.Duration(max(secs, 1)) * time.Second) // the client's wait, as Retry-After asks
+		waitRetryAfter(a)
 	}
 	t.Fatalf("%s: 30 calls refused after the facilitator was back", name)
 	return 0

@@ -82,6 +82,11 @@ func delegated(d settle.SchemeDeps, fc remoteFacilitator) (cfg service.Config, o
 		return skip("the facilitator does not settle batch-settlement on " + network.CAIP2)
 	}
 	fb := &service.FacilitatorBackend{Facilitator: fc, Contracts: canonicalContracts(chainID), Network: network.CAIP2, Receipts: client}
+	if a, ok := fc.(interface{ Available(context.Context) error }); ok {
+		// While the facilitator is seen down, a deposit or refund is
+		// refused 503 before anything runs; vouchers need it only to claim.
+		fb.Available = a.Available
+	}
 	if bc.ReceiverAuthorizer == "key" {
 		env := bc.ReceiverAuthorizerKeyEnv
 		if env == "" {

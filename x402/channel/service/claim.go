@@ -206,6 +206,11 @@ func (s *Service) claim(ctx context.Context, reason string, states []*channel.St
 			errs = append(errs, err)
 		}
 	}
+	if len(errs) == 0 && len(res.Txs) > 0 {
+		// Only a claim that went through restarts the interval: a failed
+		// one (its facilitator down) is sent again at the next look.
+		s.lastClaim.Store(s.cfg.Now().UnixNano())
+	}
 	return res, errors.Join(errs...)
 }
 
@@ -278,7 +283,6 @@ func (s *Service) sendClaim(ctx context.Context, key string, states []*channel.S
 		rec.Tx, rec.SignedAt = tx, s.cfg.Now().UnixMilli()
 		return s.cfg.Store.PutClaim(ctx, rec)
 	}
-	s.lastClaim.Store(s.cfg.Now().UnixNano())
 	tx, err := s.cfg.Backend.Claim(ctx, rows, first.Receiver, first.Token, journal)
 	if tx == (common.Hash{}) {
 		tx = rec.Tx

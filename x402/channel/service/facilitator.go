@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"net/http"
 	"sync"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/channel"
 )
 
@@ -54,6 +56,11 @@ type FacilitatorBackend struct {
 	Receipts ethereum.TransactionReader
 	// AwaitPoll is how often Await polls for a receipt (default 500 ms).
 	AwaitPoll time.Duration
+	// Available, when set, is nil unless the facilitator was seen
+	// unreachable (*facilitator.Client's Available): a payment that needs
+	// it now (a deposit, a refund) is then refused before anything runs
+	// for it, with its error (an *x402.Error the server answers 503).
+	Available func(ctx context.Context) error
 
 	mu sync.Mutex
 	// unswept are the (receiver, token) pairs holding claimed funds a
@@ -230,6 +237,9 @@ func (b *FacilitatorBackend) Claim(ctx context.Context, rows []channel.Claim, re
 	if sig != "" {
 		payload["claimAuthorizerSignature"] = sig
 	}
+	if err := b.available(ctx); err != nil {
+		return common.Hash{}, err // the claimer sends it again at its next look
+	}
 	if err := journal(common.Hash{}); err != nil {
 		return common.Hash{}, &TxError{Stage: StageSend, Err: err}
 	}
@@ -287,6 +297,9 @@ func (b *FacilitatorBackend) SweepPending(ctx context.Context) error {
 // Sweep sends settle(receiver, token) through the facilitator; nothing to
 // settle is no error.
 func (b *FacilitatorBackend) Sweep(ctx context.Context, receiver, token common.Address) error {
+	if err := b.available(ctx); err != nil {
+		return err
+	}
 	_, _, err := b.settle(ctx, b.minimalRequirement(receiver, token),
 		map[string]any{"type": "settle", "receiver": receiver.Hex(), "token": token.Hex()})
 	var ce *channel.Error
@@ -386,9 +399,16 @@ func (b *FacilitatorBackend) VerifyRemote(ctx context.Context, p *channel.Payloa
 	if err != nil || len(p.Raw) == 0 {
 		return channel.Onchain{}, unavailable
 	}
-	_, raw, err := b.Facilitator.Exchange(ctx, "verify", body)
-	if err != nil {
-		return channel.Onchain{}, unavailable
+	if b.Available != nil {
+		if err := b.Available(ctx); err != nil {
+			return channel.Onchain{}, err
+		}
+	}
+	status, raw, err := b.Facilitator.Exchange(ctx, "verify", body)
+	if err != nil || status == http.StatusBadGateway || status == http.StatusServiceUnavailable || status == http.StatusGatewayTimeout {
+		// Nothing is wrong with the payload: the client is told to retry
+		// it (a 503), not to sign another one.
+		return channel.Onchain{}, unreachable(status, err)
 	}
 	var a verifyAnswer
 	if json.Unmarshal(raw, &a) != nil || a.IsValid == nil {
@@ -413,4 +433,29 @@ func (b *FacilitatorBackend) VerifyRemote(ctx context.Context, p *channel.Payloa
 		return channel.Onchain{}, unavailable
 	}
 	return o, nil
+}
+
+// available is a StageSend *TxError (nothing sent) while the facilitator
+// is seen down, so a claim or sweep waits for it rather than for its
+// client's timeout.
+func (b *FacilitatorBackend) available(ctx context.Context) error {
+	if b.Available == nil {
+		return nil
+	}
+	if err := b.Available(ctx); err != nil {
+		return &TxError{Stage: StageSend, Err: err}
+	}
+	return nil
+}
+
+// unreachable is the refusal of a payment the facilitator could not be
+// asked about (no answer, or a proxy's 502, 503 or 504): an
+// x402.ReasonUnexpectedVerifyError, which the server answers 503 with
+// Retry-After.
+func unreachable(status int, err error) error {
+	if err == nil {
+		err = fmt.Errorf("HTTP %d", status)
+	}
+	return fmt.Errorf("facilitator verify: %w: %w", err, &x402.Error{Reason: x402.ReasonUnexpectedVerifyError,
+		Message: "The facilitator that settles payments cannot be reached; try again shortly."})
 }

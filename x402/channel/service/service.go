@@ -96,7 +96,8 @@ type Service struct {
 	verifier channel.Verifier
 	log      *slog.Logger
 	stats    counters
-	// lastClaim is when this process last sent a claim (unix nanoseconds).
+	// lastClaim is when this process last sent claims that all went
+	// through (unix nanoseconds).
 	lastClaim atomic.Int64
 	// nextLook is when RunClaims looks at the channels next (unix
 	// nanoseconds; 0 when it does not run).
