@@ -91,22 +91,28 @@ func (r *uptoRig) balance(t *testing.T) int64 {
 	return v.Int64()
 }
 
-// buy makes calls resold calls through m, each answered, then waits until
-// m booked their cost.
+// buy makes calls resold calls through m, each answered, waiting after
+// each until m booked its cost.
 func (r *uptoRig) buy(t *testing.T, m *resell.Model, calls int) {
 	t.Helper()
 	for i := range calls {
-		req, perr := responses.Parse(fmt.Appendf(nil, `{"model":"resold","stream":true,"input":"call %d"}`, i))
-		if perr != nil {
-			t.Fatal(perr)
-		}
-		if err := m.Respond(context.Background(), req, responses.NewEmitter(req, responses.Discard{}, responses.EmitterOptions{})); err != nil {
-			t.Fatalf("call %d: %v (the seller refused %v)", i, err, r.shop.Refused)
-		}
+		r.call(t, m, i)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		m.Settle(ctx)
+		cancel()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	m.Settle(ctx)
+}
+
+// call makes resold call i through m.
+func (r *uptoRig) call(t *testing.T, m *resell.Model, i int) {
+	t.Helper()
+	req, perr := responses.Parse(fmt.Appendf(nil, `{"model":"resold","stream":true,"input":"call %d"}`, i))
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	if err := m.Respond(context.Background(), req, responses.NewEmitter(req, responses.Discard{}, responses.EmitterOptions{})); err != nil {
+		t.Fatalf("call %d: %v (the seller refused %v)", i, err, r.shop.Refused)
+	}
 }
 
 // TestUptoSellerCostIsWhatTheChainMoved: an honest upto seller charges
@@ -161,5 +167,49 @@ func TestUptoSellerCostWithoutAChainIsTheMaximum(t *testing.T) {
 	dropped := before - r.balance(t)
 	if signed, settled := m.Spent(); settled.Int64() != 2*uptoMax || signed.Int64() != 2*uptoMax || dropped != 2*12_345 {
 		t.Errorf("books' cost %s, signed %s, the chain moved %d: want the 2 maxima %d booked", settled, signed, dropped, 2*uptoMax)
+	}
+}
+
+// TestHostileUptoSellerNamingAnEarlierTransactionIsBookedAtTheMaximum: a
+// seller charges 7 honestly, then settles 20000 of each next permit on
+// chain while its receipts name the first call's transaction and charge
+// again. A transaction proves one purchase only: the first call is booked
+// at 7, the others at the signed maximum, never at the 7 they claim.
+func TestHostileUptoSellerNamingAnEarlierTransactionIsBookedAtTheMaximum(t *testing.T) {
+	r := startUptoRig(t, payertest.Charges(7, 20_000))
+	r.shop.StaleReceipt = true
+	m := r.model(t, r.a.Client)
+	before := r.balance(t)
+	r.buy(t, m, 3)
+	dropped := before - r.balance(t)
+	_, settled := m.Spent()
+	if dropped != 7+2*20_000 {
+		t.Fatalf("the wallet paid %d on chain, want 7 + 2 x 20000", dropped)
+	}
+	if settled.Int64() != 7+2*uptoMax {
+		t.Errorf("books' cost %s, want 7 and 2 signed maxima %d (the chain moved %d)", settled, 7+2*uptoMax, dropped)
+	}
+}
+
+// TestFaultUptoSettlementNotOnChainIsBookedAtTheMaximum: a seller's
+// receipt names a transaction the chain does not show (not mined yet, or
+// never). The answer is not held for it: the cost waits off the answer's
+// path (nothing booked yet), and when the wait is given up (Settle's
+// context ends, as at the gateway's close) the signed maximum is booked.
+func TestFaultUptoSettlementNotOnChainIsBookedAtTheMaximum(t *testing.T) {
+	r := startUptoRig(t, payertest.Charges(12_345))
+	r.shop.ReceiptText = common.HexToHash("0xfeed").Hex()
+	m := r.model(t, r.a.Client)
+	before := r.balance(t)
+	r.call(t, m, 0)
+	if _, settled := m.Spent(); settled.Sign() != 0 {
+		t.Fatalf("books' cost %s before the proof was given up, want 0 (awaited)", settled)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	m.Settle(ctx)
+	dropped := before - r.balance(t)
+	if _, settled := m.Spent(); settled.Int64() != uptoMax || dropped != 12_345 {
+		t.Errorf("books' cost %s, the chain moved %d: want the signed maximum %d", settled, dropped, uptoMax)
 	}
 }
