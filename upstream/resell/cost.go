@@ -17,6 +17,10 @@ const (
 	proofWait      = time.Minute
 	proofFirstPoll = 250 * time.Millisecond
 	proofMaxPoll   = 5 * time.Second
+	// maxProofs bounds the proofs awaited at once: past it a purchase is
+	// booked at its signed maximum, so a seller naming transactions that
+	// never come cannot pile up waiting readers.
+	maxProofs = 1024
 )
 
 // proof is one upto purchase whose cost waits on the chain.
@@ -40,6 +44,11 @@ func (m *Model) proveLater(p *purchase) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), proofWait)
 	pr := &proof{cancel: cancel, done: make(chan struct{})}
 	m.mu.Lock()
+	if len(m.proofs) >= maxProofs {
+		m.mu.Unlock()
+		cancel()
+		return false
+	}
 	m.proofs[pr] = struct{}{}
 	m.mu.Unlock()
 	go func() {
