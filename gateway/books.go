@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"math/big"
 	"strings"
 	"time"
@@ -93,6 +94,15 @@ func (s *Server) startCostSampler() {
 		for {
 			select {
 			case <-stop:
+				// The last sample counts, at their signed maximum, the
+				// upto charges still awaiting the chain's proof.
+				now, cancel := context.WithCancel(context.Background())
+				cancel()
+				for _, x := range rs {
+					if p, ok := x.r.(costProver); ok {
+						p.Settle(now)
+					}
+				}
 				sample()
 				return
 			case <-tick.C:
@@ -102,6 +112,10 @@ func (s *Server) startCostSampler() {
 	}()
 	s.pay.closers = append([]func(){func() { close(stop); <-done }}, s.pay.closers...)
 }
+
+// costProver is a resold model whose cost may wait on the chain's proof
+// of an upto charge (upstream/resell): Settle books what is still awaited.
+type costProver interface{ Settle(ctx context.Context) }
 
 // bookRefund books a deposit returned to its payer (not revenue: the
 // payer had not spent it).

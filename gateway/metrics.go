@@ -244,7 +244,7 @@ func (m *metrics) registerMargins(s *Server) {
 		}
 		f.counterFunc("farebox_upstream_signed_atomic_total", "USDC (atomic units) the wallet signed for a resold model's upstream.", model,
 			func() float64 { signed, _ := r.Spent(); v, _ := signed.Float64(); return v })
-		f.counterFunc("farebox_upstream_paid_atomic_total", "USDC (atomic units) the wallet paid a resold model's upstream: what it signed, unless the upstream's receipt refused it.", model,
+		f.counterFunc("farebox_upstream_paid_atomic_total", "USDC (atomic units) the wallet paid a resold model's upstream: what it signed (for an upto seller, what the chain proved it moved), unless the upstream's receipt refused it.", model,
 			func() float64 { _, paid := r.Spent(); v, _ := paid.Float64(); return v })
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "farebox_reseller_wallet_low",
 			Help: "1 when the wallet could not pay the upstream at its last check: the operator's alert.", ConstLabels: model},

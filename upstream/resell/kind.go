@@ -53,7 +53,8 @@ type Settings struct {
 	// channel the wallet deposits into (default 24h).
 	MaxUpstreamWithdrawDelay upstream.Duration `yaml:"max_upstream_withdraw_delay"`
 	// RPCURL is a chain endpoint to read the wallet's balance, so a call it
-	// cannot pay is refused before anything is signed; default
+	// cannot pay is refused before anything is signed, and to prove what
+	// an upto seller's settlement moved (the books' cost); default
 	// payments.chain.rpc_url.
 	RPCURL string `yaml:"rpc_url"`
 }
@@ -102,7 +103,7 @@ func (s *Settings) keySource() keyfile.Source {
 }
 
 // New builds the resold model: the wallet, its limits and, when a chain
-// can be read, the balance check.
+// can be read, the balance check and the proof of upto charges.
 func (s *Settings) New(env upstream.Env) (responses.Model, error) {
 	key, err := s.keySource().Load(env.Getenv)
 	if err != nil {
@@ -126,10 +127,24 @@ func (s *Settings) New(env upstream.Env) (responses.Model, error) {
 		if err != nil {
 			return nil, fmt.Errorf("rpc_url: %w", err)
 		}
-		env.OnClose(client.Close)
 		cfg.Balance = func(ctx context.Context, req *x402.Requirement, who common.Address) (*big.Int, error) {
 			return TokenBalance(ctx, client, req.Network.Asset, who)
 		}
+		// The same client proves what an upto seller's settlement moved.
+		cfg.Chain = client
+		m, err := New(cfg)
+		if err != nil {
+			client.Close()
+			return nil, err
+		}
+		env.OnClose(func() {
+			// Proofs still awaited are booked at their maximum before the client goes.
+			done, cancel := context.WithCancel(context.Background())
+			cancel()
+			m.Settle(done)
+			client.Close()
+		})
+		return m, nil
 	}
 	return New(cfg)
 }

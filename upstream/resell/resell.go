@@ -56,6 +56,9 @@ type Config struct {
 	// asks for, so a call the wallet cannot pay is refused before anything
 	// is signed.
 	Balance func(ctx context.Context, req *x402.Requirement, who common.Address) (*big.Int, error)
+	// Chain, when set, is read to prove what an upto seller's settlement
+	// moved, so that is booked as the cost instead of the signed maximum.
+	Chain payer.ChainReader
 	// Timeouts for the upstream call.
 	Timeouts upstreamhttp.Timeouts
 	// Log receives one line per upstream purchase (default: discard).
@@ -85,6 +88,7 @@ type Model struct {
 	walletLow bool     // the last balance check found the wallet short
 	inflight  *big.Int // signed for calls still running: not yet off the balance
 	offer     offerCache
+	proofs    map[*proof]struct{} // upto charges awaiting the chain's proof
 }
 
 var _ responses.Model = (*Model)(nil)
@@ -109,12 +113,15 @@ func New(cfg Config) (*Model, error) {
 	if cfg.MaxWithdrawDelay == 0 {
 		cfg.MaxWithdrawDelay = DefaultMaxWithdrawDelay
 	}
-	m := &Model{cfg: cfg, today: new(big.Int), paid: new(big.Int), signed: new(big.Int), inflight: new(big.Int)}
+	m := &Model{cfg: cfg, today: new(big.Int), paid: new(big.Int), signed: new(big.Int), inflight: new(big.Int), proofs: map[*proof]struct{}{}}
 	// The price is checked by authorize, which names the cause; the
 	// transport's own cap would only say "no acceptable offer".
 	opts := []payer.Option{payer.WithSpendCap(nil), payer.WithMaxDeposit(cfg.MaxDeposit), payer.WithMaxWithdrawDelay(cfg.MaxWithdrawDelay)}
 	if cfg.Networks != nil {
 		opts = append(opts, payer.WithNetworks(cfg.Networks))
+	}
+	if cfg.Chain != nil {
+		opts = append(opts, payer.WithChain(cfg.Chain))
 	}
 	pay := func(base http.RoundTripper) http.RoundTripper {
 		return payer.NewTransport(cfg.Signer, append(opts, payer.WithBase(base))...)
@@ -136,6 +143,7 @@ type purchase struct {
 	cost    *big.Int // what the signed authorization may move: its ceiling and any deposit
 	deposit *big.Int // the deposit authorized for the next signature, if any
 	receipt *x402.Receipt
+	settled *payer.Settlement // what the paying transport read of the answer's receipt
 }
 
 // Respond forwards req to the paid endpoint, paying its 402, and maps a
@@ -178,6 +186,7 @@ func (m *Model) Respond(ctx context.Context, req *responses.Request, out respons
 			m.spend(cost)
 		},
 		Receipt: func(r *x402.Receipt) { p.mu.Lock(); p.receipt = r; p.mu.Unlock() },
+		Settled: func(s *payer.Settlement) { p.mu.Lock(); p.settled = s; p.mu.Unlock() },
 		Refused: func(err error) { p.mu.Lock(); p.refused = err; p.mu.Unlock() },
 	})
 	call := payer.NewCall()
@@ -336,10 +345,13 @@ func (m *Model) record(p *purchase, err error) {
 		// What was signed may move whatever the seller answers: a seller
 		// that took the payment and dropped its answer and receipt is
 		// paid all the same, so the books count it unless the seller said
-		// the payment failed.
-		m.mu.Lock()
-		m.paid.Add(m.paid, p.req.Amount)
-		m.mu.Unlock()
+		// the payment failed. An upto charge below the maximum is only the
+		// seller's word until the chain proves it (see proveLater).
+		if !m.proveLater(p) {
+			m.mu.Lock()
+			m.paid.Add(m.paid, p.req.Amount)
+			m.mu.Unlock()
+		}
 	}
 	if err != nil {
 		attrs = append(attrs, "err", err)
@@ -349,7 +361,9 @@ func (m *Model) record(p *purchase, err error) {
 
 // Spent reports what this upstream cost: authorizations and deposits
 // signed, and the payments of them not refused by the upstream's receipt
-// (the books' cost).
+// (the books' cost), each at what was signed, or for an upto seller at
+// the charge the chain proved it moved. A purchase whose proof is still
+// awaited counts once it is booked (Settle).
 func (m *Model) Spent() (signed, settled *big.Int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

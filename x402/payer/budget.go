@@ -250,7 +250,11 @@ func (t *Transport) provableLater(p *purchase) {
 			return nil, true
 		}
 		if p.upto != nil {
-			return t.uptoProvenCharge(ctx, p)
+			moved, err := t.uptoProvenCharge(ctx, p)
+			if err != nil {
+				return nil, false
+			}
+			return t.inUSDC(p.req.Network, moved), true
 		}
 		return nil, false
 	})

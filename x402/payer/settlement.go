@@ -33,6 +33,8 @@ type Settlement struct {
 	Refunded *big.Int
 	// ChannelID is the batch-settlement channel drawn on.
 	ChannelID common.Hash
+	// prove asks the chain what an upto settlement moved (Proven).
+	prove func(ctx context.Context) (*big.Int, error)
 }
 
 // OnSettlement registers a callback told what every paid answer cost.

@@ -38,6 +38,8 @@ type uptoBuy struct {
 	// Transport.mu): what the chain may prove (uptoProvenCharge).
 	tx   common.Hash
 	said *big.Int
+	// proven is the charge the chain proved (guarded by Transport.mu).
+	proven *big.Int
 }
 
 // signUpto signs a Permit2 witness transfer of the ceiling to the upto
@@ -158,6 +160,9 @@ func (t *Transport) uptoAnswered(p *purchase, receiptJSON []byte) *Settlement {
 		SettledAmount string `json:"settledAmount"`
 	}
 	s := &Settlement{Scheme: upto.Scheme, Ceiling: p.upto.payload.Permit.Amount, Network: p.req.Network.CAIP2, Payer: p.upto.payload.From.Hex()}
+	if t.chain != nil {
+		s.prove = func(ctx context.Context) (*big.Int, error) { return t.uptoProvenCharge(ctx, p) }
+	}
 	if json.Unmarshal(receiptJSON, &r) != nil {
 		return s
 	}

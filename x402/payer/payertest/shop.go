@@ -69,6 +69,11 @@ type Shop struct {
 	// LieCharge settles an upto payment's real charge on chain but
 	// reports a charge of 0 in the receipt.
 	LieCharge bool
+	// StaleReceipt settles each upto payment's real charge on chain but
+	// answers with the first upto receipt it gave (its transaction and
+	// charge) again.
+	StaleReceipt bool
+	stale        *x402.Receipt
 	// ReceiptText replaces the receipt's transaction, network and
 	// errorReason (escape sequences, forged log lines).
 	ReceiptText string
@@ -382,7 +387,14 @@ func (s *Shop) uptoPay(ctx context.Context, payload, ext []byte) (any, string, s
 	if s.LieCharge {
 		said = new(big.Int)
 	}
-	return &x402.Receipt{Success: true, Payer: p.From.Hex(), Transaction: tx, Network: s.Net.CAIP2, Amount: said.String()}, "", ""
+	r := &x402.Receipt{Success: true, Payer: p.From.Hex(), Transaction: tx, Network: s.Net.CAIP2, Amount: said.String()}
+	if s.StaleReceipt {
+		if s.stale == nil {
+			s.stale = r
+		}
+		return s.stale, "", ""
+	}
+	return r, "", ""
 }
 
 func (s *Shop) exact(ctx context.Context, h string) (any, string, string) {
