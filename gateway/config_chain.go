@@ -28,7 +28,10 @@ type ChainConfig struct {
 	// Confirmations is how many blocks must be on top of the one that
 	// mined a settlement before it counts as confirmed (the chain settler).
 	// Until then its receipt is read at every new head, and a settlement a
-	// reorganisation took away is sent again as it was signed. Default 0
+	// reorganisation took away is sent again as it was signed. With
+	// settler: facilitator and rpc_url set, a facilitator's successful
+	// settlement is followed the same way, and one taken away is sent to
+	// the facilitator again (it pays in a new transaction). Default 0
 	// (mined is final: a dev chain or anvil); on a mainnet choose the
 	// deepest reorganisation to survive, e.g. 5 on Base, 12 on Ethereum.
 	// A reorganisation deeper than this goes unnoticed.

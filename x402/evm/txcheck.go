@@ -2,9 +2,12 @@ package evm
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math/big"
 	"time"
 
+	ethereum "github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/farebox/farebox/x402"
@@ -74,7 +77,9 @@ func buildTransferReader(d settle.SettlerDeps) (settle.TransferReader, error) {
 			return nil, fmt.Errorf("payments.networks: %s is not the chain at payments.chain.rpc_url (chain id %s)", n.CAIP2, id)
 		}
 	}
-	return NewReader(client), nil
+	r := NewReader(client)
+	r.Depth = d.Chain.Confirmations
+	return r, nil
 }
 
 // Reader follows transfers another party sends (a facilitator's relayer):
@@ -84,6 +89,12 @@ type Reader struct {
 	// PollInterval spaces the receipt reads while a transaction is not
 	// mined (default 1 s: Base mines every 2 s).
 	PollInterval time.Duration
+	// Depth is how many blocks must be on top of a transfer's before it
+	// counts (payments.chain.confirmations, as the own relayer's
+	// Settler.Confirmations): AwaitTransfer waits for them, and
+	// AuthorizationUsed and TransferTx read the chain that deep, so a
+	// reorganisation above it never confirms a purchase.
+	Depth uint64
 }
 
 // NewReader reads the chain at backend.
@@ -91,21 +102,51 @@ func NewReader(backend Backend) *Reader { return &Reader{backend: backend, PollI
 
 var _ settle.TransferReader = (*Reader)(nil)
 
-// AwaitTransfer waits until tx is mined: nil when it succeeded and holds
-// req's token's AuthorizationUsed log for p's (from, nonce), so a hash of
-// some other transfer never counts as this payment; an *x402.Error when it
-// reverted or carried no such transfer; an error wrapping ErrNotMined when
-// ctx ends first.
+// AwaitTransfer waits until tx is mined (Depth blocks deep): nil when it
+// succeeded and holds req's token's AuthorizationUsed log for p's (from,
+// nonce), so a hash of some other transfer never counts as this payment;
+// an *x402.Error when it reverted or carried no such transfer; an error
+// wrapping settle.ErrTransferGone when its receipt, once seen, left the
+// chain and the node knows the transaction no more (a reorganisation
+// whose branch did not carry it); an error wrapping ErrNotMined when ctx
+// ends first.
 func (r *Reader) AwaitTransfer(ctx context.Context, tx common.Hash, p *x402.Payment, req *x402.Requirement) error {
+	return r.await(ctx, tx, p, req, false)
+}
+
+// AwaitMined is AwaitTransfer for a transaction its sender said was mined
+// (a facilitator's success): unknown to the node at two reads a poll apart,
+// it left the chain, even if this reader never saw it mined.
+func (r *Reader) AwaitMined(ctx context.Context, tx common.Hash, p *x402.Payment, req *x402.Requirement) error {
+	return r.await(ctx, tx, p, req, true)
+}
+
+func (r *Reader) await(ctx context.Context, tx common.Hash, p *x402.Payment, req *x402.Requirement, mined bool) error {
 	poll := r.PollInterval
 	if poll <= 0 {
 		poll = time.Second
 	}
+	seen, misses := false, 0
 	for {
 		// Not mined yet, or a read the node failed: asked again, since
 		// only a receipt decides.
-		if rc, err := r.backend.TransactionReceipt(ctx, tx); err == nil {
-			return r.judge(ctx, rc, p, req)
+		rc, err := r.backend.TransactionReceipt(ctx, tx)
+		switch {
+		case err == nil:
+			if verdict := r.judge(ctx, rc, p, req); verdict != nil {
+				return verdict
+			}
+			if deep, derr := r.deep(ctx, rc); derr == nil && deep {
+				return nil
+			}
+			seen, misses = true, 0
+		case errors.Is(err, ethereum.NotFound) && (seen || mined) && r.unknown(ctx, tx):
+			// A node a block behind the sender's may not know it yet.
+			if misses++; misses >= 2 {
+				return fmt.Errorf("%w: %s", settle.ErrTransferGone, tx.Hex())
+			}
+		default:
+			misses = 0
 		}
 		t := time.NewTimer(poll)
 		select {
@@ -115,6 +156,53 @@ func (r *Reader) AwaitTransfer(ctx context.Context, tx common.Hash, p *x402.Paym
 		case <-t.C:
 		}
 	}
+}
+
+// Deep reports whether a mined transfer is followed to a depth: a
+// facilitator's successful settlement is then confirmed only once Depth
+// blocks are on top of it.
+func (r *Reader) Deep() bool { return r.Depth > 0 }
+
+// unknown reports whether the node knows tx neither mined nor pending
+// (false when the backend cannot say).
+func (r *Reader) unknown(ctx context.Context, tx common.Hash) bool {
+	tb, ok := r.backend.(interface {
+		TransactionByHash(context.Context, common.Hash) (*types.Transaction, bool, error)
+	})
+	if !ok {
+		return false
+	}
+	_, _, err := tb.TransactionByHash(ctx, tx)
+	return errors.Is(err, ethereum.NotFound)
+}
+
+// deep reports whether receipt rc has Depth blocks on top of its own.
+func (r *Reader) deep(ctx context.Context, rc *types.Receipt) (bool, error) {
+	if r.Depth == 0 || rc.BlockNumber == nil {
+		return true, nil
+	}
+	head, err := r.backend.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	return head.Number.Uint64() >= rc.BlockNumber.Uint64()+r.Depth, nil
+}
+
+// at is the block the reader's verdicts read (nil: the latest): Depth
+// below the head.
+func (r *Reader) at(ctx context.Context) (*big.Int, *types.Header, error) {
+	head, err := r.backend.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("evm: reading the head: %w", err)
+	}
+	if r.Depth == 0 {
+		return nil, head, nil
+	}
+	n := head.Number.Uint64()
+	if n < r.Depth {
+		return big.NewInt(0), head, nil
+	}
+	return new(big.Int).SetUint64(n - r.Depth), head, nil
 }
 
 // judge is a mined receipt's verdict on p's transfer.
@@ -134,10 +222,19 @@ func (r *Reader) judge(ctx context.Context, rc *types.Receipt, p *x402.Payment, 
 	return &x402.Error{Reason: reason, Message: fmt.Sprintf("settlement transaction %s %s", rc.TxHash.Hex(), what)}
 }
 
-// AuthorizationUsed reads the token's authorizationState(from, nonce) at
-// the latest block.
+// AuthorizationUsed reads the token's authorizationState(from, nonce)
+// Depth blocks below the head.
 func (r *Reader) AuthorizationUsed(ctx context.Context, p *x402.Payment, req *x402.Requirement) (bool, error) {
-	used, err := callBool(ctx, r.backend, req.Network.Asset, tokenCall("authorizationState", p.Authorization.From, p.Authorization.Nonce))
+	at, _, err := r.at(ctx)
+	if err != nil {
+		return false, err
+	}
+	asset := req.Network.Asset
+	out, err := r.backend.CallContract(ctx, ethereum.CallMsg{To: &asset, Data: tokenCall("authorizationState", p.Authorization.From, p.Authorization.Nonce)}, at)
+	var used bool
+	if err == nil {
+		used, err = tokenResult[bool]("authorizationState", out)
+	}
 	if err != nil {
 		return false, fmt.Errorf("evm: reading authorizationState on %s: %w", req.Network.Asset, err)
 	}
@@ -145,13 +242,16 @@ func (r *Reader) AuthorizationUsed(ctx context.Context, p *x402.Payment, req *x4
 }
 
 // TransferTx finds the transaction that carried out p's transfer (its
-// AuthorizationUsed log, within the last blocks), so that a settlement the
-// facilitator never answered names the transaction that paid it. The
-// zero hash means none was found.
+// AuthorizationUsed log, within the last blocks, Depth below the head), so
+// that a settlement the facilitator never answered names the transaction
+// that paid it. The zero hash means none was found.
 func (r *Reader) TransferTx(ctx context.Context, p *x402.Payment, req *x402.Requirement) (common.Hash, error) {
-	head, err := r.backend.HeaderByNumber(ctx, nil)
+	at, head, err := r.at(ctx)
 	if err != nil {
-		return common.Hash{}, fmt.Errorf("evm: reading the head: %w", err)
+		return common.Hash{}, err
 	}
-	return transferTx(ctx, r.backend, head, nil, p, req)
+	if at != nil && at.Sign() == 0 {
+		return common.Hash{}, nil
+	}
+	return transferTx(ctx, r.backend, head, at, p, req)
 }

@@ -123,7 +123,7 @@ func TestRevertedAfterBroadcastPutsThePayerInDebt(t *testing.T) {
 
 // Replicas share a Redis journal: Resume takes only this instance's
 // entries; another replica's entries are adopted only once idle for
-// StaleAfter.
+// StaleAfter and their replica no longer beats (here: it stopped).
 func TestReplicasResumeTheirOwnAndAdoptOrphans(t *testing.T) {
 	ctx := context.Background()
 	rdb := redis.NewClient(&redis.Options{Addr: redistest.Start(t)})
@@ -145,7 +145,11 @@ func TestReplicasResumeTheirOwnAndAdoptOrphans(t *testing.T) {
 	if n, err := other.Adopt(ctx); n != 0 || err != nil {
 		t.Fatalf("replica b adopted %d fresh entries (%v)", n, err)
 	}
-	now = now.Add(2 * time.Minute) // replica a died long ago
+	now = now.Add(2 * time.Minute)
+	if n, err := other.Adopt(ctx); n != 0 || err != nil {
+		t.Fatalf("replica b adopted %d entries of a replica still beating (%v)", n, err)
+	}
+	a.Close() // replica a stops: its beat ends
 	if n, err := other.Adopt(ctx); n != 1 || err != nil {
 		t.Fatalf("Adopt = %d, %v; want a's entry", n, err)
 	}

@@ -284,6 +284,8 @@ func (p *Purchase) settlePlain(ctx context.Context) (*x402.Receipt, error) {
 	ctx = context.WithoutCancel(ctx)
 	var xe *x402.Error
 	switch {
+	case err == nil && rc != nil && rc.Success && e.followsDepth():
+		p.deepen(ctx, rc)
 	case err == nil && rc != nil && rc.Success:
 		_ = f.move(ctx, Settling, func(n *Entry) { n.Receipt, n.Tx = rc, common.HexToHash(rc.Transaction) })
 		e.confirm(ctx, f, "")
@@ -297,6 +299,30 @@ func (p *Purchase) settlePlain(ctx context.Context) (*x402.Receipt, error) {
 		p.pending(ctx, rc, err)
 	}
 	return rc, err
+}
+
+// followsDepth reports whether a remote settler's successful settlement
+// is followed on chain to the confirmation depth before it is confirmed.
+func (e *Engine) followsDepth() bool {
+	d, ok := e.cfg.Reader.(deepReader)
+	return ok && d.Deep()
+}
+
+// deepen follows a remote settler's successful settlement (rc, with the
+// client answered by it) on chain until its transaction is the
+// confirmation depth deep: a reorganisation that takes it away before
+// then is noticed, and the settlement sent again (see followRemote). The
+// entry is Broadcast meanwhile, so a restart or another replica resumes it.
+func (p *Purchase) deepen(ctx context.Context, rc *x402.Receipt) {
+	e, f := p.engine, p.f
+	answered := *rc
+	tx := common.HexToHash(rc.Transaction)
+	if merr := f.move(ctx, Broadcast, func(n *Entry) { n.Tx, n.Receipt = tx, &answered }); merr != nil {
+		e.cfg.Logger.Error("settle: journaling a settlement to follow to its depth", "entry", f.name(), "err", merr)
+		return
+	}
+	e.emitFlight(EventBroadcast, f, nil)
+	e.trackRemote(f)
 }
 
 // pending keeps a settlement whose outcome the settler left unknown (err):

@@ -113,6 +113,9 @@ func (v *reorgEnv) waitFor(t *testing.T, what string, cond func() bool) {
 		select {
 		case <-ctx.Done():
 			n, _ := v.a.Client.BlockNumber(context.Background())
+			if v.s == nil {
+				t.Fatalf("waiting for %s: %v (head %d, engine confirmed %d)", what, ctx.Err(), n, v.e.Count(settle.EventConfirmed))
+			}
 			t.Fatalf("waiting for %s: %v (head %d, settler %+v with %d unconfirmed, engine confirmed %d)",
 				what, ctx.Err(), n, v.s.Stats(), v.s.Unconfirmed(), v.e.Count(settle.EventConfirmed))
 		case <-tick.C:

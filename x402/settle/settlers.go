@@ -2,6 +2,7 @@ package settle
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -181,10 +182,29 @@ func BuildTxCheck(family string, d SettlerDeps) (TxCheck, error) {
 type TransferReader interface {
 	// AwaitTransfer waits until tx is mined: nil when it carried out p's
 	// transfer (req's token, p's authorization), an *x402.Error when it
-	// reverted or did not, any other error when the outcome is unknown.
+	// reverted or did not, an error wrapping ErrTransferGone when it was
+	// mined and a reorganisation took it away, any other error when the
+	// outcome is unknown.
 	AwaitTransfer(ctx context.Context, tx common.Hash, p *x402.Payment, req *x402.Requirement) error
 	// AuthorizationUsed is the token's authorizationState(from, nonce).
 	AuthorizationUsed(ctx context.Context, p *x402.Payment, req *x402.Requirement) (bool, error)
+}
+
+// ErrTransferGone says a transaction seen mined is no longer on the chain
+// nor known to the node: a reorganisation took it away, and the
+// authorization it carried may be unused again.
+var ErrTransferGone = errors.New("settle: the transaction left the chain (reorg)")
+
+// deepReader is a TransferReader that follows a mined transfer to a
+// confirmation depth (payments.chain.confirmations): a remote settler's
+// successful settlement is then followed until it is that deep, not
+// confirmed at once.
+type deepReader interface {
+	Deep() bool
+	// AwaitMined is AwaitTransfer for a transaction its sender said was
+	// mined: unknown to the node, it was taken away (ErrTransferGone)
+	// even if this reader never saw it mined.
+	AwaitMined(ctx context.Context, tx common.Hash, p *x402.Payment, req *x402.Requirement) error
 }
 
 var transferReaders struct {
