@@ -22,7 +22,7 @@ import (
 )
 
 // Backend is the part of an Ethereum JSON-RPC client that farebox uses; an
-// *ethclient.Client (from Dial) and the dev chain's in-process client both
+// *Client (from Dial), an *ethclient.Client and the dev chain's in-process client both
 // satisfy it.
 type Backend interface {
 	ChainID(ctx context.Context) (*big.Int, error)
@@ -51,24 +51,23 @@ const RequestTimeout = 10 * time.Second
 // plain http:// node without a proxy (a node beside farebox) is spoken to on
 // the caller's goroutine (directhttp): every simulation and send is an
 // exchange, and net/http's transport adds two goroutine handoffs to each.
-// Every http(s) request is bounded by RequestTimeout.
-func Dial(ctx context.Context, url string) (*ethclient.Client, error) {
-	if !directhttp.Eligible(url) {
-		if !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "https://") {
-			return ethclient.DialContext(ctx, url)
-		}
-		c, err := rpc.DialOptions(ctx, url, rpc.WithHTTPClient(&http.Client{Timeout: RequestTimeout}))
-		if err != nil {
-			return nil, err
-		}
-		return ethclient.NewClient(c), nil
+// Every request, on any transport, is bounded by RequestTimeout.
+func Dial(ctx context.Context, url string) (*Client, error) {
+	return dial(ctx, url, RequestTimeout)
+}
+
+func dial(ctx context.Context, url string, timeout time.Duration) (*Client, error) {
+	var opts []rpc.ClientOption
+	switch {
+	case directhttp.Eligible(url):
+		opts = append(opts, rpc.WithHTTPClient(&http.Client{Timeout: timeout,
+			Transport: directhttp.New(directhttp.Options{MaxResponseBytes: 256 << 20})}))
+	case strings.HasPrefix(url, "http://") || strings.HasPrefix(url, "https://"):
+		opts = append(opts, rpc.WithHTTPClient(&http.Client{Timeout: timeout}))
 	}
-	c, err := rpc.DialOptions(ctx, url, rpc.WithHTTPClient(&http.Client{Timeout: RequestTimeout,
-		Transport: directhttp.New(directhttp.Options{MaxResponseBytes: 256 << 20})}))
+	c, err := rpc.DialOptions(ctx, url, opts...)
 	if err != nil {
 		return nil, err
 	}
-	return ethclient.NewClient(c), nil
+	return &Client{ethClient: ethclient.NewClient(c), timeout: timeout}, nil
 }
-
-var _ Backend = (*ethclient.Client)(nil)

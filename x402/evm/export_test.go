@@ -15,3 +15,7 @@ func (s *Settler) OnSimulated(fn func(transfers int) error) {
 	defer s.qmu.Unlock()
 	s.onSimulated = fn
 }
+
+// DialWithin is Dial bounding every request by timeout instead of
+// RequestTimeout.
+var DialWithin = dial

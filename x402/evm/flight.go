@@ -310,7 +310,10 @@ func readReceipts(ctx context.Context, b Backend, hashes [][]common.Hash) []*typ
 		if len(elems) == 0 {
 			return
 		}
-		if err := rc.Client().BatchCallContext(ctx, elems); err != nil {
+		bctx, cancel := boundedBy(ctx, b)
+		err := rc.Client().BatchCallContext(bctx, elems)
+		cancel()
+		if err != nil {
 			for k := range elems {
 				elems[k].Error = err
 			}

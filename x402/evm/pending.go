@@ -61,6 +61,8 @@ func callAt(ctx context.Context, b Backend, msg ethereum.CallMsg, at uint64) ([]
 		return b.CallContract(ctx, msg, nil)
 	}
 	var out hexutil.Bytes
+	ctx, cancel := boundedBy(ctx, b)
+	defer cancel()
 	err := rc.Client().CallContext(ctx, &out, "eth_call", toArgs(msg), "latest", nil, overrides(at))
 	return out, err
 }
@@ -72,6 +74,8 @@ func estimateAt(ctx context.Context, b Backend, msg ethereum.CallMsg, at uint64)
 		return b.EstimateGas(ctx, msg)
 	}
 	var gas hexutil.Uint64
+	ctx, cancel := boundedBy(ctx, b)
+	defer cancel()
 	err := rc.Client().CallContext(ctx, &gas, "eth_estimateGas", toArgs(msg), "latest", nil, overrides(at))
 	return uint64(gas), err
 }

@@ -29,7 +29,9 @@ func (s *Settler) AuthorizationPending(ctx context.Context, p *x402.Payment, req
 	var err error
 	if rc, ok := s.backend.(rawClient); ok && rc.Client() != nil {
 		var b hexutil.Bytes
-		err = rc.Client().CallContext(ctx, &b, "eth_call", toArgs(msg), "pending")
+		cctx, cancel := boundedBy(ctx, s.backend)
+		err = rc.Client().CallContext(cctx, &b, "eth_call", toArgs(msg), "pending")
+		cancel()
 		out = b
 	} else {
 		out, err = s.backend.CallContract(ctx, msg, nil)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/farebox/farebox/internal/keyfile"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/settle"
@@ -71,7 +70,7 @@ func buildChecker(d settle.SettlerDeps) (x402.Checker, error) {
 }
 
 // DialConfigured dials payments.chain.rpc_url, its errors naming the key.
-func DialConfigured(url string) (*ethclient.Client, error) {
+func DialConfigured(url string) (*Client, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	client, err := Dial(ctx, url)

@@ -13,7 +13,6 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
@@ -47,7 +46,7 @@ type RemoteConfig struct {
 // holding ETH.
 type Remote struct {
 	// Client is a JSON-RPC client of the chain.
-	Client *ethclient.Client
+	Client *evm.Client
 	// Network is the token on this chain, as x402 sees it.
 	Network *x402.Network
 	// RPCURL is the chain's endpoint.
@@ -309,7 +308,7 @@ func (r *Remote) Close() error {
 // unlockedSender sends from an account the node holds the key of
 // (eth_sendTransaction), as anvil and hardhat do for their test accounts.
 type unlockedSender struct {
-	client *ethclient.Client
+	client *evm.Client
 	from   common.Address
 }
 
