@@ -213,3 +213,31 @@ func TestFaultUptoSettlementNotOnChainIsBookedAtTheMaximum(t *testing.T) {
 		t.Errorf("books' cost %s, the chain moved %d: want the signed maximum %d", settled, dropped, uptoMax)
 	}
 }
+
+// TestHostileUptoSellerNamingAnotherProcesssTransactionIsBookedAtTheMaximum:
+// a hostile upto seller answers every call with the first receipt it gave
+// (its transaction moved 7 from the wallet to payTo) while it settles each
+// call's real charge. A reseller that restarted since (a new model, the
+// same wallet: nothing in memory says that transaction proved a purchase)
+// books neither later call at 7: the transaction does not carry their
+// permits, so each is booked at its signed maximum.
+func TestHostileUptoSellerNamingAnotherProcesssTransactionIsBookedAtTheMaximum(t *testing.T) {
+	r := startUptoRig(t, payertest.Charges(7, 20_000))
+	r.shop.StaleReceipt = true
+	first := r.model(t, r.a.Client)
+	r.buy(t, first, 1)
+	if _, settled := first.Spent(); settled.Int64() != 7 {
+		t.Fatalf("the first process booked %s, want 7 (honest so far)", settled)
+	}
+	restarted := r.model(t, r.a.Client)
+	before := r.balance(t)
+	r.buy(t, restarted, 2)
+	dropped := before - r.balance(t)
+	_, settled := restarted.Spent()
+	if dropped != 2*20_000 {
+		t.Fatalf("the wallet paid %d on chain, want 2 x 20000", dropped)
+	}
+	if settled.Int64() != 2*uptoMax {
+		t.Errorf("the restarted reseller booked %s, want 2 signed maxima %d (the chain moved %d)", settled, 2*uptoMax, dropped)
+	}
+}

@@ -1,6 +1,7 @@
 package payer
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math/big"
@@ -14,6 +15,12 @@ import (
 // receipt (an *ethclient.Client has it).
 type receiptReader interface {
 	TransactionReceipt(ctx context.Context, hash common.Hash) (*types.Receipt, error)
+}
+
+// txReader is the part of a chain client that reads a transaction (an
+// *ethclient.Client has it): its calldata ties it to one permit.
+type txReader interface {
+	TransactionByHash(ctx context.Context, hash common.Hash) (*types.Transaction, bool, error)
 }
 
 // transferTopic is ERC-20's Transfer(address,address,uint256) event.
@@ -44,9 +51,9 @@ func (s *Settlement) Proven(ctx context.Context) (*big.Int, error) {
 
 // uptoProvenCharge is what an upto authorization moved when the chain
 // proves it agrees with the receipt: the Permit2 nonce is used, and the
-// transaction the receipt names succeeded and moved exactly the receipt's
-// charge of the token from the payer to payTo (a transaction proves one
-// purchase only). Anything else proves nothing: the signed maximum stays
+// transaction the receipt names succeeded, carries the permit's nonce in
+// its calldata, and moved exactly the receipt's charge of the token from
+// the payer to payTo (a transaction proves one purchase only). Anything else proves nothing: the signed maximum stays
 // counted.
 func (t *Transport) uptoProvenCharge(ctx context.Context, p *purchase) (*big.Int, error) {
 	t.mu.Lock()
@@ -69,6 +76,21 @@ func (t *Transport) uptoProvenCharge(ctx context.Context, p *purchase) (*big.Int
 		return nil, errors.Join(errNotYet, err)
 	}
 	if rec.Status != types.ReceiptStatusSuccessful {
+		return nil, ErrUnproven
+	}
+	// The transaction must carry this permit (its nonce, a random word,
+	// in the calldata however the settle call is wrapped): another
+	// settlement of the same wallet to the same payTo proves nothing, even
+	// to a process that never saw it proved.
+	tr, ok := t.chain.(txReader)
+	if !ok {
+		return nil, ErrUnproven
+	}
+	sent, _, err := tr.TransactionByHash(ctx, tx)
+	if err != nil {
+		return nil, errors.Join(errNotYet, err)
+	}
+	if !bytes.Contains(sent.Data(), common.BigToHash(u.Permit.Nonce).Bytes()) {
 		return nil, ErrUnproven
 	}
 	moved := new(big.Int)
