@@ -14,7 +14,9 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
+	"github.com/farebox/farebox/x402/settle"
 )
 
 // hungNode is a JSON-RPC service that knows its chain id and never
@@ -86,4 +88,30 @@ func TestAWebsocketNodeThatNeverAnswersIsBounded(t *testing.T) {
 			t.Fatalf("%s still waiting for a hung node after a minute", name)
 		}
 	}
+}
+
+// payments.chain.confirmations reaches the reader a facilitator settler
+// follows its transfers with (settler: facilitator, rpc_url set), so its
+// successes are followed to that depth; 0 leaves them final as answered.
+func TestTheFacilitatorsReaderFollowsTheConfiguredDepth(t *testing.T) {
+	for _, f := range fixtures {
+		if f.anvil == nil {
+			continue
+		}
+		for _, depth := range []uint64{0, 3} {
+			d := settle.SettlerDeps{SettlerConfig: settle.SettlerConfig{Kind: "facilitator",
+				Chain: settle.ChainSettings{RPCURL: f.anvil.RPCURL, Confirmations: depth}},
+				Networks: []*x402.Network{f.net}, AddCloser: func(fn func()) { t.Cleanup(fn) }}
+			r, err := settle.BuildTransferReader("eip155", d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			er, ok := r.(*evm.Reader)
+			if !ok || er.Depth != depth || er.Deep() != (depth > 0) {
+				t.Errorf("confirmations %d: reader %#v; want an *evm.Reader of that depth", depth, r)
+			}
+		}
+		return
+	}
+	t.Fatal("no anvil fixture")
 }
