@@ -58,16 +58,19 @@ func Dial(ctx context.Context, url string) (*Client, error) {
 
 func dial(ctx context.Context, url string, timeout time.Duration) (*Client, error) {
 	var opts []rpc.ClientOption
+	bound := time.Duration(0) // over http(s) the http.Client bounds each request
 	switch {
 	case directhttp.Eligible(url):
 		opts = append(opts, rpc.WithHTTPClient(&http.Client{Timeout: timeout,
 			Transport: directhttp.New(directhttp.Options{MaxResponseBytes: 256 << 20})}))
 	case strings.HasPrefix(url, "http://") || strings.HasPrefix(url, "https://"):
 		opts = append(opts, rpc.WithHTTPClient(&http.Client{Timeout: timeout}))
+	default:
+		bound = timeout // ws(s), IPC: nothing else does
 	}
 	c, err := rpc.DialOptions(ctx, url, opts...)
 	if err != nil {
 		return nil, err
 	}
-	return &Client{ethClient: ethclient.NewClient(c), timeout: timeout}, nil
+	return &Client{ethClient: ethclient.NewClient(c), timeout: bound}, nil
 }

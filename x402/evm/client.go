@@ -17,8 +17,8 @@ type ethClient = ethclient.Client
 
 // Client is a dialled chain node (Dial): an ethclient.Client whose every
 // request is bounded by RequestTimeout whatever the transport. Over
-// http(s) the http.Client's timeout bounds a request too; over ws(s) and
-// IPC only this does, and a node that keeps its connection open (answering
+// http(s) the http.Client's timeout bounds a request; over ws(s) and IPC
+// the Client does, since nothing else would, and a node that keeps its connection open (answering
 // the websocket's pings) and never answers would otherwise hold a paid
 // call's chain check, and the settler's followers, for ever. A
 // subscription (SubscribeNewHead) is not bounded.
