@@ -42,10 +42,11 @@ func (e *Engine) follow(ctx context.Context, f *flight, resubmit bool) {
 		return
 	}
 	attempts := 0
+	stranded := f.resumed && e.stranded(ctx, f) // not awaited: sent again at once
 	for ctx.Err() == nil {
 		en := f.snapshot()
 		failed := "" // why the recorded transaction did not carry the transfer
-		if en.Tx != (common.Hash{}) {
+		if en.Tx != (common.Hash{}) && !stranded {
 			actx, cancel := context.WithTimeout(ctx, e.cfg.AwaitTimeout)
 			err := e.await(actx, f, en.Tx)
 			cancel()
@@ -96,6 +97,7 @@ func (e *Engine) follow(ctx context.Context, f *flight, resubmit bool) {
 			e.fail(ctx, f, failed, true)
 			return
 		}
+		stranded = false
 		more, sent := e.resubmit(ctx, f)
 		if !more {
 			return
