@@ -89,16 +89,7 @@ func (s *Settler) AuthorizationUsed(ctx context.Context, p *x402.Payment, req *x
 	if err != nil {
 		return false, err
 	}
-	asset := req.Network.Asset
-	out, err := s.backend.CallContract(ctx, ethereum.CallMsg{To: &asset, Data: tokenCall("authorizationState", p.Authorization.From, p.Authorization.Nonce)}, at)
-	var used bool
-	if err == nil {
-		used, err = tokenResult[bool]("authorizationState", out)
-	}
-	if err != nil {
-		return false, fmt.Errorf("evm: reading authorizationState on %s: %w", req.Network.Asset, err)
-	}
-	return used, nil
+	return authorizationStateAt(ctx, s.backend, p, req, at)
 }
 
 // BalanceOf reads who's token balance (atomic units) at the latest block.
@@ -132,16 +123,18 @@ func (s *Settler) TransferTx(ctx context.Context, p *x402.Payment, req *x402.Req
 	if err != nil {
 		return common.Hash{}, err
 	}
-	if s.Confirmations == 0 {
-		return transferTx(ctx, s.backend, head, nil, p, req)
-	}
 	// Only a transfer that deep counts: one above may still be taken away
 	// by a reorganisation.
-	n := head.Number.Uint64()
-	if n < s.Confirmations {
+	return transferTxBelow(ctx, s.backend, head, s.Confirmations, p, req)
+}
+
+// transferTxBelow is transferTx up to depth blocks below head: nothing
+// while the chain is shorter than depth.
+func transferTxBelow(ctx context.Context, backend Backend, head *types.Header, depth uint64, p *x402.Payment, req *x402.Requirement) (common.Hash, error) {
+	if depth > 0 && head.Number.Uint64() < depth {
 		return common.Hash{}, nil
 	}
-	return transferTx(ctx, s.backend, head, new(big.Int).SetUint64(n-s.Confirmations), p, req)
+	return transferTx(ctx, backend, head, belowHead(head, depth), p, req)
 }
 
 // transferTx is TransferTx on backend (a LogFilterer) below head, up to

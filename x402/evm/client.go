@@ -27,9 +27,6 @@ type Client struct {
 	timeout time.Duration
 }
 
-// Eth is the client underneath, unbounded.
-func (c *Client) Eth() *ethclient.Client { return c.ethClient }
-
 // bound is ctx bounded by the client's timeout, unless ctx ends sooner.
 func (c *Client) bound(ctx context.Context) (context.Context, context.CancelFunc) {
 	if c.timeout <= 0 {

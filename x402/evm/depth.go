@@ -7,16 +7,54 @@ import (
 	"slices"
 	"time"
 
+	ethereum "github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/farebox/farebox/x402"
 )
 
 // deep reports whether receipt r, read at head n, has Confirmations blocks
 // on top of its own.
-func (s *Settler) deep(r *types.Receipt, n uint64) bool {
-	if s.Confirmations == 0 || r.BlockNumber == nil {
-		return true
+func (s *Settler) deep(r *types.Receipt, n uint64) bool { return deepAt(r, n, s.Confirmations) }
+
+// deepAt reports whether receipt r, read at head n, has depth blocks on
+// top of its own.
+func deepAt(r *types.Receipt, n, depth uint64) bool {
+	return depth == 0 || r.BlockNumber == nil || n >= r.BlockNumber.Uint64()+depth
+}
+
+// belowHead is the block depth below head that verdicts read: nil (the
+// latest) at depth 0, block 0 while the chain is shorter than depth.
+func belowHead(head *types.Header, depth uint64) *big.Int {
+	n := head.Number.Uint64()
+	switch {
+	case depth == 0:
+		return nil
+	case n < depth:
+		return big.NewInt(0)
 	}
-	return n >= r.BlockNumber.Uint64()+s.Confirmations
+	return new(big.Int).SetUint64(n - depth)
+}
+
+// authorizationStateAt reads the token's authorizationState(from, nonce)
+// of p's authorization at block at (nil: the latest).
+func authorizationStateAt(ctx context.Context, b Backend, p *x402.Payment, req *x402.Requirement, at *big.Int) (bool, error) {
+	asset := req.Network.Asset
+	out, err := b.CallContract(ctx, ethereum.CallMsg{To: &asset, Data: tokenCall("authorizationState", p.Authorization.From, p.Authorization.Nonce)}, at)
+	var used bool
+	if err == nil {
+		used, err = tokenResult[bool]("authorizationState", out)
+	}
+	if err != nil {
+		return false, fmt.Errorf("evm: reading authorizationState on %s: %w", asset, err)
+	}
+	return used, nil
+}
+
+// txLookup is the part of a chain client that finds a transaction by hash,
+// mined or in the pool (an *ethclient.Client has it).
+type txLookup interface {
+	TransactionByHash(ctx context.Context, hash common.Hash) (*types.Transaction, bool, error)
 }
 
 // pending reports whether rec is an own transaction whose nonce the chain
@@ -163,9 +201,5 @@ func (s *Settler) confirmedBlock(ctx context.Context) (*big.Int, error) {
 	if err != nil {
 		return nil, fmt.Errorf("evm: reading the latest header: %w", err)
 	}
-	n := head.Number.Uint64()
-	if n < s.Confirmations {
-		return big.NewInt(0), nil
-	}
-	return new(big.Int).SetUint64(n - s.Confirmations), nil
+	return belowHead(head, s.Confirmations), nil
 }

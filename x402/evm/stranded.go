@@ -19,13 +19,11 @@ import (
 // next sends fill such gaps. False, with the error, when the node cannot
 // be read, or the backend cannot look a transaction up.
 func (s *Settler) Stranded(ctx context.Context, hash common.Hash) (bool, error) {
-	tb, ok := s.backend.(interface {
-		TransactionByHash(context.Context, common.Hash) (*types.Transaction, bool, error)
-	})
+	tl, ok := s.backend.(txLookup)
 	if !ok {
 		return false, nil
 	}
-	tx, pending, err := tb.TransactionByHash(ctx, hash)
+	tx, pending, err := tl.TransactionByHash(ctx, hash)
 	switch {
 	case errors.Is(err, ethereum.NotFound):
 		return true, nil

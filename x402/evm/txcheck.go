@@ -166,43 +166,24 @@ func (r *Reader) Deep() bool { return r.Depth > 0 }
 // unknown reports whether the node knows tx neither mined nor pending
 // (false when the backend cannot say).
 func (r *Reader) unknown(ctx context.Context, tx common.Hash) bool {
-	tb, ok := r.backend.(interface {
-		TransactionByHash(context.Context, common.Hash) (*types.Transaction, bool, error)
-	})
+	tl, ok := r.backend.(txLookup)
 	if !ok {
 		return false
 	}
-	_, _, err := tb.TransactionByHash(ctx, tx)
+	_, _, err := tl.TransactionByHash(ctx, tx)
 	return errors.Is(err, ethereum.NotFound)
 }
 
 // deep reports whether receipt rc has Depth blocks on top of its own.
 func (r *Reader) deep(ctx context.Context, rc *types.Receipt) (bool, error) {
-	if r.Depth == 0 || rc.BlockNumber == nil {
+	if r.Depth == 0 {
 		return true, nil
 	}
 	head, err := r.backend.HeaderByNumber(ctx, nil)
 	if err != nil {
 		return false, err
 	}
-	return head.Number.Uint64() >= rc.BlockNumber.Uint64()+r.Depth, nil
-}
-
-// at is the block the reader's verdicts read (nil: the latest): Depth
-// below the head.
-func (r *Reader) at(ctx context.Context) (*big.Int, *types.Header, error) {
-	head, err := r.backend.HeaderByNumber(ctx, nil)
-	if err != nil {
-		return nil, nil, fmt.Errorf("evm: reading the head: %w", err)
-	}
-	if r.Depth == 0 {
-		return nil, head, nil
-	}
-	n := head.Number.Uint64()
-	if n < r.Depth {
-		return big.NewInt(0), head, nil
-	}
-	return new(big.Int).SetUint64(n - r.Depth), head, nil
+	return deepAt(rc, head.Number.Uint64(), r.Depth), nil
 }
 
 // judge is a mined receipt's verdict on p's transfer.
@@ -225,20 +206,15 @@ func (r *Reader) judge(ctx context.Context, rc *types.Receipt, p *x402.Payment, 
 // AuthorizationUsed reads the token's authorizationState(from, nonce)
 // Depth blocks below the head.
 func (r *Reader) AuthorizationUsed(ctx context.Context, p *x402.Payment, req *x402.Requirement) (bool, error) {
-	at, _, err := r.at(ctx)
-	if err != nil {
-		return false, err
+	var at *big.Int
+	if r.Depth > 0 {
+		head, err := r.backend.HeaderByNumber(ctx, nil)
+		if err != nil {
+			return false, fmt.Errorf("evm: reading the head: %w", err)
+		}
+		at = belowHead(head, r.Depth)
 	}
-	asset := req.Network.Asset
-	out, err := r.backend.CallContract(ctx, ethereum.CallMsg{To: &asset, Data: tokenCall("authorizationState", p.Authorization.From, p.Authorization.Nonce)}, at)
-	var used bool
-	if err == nil {
-		used, err = tokenResult[bool]("authorizationState", out)
-	}
-	if err != nil {
-		return false, fmt.Errorf("evm: reading authorizationState on %s: %w", req.Network.Asset, err)
-	}
-	return used, nil
+	return authorizationStateAt(ctx, r.backend, p, req, at)
 }
 
 // TransferTx finds the transaction that carried out p's transfer (its
@@ -246,12 +222,9 @@ func (r *Reader) AuthorizationUsed(ctx context.Context, p *x402.Payment, req *x4
 // that a settlement the facilitator never answered names the transaction
 // that paid it. The zero hash means none was found.
 func (r *Reader) TransferTx(ctx context.Context, p *x402.Payment, req *x402.Requirement) (common.Hash, error) {
-	at, head, err := r.at(ctx)
+	head, err := r.backend.HeaderByNumber(ctx, nil)
 	if err != nil {
-		return common.Hash{}, err
+		return common.Hash{}, fmt.Errorf("evm: reading the head: %w", err)
 	}
-	if at != nil && at.Sign() == 0 {
-		return common.Hash{}, nil
-	}
-	return transferTx(ctx, r.backend, head, at, p, req)
+	return transferTxBelow(ctx, r.backend, head, r.Depth, p, req)
 }
