@@ -85,12 +85,19 @@ func (r *replicas) engine(t *testing.T, instance string, cfg settle.Config) *set
 // engineOn is engine reaching Redis through rdb.
 func (r *replicas) engineOn(t *testing.T, instance string, cfg settle.Config, rdb *goredis.Client) *settle.Engine {
 	t.Helper()
+	return r.engineVia(t, instance, cfg, rdb, r.a.Client)
+}
+
+// engineVia is engine reaching Redis through rdb and the chain through
+// node.
+func (r *replicas) engineVia(t *testing.T, instance string, cfg settle.Config, rdb *goredis.Client, node evm.Backend) *settle.Engine {
+	t.Helper()
 	ctx := context.Background()
 	key, err := r.a.NewRelayer(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := evm.NewSettler(ctx, r.a.Client, key)
+	s, err := evm.NewSettler(ctx, node, key)
 	if err != nil {
 		t.Fatal(err)
 	}

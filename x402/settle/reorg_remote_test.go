@@ -3,7 +3,6 @@ package settle_test
 import (
 	"context"
 	"fmt"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -20,7 +19,6 @@ import (
 	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/facilitator"
-	"github.com/farebox/farebox/x402/payer"
 	"github.com/farebox/farebox/x402/settle"
 )
 
@@ -62,21 +60,7 @@ func newRemoteReorgEnv(t *testing.T, depth uint64) *remoteReorgEnv {
 	}
 	reader := evm.NewReader(a.Client)
 	reader.PollInterval, reader.Depth = 20*time.Millisecond, depth
-	reg, err := x402.NewRegistry(a.Network)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v.reorgEnv = &reorgEnv{a: a, j: settle.NewMemoryJournal(100), funds: 10 * price}
-	v.e, v.ev = newEngine(t, settle.Config{Journal: v.j, Settler: fc, Reader: reader, Networks: reg,
-		RetryInterval: 100 * time.Millisecond, RemoteResend: 200 * time.Millisecond})
-	pk, _ := crypto.GenerateKey()
-	v.signer, v.payer = payer.NewSigner(pk), crypto.PubkeyToAddress(pk.PublicKey)
-	if err := a.Fund(ctx, v.payer, v.funds); err != nil {
-		t.Fatal(err)
-	}
-	payTo, _ := crypto.GenerateKey()
-	v.req = &x402.Requirement{Scheme: "exact", Network: a.Network, Amount: big.NewInt(price),
-		PayTo: crypto.PubkeyToAddress(payTo.PublicKey), MaxTimeoutSeconds: 600, Resource: "http://farebox.test/v1/responses"}
+	v.reorgEnv = newReorgEnvWith(t, a, settle.Config{Settler: fc, Reader: reader, RemoteResend: 200 * time.Millisecond})
 	return v
 }
 
@@ -120,17 +104,7 @@ func TestFaultReorgRemovesAFacilitatorsSettlement(t *testing.T) {
 	if n := v.e.Count(settle.EventConfirmed); n != 0 {
 		t.Fatalf("%d confirmed before any is %d blocks deep", n, calls+1)
 	}
-	if err := v.a.Rollback(ctx, calls); err != nil {
-		t.Fatal(err)
-	}
-	for _, tx := range first {
-		if v.receipt(tx) != nil {
-			t.Fatalf("%s still mined after the rollback", tx.Hex())
-		}
-	}
-	if from, to := v.balances(t); from != v.funds || to != 0 {
-		t.Fatalf("after the reorg: payer %d, payTo %d; want %d, 0", from, to, v.funds)
-	}
+	v.rollback(t, calls, first)
 	// farebox sends each settlement again; the facilitator mines each in
 	// a block of its own (anvil mines one per transaction).
 	v.waitFor(t, "the facilitator to pay the calls again", func() bool { return v.sent(t) == calls })

@@ -48,21 +48,51 @@ func newReorgEnv(t *testing.T, depth uint64) *reorgEnv {
 		t.Fatal(err)
 	}
 	s.Confirmations = depth
+	v := newReorgEnvWith(t, a, settle.Config{Settler: s})
+	v.s = s
+	return v
+}
+
+// newReorgEnvWith is reorgEnv's payer, payTo and engine on a, settling
+// with cfg (a memory journal and the chain's network added).
+func newReorgEnvWith(t *testing.T, a *chaintest.Anvil, cfg settle.Config) *reorgEnv {
+	t.Helper()
 	reg, err := x402.NewRegistry(a.Network)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := &reorgEnv{a: a, s: s, j: settle.NewMemoryJournal(100), funds: 10 * price}
-	v.e, v.ev = newEngine(t, settle.Config{Journal: v.j, Settler: s, Networks: reg, RetryInterval: 100 * time.Millisecond})
+	v := &reorgEnv{a: a, j: settle.NewMemoryJournal(100), funds: 10 * price}
+	cfg.Journal, cfg.Networks = v.j, reg
+	if cfg.RetryInterval == 0 {
+		cfg.RetryInterval = 100 * time.Millisecond
+	}
+	v.e, v.ev = newEngine(t, cfg)
 	pk, _ := crypto.GenerateKey()
 	v.signer, v.payer = payer.NewSigner(pk), crypto.PubkeyToAddress(pk.PublicKey)
-	if err := a.Fund(ctx, v.payer, v.funds); err != nil {
+	if err := a.Fund(context.Background(), v.payer, v.funds); err != nil {
 		t.Fatal(err)
 	}
 	payTo, _ := crypto.GenerateKey()
 	v.req = &x402.Requirement{Scheme: "exact", Network: a.Network, Amount: big.NewInt(price),
 		PayTo: crypto.PubkeyToAddress(payTo.PublicKey), MaxTimeoutSeconds: 600, Resource: "http://farebox.test/v1/responses"}
 	return v
+}
+
+// rollback removes the latest depth blocks and checks that the chain then
+// shows none of txs mined and the payer's money back.
+func (v *reorgEnv) rollback(t *testing.T, depth uint64, txs []common.Hash) {
+	t.Helper()
+	if err := v.a.Rollback(context.Background(), depth); err != nil {
+		t.Fatal(err)
+	}
+	for _, tx := range txs {
+		if v.receipt(tx) != nil {
+			t.Fatalf("%s still mined after the rollback", tx.Hex())
+		}
+	}
+	if from, to := v.balances(t); from != v.funds || to != 0 {
+		t.Fatalf("after the reorg: payer %d, payTo %d; want %d, 0", from, to, v.funds)
+	}
 }
 
 // paidCall is one paid call's settlement: begun, answered with a receipt
@@ -197,17 +227,7 @@ func TestFaultReorgRemovesAMinedSettlement(t *testing.T) {
 		t.Fatalf("%d confirmed before any is %d blocks deep", n, calls+1)
 	}
 	// The reorg: the three blocks go, a longer branch without them comes.
-	if err := v.a.Rollback(ctx, calls); err != nil {
-		t.Fatal(err)
-	}
-	for _, tx := range txs {
-		if v.receipt(tx) != nil {
-			t.Fatalf("%s still mined after the rollback", tx.Hex())
-		}
-	}
-	if from, to := v.balances(t); from != v.funds || to != 0 {
-		t.Fatalf("after the reorg: payer %d, payTo %d; want %d, 0", from, to, v.funds)
-	}
+	v.rollback(t, calls, txs)
 	if err := v.a.Mine(ctx, calls+1); err != nil {
 		t.Fatal(err)
 	}

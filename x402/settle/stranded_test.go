@@ -3,7 +3,6 @@ package settle_test
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
@@ -15,8 +14,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	storeredis "github.com/farebox/farebox/store/redis"
-	"github.com/farebox/farebox/x402"
 	"github.com/farebox/farebox/x402/evm"
 	"github.com/farebox/farebox/x402/settle"
 )
@@ -116,24 +113,5 @@ func (r *replicas) mortal(t *testing.T, instance string, cfg settle.Config) (*se
 		t.Fatal(err)
 	}
 	t.Cleanup(node.Close)
-	key, err := r.a.NewRelayer(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := evm.NewSettler(ctx, node, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := x402.NewRegistry(r.a.Network)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Journal, cfg.Holds, cfg.Settler, cfg.Networks, cfg.Instance = storeredis.NewJournal(r.rdb, ""), storeredis.NewHolds(r.rdb, ""), s, reg, instance
-	cfg.Logger = slog.New(slog.NewJSONHandler(&r.logs, nil)).With("replica", instance)
-	e, err := settle.NewEngine(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	return e, proxy
+	return r.engineVia(t, instance, cfg, r.rdb, node), proxy
 }
